@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the Debian packages mpsim needs when they are missing (as root), or
+# says which apt-get line to run. Used by `make demo`, `make test` and .ci/run.
+#   scripts/deps.sh            build + test dependencies
+#   scripts/deps.sh --optional also gnuplot (plots) and valgrind
+set -euo pipefail
+need=(build-essential cmake pkg-config libyaml-dev libcmocka-dev)
+if [ "${1:-}" = "--optional" ]; then
+  need+=(gnuplot-nox valgrind)
+fi
+missing=()
+for p in "${need[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" -eq 0 ]; then
+  echo "mpsim: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+  echo "mpsim: missing Debian packages; run:" >&2
+  echo "  sudo apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi

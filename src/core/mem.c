@@ -1,0 +1,75 @@
+/* mem.c - counting allocator. Each block carries a 16-byte header holding its
+ * size so that free and realloc can keep the count exact. */
+#include "core/mem.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "core/err.h"
+
+#define HDR 16
+
+static uint64_t live, peak;
+
+static void *account(unsigned char *b, size_t n)
+{
+	if (!b)
+		MP_PANIC("out of memory allocating %zu bytes", n);
+	memcpy(b, &n, sizeof n);
+	live += n;
+	if (live > peak)
+		peak = live;
+	return b + HDR;
+}
+
+void *mp_malloc(size_t n) { return account(malloc(n + HDR), n); }
+
+void *mp_calloc(size_t count, size_t n)
+{
+	size_t total = count * n;
+	if (n && total / n != count)
+		MP_PANIC("allocation size overflow");
+	return account(calloc(1, total + HDR), total);
+}
+
+void *mp_realloc(void *p, size_t n)
+{
+	if (!p)
+		return mp_malloc(n);
+	unsigned char *b = (unsigned char *)p - HDR;
+	size_t old;
+	memcpy(&old, b, sizeof old);
+	live -= old;
+	return account(realloc(b, n + HDR), n);
+}
+
+void mp_free(void *p)
+{
+	if (!p)
+		return;
+	unsigned char *b = (unsigned char *)p - HDR;
+	size_t old;
+	memcpy(&old, b, sizeof old);
+	live -= old;
+	free(b);
+}
+
+char *mp_strdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = mp_malloc(n);
+	memcpy(d, s, n);
+	return d;
+}
+
+uint64_t mp_mem_live(void) { return live; }
+uint64_t mp_mem_peak(void) { return peak; }
+
+uint64_t mp_mem_peak_rss(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return 0;
+	return (uint64_t)ru.ru_maxrss * 1024u; /* Linux reports KiB */
+}

@@ -1,0 +1,20 @@
+/* mem.h - the one allocation wrapper. Counts live bytes and the peak so that a
+ * run can report its memory; aborts (a panic) when the machine is out of memory.
+ * Never called on the packet path: packets and events come from pools. */
+#ifndef MPSIM_CORE_MEM_H
+#define MPSIM_CORE_MEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+void *mp_malloc(size_t n);
+void *mp_calloc(size_t count, size_t n);
+void *mp_realloc(void *p, size_t n);
+void mp_free(void *p);
+char *mp_strdup(const char *s);
+
+uint64_t mp_mem_live(void);  /* bytes currently allocated through mp_* */
+uint64_t mp_mem_peak(void);  /* high-water mark of mp_mem_live() */
+uint64_t mp_mem_peak_rss(void); /* process peak RSS in bytes (from the OS) */
+
+#endif

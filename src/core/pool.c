@@ -1,0 +1,77 @@
+/* pool.c - chunked free-list pools; see pool.h. */
+#include "core/pool.h"
+
+#include <stdlib.h>
+
+#include "core/err.h"
+#include "core/mem.h"
+
+struct pool_chunk {
+	struct pool_chunk *next;
+	max_align_t data[];
+};
+
+void pool_init(struct pool *p, size_t obj_size, size_t per_chunk)
+{
+	size_t a = _Alignof(max_align_t);
+	if (obj_size < sizeof(void *))
+		obj_size = sizeof(void *);
+	p->obj_size = (obj_size + a - 1) / a * a;
+#ifdef MPSIM_SMALL_LIMITS
+	per_chunk = 2;
+#endif
+	p->per_chunk = per_chunk ? per_chunk : 1;
+	p->free_list = NULL;
+	p->chunks = NULL;
+	p->live = p->peak = p->chunks_n = 0;
+}
+
+void pool_destroy(struct pool *p)
+{
+	struct pool_chunk *c = p->chunks;
+	while (c) {
+		struct pool_chunk *next = c->next;
+		mp_free(c);
+		c = next;
+	}
+	p->chunks = NULL;
+	p->free_list = NULL;
+}
+
+#ifdef MPSIM_POOL_DEBUG
+void *pool_grow_get(struct pool *p) { return pool_get(p); }
+
+void *pool_get(struct pool *p)
+{
+	void *o = malloc(p->obj_size);
+	if (!o)
+		MP_PANIC("out of memory in pool");
+	if (++p->live > p->peak)
+		p->peak = p->live;
+	return o;
+}
+
+void pool_put(struct pool *p, void *obj)
+{
+	p->live--;
+	free(obj);
+}
+#else
+void *pool_grow_get(struct pool *p)
+{
+	struct pool_chunk *c = mp_malloc(sizeof *c + p->obj_size * p->per_chunk);
+	c->next = p->chunks;
+	p->chunks = c;
+	p->chunks_n++;
+	unsigned char *base = (unsigned char *)c->data;
+	/* thread objects 1..n-1 onto the free list, hand out object 0 */
+	for (size_t i = p->per_chunk; i-- > 1;) {
+		void *o = base + i * p->obj_size;
+		*(void **)o = p->free_list;
+		p->free_list = o;
+	}
+	if (++p->live > p->peak)
+		p->peak = p->live;
+	return base;
+}
+#endif

@@ -1,0 +1,335 @@
+/* experiment.c - loading and checking an experiment file; see experiment.h. */
+#include "io/experiment.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/mem.h"
+
+const struct opt_desc exp_general_opts[] = {
+	{ "name", OPT_STRING, offsetof(struct exp_general, name), "experiment", 0, 0,
+	  "a name for the run, copied into summary.json" },
+	{ "seed", OPT_UINT, offsetof(struct exp_general, seed), "1", 0, 0,
+	  "experiment seed: every random stream derives from it" },
+	{ "stop_time", OPT_TIME, offsetof(struct exp_general, stop_time), "0", 0, 1e16,
+	  "stop the simulation at this time; 0 = when every flow has completed" },
+	{ "time_limit", OPT_TIME, offsetof(struct exp_general, time_limit), "10s", 1, 1e16,
+	  "stop even if flows remain (they are reported as not completed)" },
+	OPT_END
+};
+
+const struct opt_desc exp_failures_opts[] = {
+	{ "random_tier1", OPT_UINT, offsetof(struct exp_failures, random_tier1), "0", 0, 1e9,
+	  "leaf-spine (or edge-agg) links down from t=0, chosen with the experiment seed" },
+	{ "random_tier2", OPT_UINT, offsetof(struct exp_failures, random_tier2), "0", 0, 1e9,
+	  "agg-core links down from t=0, chosen with the experiment seed" },
+	{ "links", OPT_STRLIST, offsetof(struct exp_failures, links), "", 0, 0,
+	  "named links down from t=0, e.g. [leaf0-spine3, leaf2-spine0#1]" },
+	{ "loss_rate", OPT_DOUBLE, offsetof(struct exp_failures, loss_rate), "0", 0, 1,
+	  "probability that a packet is corrupted (lost) on any switch-switch link" },
+	{ "host_loss_rate", OPT_DOUBLE, offsetof(struct exp_failures, host_loss_rate), "0", 0, 1,
+	  "probability that a packet is corrupted (lost) on any host link" },
+	OPT_END
+};
+
+const struct opt_desc exp_output_opts[] = {
+	{ "interval", OPT_TIME, offsetof(struct exp_output, interval), "0", 0, 1e13,
+	  "time-series sampling interval; 0 = no time series" },
+	{ "queues", OPT_STRLIST, offsetof(struct exp_output, queues), "", 0, 0,
+	  "queue depths to sample: max:<group> (host_up, last_hop, tier1_up, tier1_down, "
+	  "tier2_up, tier2_down, all) or a directed link a-b" },
+	{ "utilisation", OPT_STRLIST, offsetof(struct exp_output, utilisation), "", 0, 0,
+	  "groups whose mean link utilisation to sample (same group names)" },
+	{ "flow_throughput", OPT_BOOL, offsetof(struct exp_output, flow_throughput), "false", 0,
+	  0, "sample each flow's goodput (acknowledged bytes per interval)" },
+	{ "flow_throughput_max", OPT_UINT, offsetof(struct exp_output, flow_throughput_max),
+	  "64", 1, 1e6, "only the first this many flows get a throughput series" },
+	{ "progress", OPT_BOOL, offsetof(struct exp_output, progress), "true", 0, 0,
+	  "show a progress line on stderr when it is a terminal (never in CI)" },
+	OPT_END
+};
+
+static const struct opt_desc event_opts[] = {
+	{ "at", OPT_TIME, offsetof(struct exp_event, at), NULL, 0, 1e16, "when" },
+	{ "link", OPT_STRING, offsetof(struct exp_event, link), NULL, 0, 0,
+	  "the link, named a-b (both directions change)" },
+	{ "action", OPT_ENUM, offsetof(struct exp_event, action), NULL, 0, 0,
+	  "what happens to the link",
+	  (const char *const[]){ "down", "up", "rate", "delay", "loss", NULL } },
+	{ "value", OPT_STRING, offsetof(struct exp_event, value), "", 0, 0,
+	  "new rate (rate), propagation delay (delay) or loss probability (loss)" },
+	OPT_END
+};
+
+static const char *const top_keys[] = { "name",     "seed",     "stop_time", "time_limit",
+					"topology", "switch",   "lb",        "transport",
+					"workload", "failures", "events",    "output",
+					NULL };
+
+int exp_errf(struct mp_err *e, const struct experiment *x, const char *section, const char *fmt,
+	     ...)
+{
+	char msg[768];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	const struct cfg_node *n = x->doc.root ? cfg_get(x->doc.root, section) : NULL;
+	if (n && n->line > 0)
+		return mp_errf(e, MP_EUSER, "%s:%d: %s.%s", x->doc.path, n->line, section, msg);
+	if (n)
+		return mp_errf(e, MP_EUSER, "--set %s.%s", section, msg);
+	return mp_errf(e, MP_EUSER, "%s: %s.%s", x->doc.path, section, msg);
+}
+
+/* A section with a `type` key naming a scheme from a registry. */
+typedef const void *(*find_fn)(const char *name);
+
+static int load_typed(struct experiment *x, const char *section, const char *def_type,
+		      const void *const *registry, size_t name_off, size_t opts_off,
+		      size_t size_off, const void **ops_out, void **params_out, struct mp_err *e)
+{
+	const struct cfg_node *sec = cfg_get(x->doc.root, section);
+	if (sec && sec->kind != CFG_MAP)
+		return cfg_errf(e, &x->doc, sec, "", "%s: expected a mapping with a 'type' key",
+				section);
+	const struct cfg_node *tn = sec ? cfg_get(sec, "type") : NULL;
+	const char *type = def_type;
+	if (tn) {
+		if (tn->kind != CFG_SCALAR)
+			return cfg_errf(e, &x->doc, tn, section, "type: expected a name");
+		type = tn->value;
+	}
+	char known[512] = "";
+	const void *ops = NULL;
+	for (const void *const *o = registry; *o; o++) {
+		const char *nm = *(const char *const *)((const char *)*o + name_off);
+		if (strcmp(nm, type ? type : "") == 0)
+			ops = *o;
+		size_t l = strlen(known);
+		snprintf(known + l, sizeof known - l, "%s%s", l ? ", " : "", nm);
+	}
+	if (!type) {
+		const struct cfg_node *at = sec ? sec : x->doc.root;
+		if (sec)
+			return cfg_errf(e, &x->doc, at, section,
+					"type: required key missing (one of: %s)", known);
+		return mp_errf(e, MP_EUSER, "%s: %s: required section missing (with type: one of %s)",
+			       x->doc.path, section, known);
+	}
+	if (!ops)
+		return cfg_errf(e, &x->doc, tn, section, "type: unknown '%s'; expected one of: %s",
+				type, known);
+	const struct opt_desc *opts =
+		*(const struct opt_desc *const *)((const char *)ops + opts_off);
+	size_t size = *(const size_t *)((const char *)ops + size_off);
+	void *params = mp_calloc(1, size ? size : 1);
+	opt_set_defaults(opts, params);
+	*ops_out = ops;
+	*params_out = params;
+	static const char *const skip[] = { "type", NULL };
+	return cfg_apply_table(&x->doc, sec, section, opts, params, skip, e);
+}
+
+#define LOAD_TYPED(x, sec, def, reg, type, opsp, parp, e)                                      \
+	load_typed(x, sec, def, (const void *const *)(reg), offsetof(type, name),               \
+		   offsetof(type, opts), offsetof(type, params_size), (const void **)(opsp), parp, \
+		   e)
+
+static int load_events(struct experiment *x, struct mp_err *e)
+{
+	const struct cfg_node *ev = cfg_get(x->doc.root, "events");
+	if (!ev)
+		return MP_OK;
+	if (ev->kind != CFG_SEQ)
+		return cfg_errf(e, &x->doc, ev, "events", "expected a sequence of "
+				"{at, link, action, value} mappings");
+	x->events = mp_calloc(ev->n ? ev->n : 1, sizeof *x->events);
+	for (size_t i = 0; i < ev->n; i++) {
+		const struct cfg_node *m = ev->kids[i];
+		struct exp_event *v = &x->events[i];
+		char sec[32];
+		snprintf(sec, sizeof sec, "events[%zu]", i);
+		opt_set_defaults(event_opts, v);
+		x->nevents++;
+		v->line = m->line;
+		if (m->kind != CFG_MAP)
+			return cfg_errf(e, &x->doc, m, sec, "expected a mapping {at, link, action, value}");
+		if (cfg_apply_table(&x->doc, m, sec, event_opts, v, NULL, e))
+			return e->status;
+		const struct cfg_node *vn = cfg_get(m, "value");
+		int bad = 0;
+		switch (v->action) {
+		case LINK_RATE:
+			bad = opt_parse_rate(v->value, &v->u) || v->u == 0;
+			break;
+		case LINK_DELAY:
+			bad = opt_parse_time(v->value, &v->u);
+			break;
+		case LINK_LOSS: {
+			char *end;
+			v->d = strtod(v->value, &end);
+			bad = end == v->value || *end || !(v->d >= 0 && v->d <= 1);
+			break;
+		}
+		default:
+			break;
+		}
+		if (bad)
+			return cfg_errf(e, &x->doc, vn ? vn : m, sec,
+					"value: expected %s for action %s, got '%s'",
+					v->action == LINK_RATE	  ? "a rate such as 40Gbps" :
+					v->action == LINK_DELAY ? "a time such as 1ms" :
+								  "a probability in [0, 1]",
+					event_opts[2].choices[v->action], v->value);
+	}
+	return MP_OK;
+}
+
+static int load_all(struct experiment *x, struct mp_err *e)
+{
+	const struct cfg_node *root = x->doc.root;
+	for (size_t i = 0; i < root->n; i++) {
+		const char *k = root->kids[i]->key;
+		bool ok = false;
+		for (const char *const *t = top_keys; *t; t++)
+			ok |= strcmp(*t, k) == 0;
+		if (!ok) {
+			char known[256] = "";
+			for (const char *const *t = top_keys; *t; t++) {
+				size_t l = strlen(known);
+				snprintf(known + l, sizeof known - l, "%s%s", l ? ", " : "", *t);
+			}
+			return cfg_errf(e, &x->doc, root->kids[i], "",
+					"%s: unknown top-level key (known: %s)", k, known);
+		}
+	}
+	static const char *const skip_sections[] = { "topology", "switch",   "lb",
+						     "transport", "workload", "failures",
+						     "events",   "output",   NULL };
+	opt_set_defaults(exp_general_opts, &x->gen);
+	if (cfg_apply_table(&x->doc, root, "", exp_general_opts, &x->gen, skip_sections, e))
+		return e->status;
+	if (LOAD_TYPED(x, "topology", NULL, topo_registry, struct topo_ops, &x->topo,
+		       &x->topo_params, e))
+		return e->status;
+	if (x->topo->check && x->topo->check(x->topo_params, e))
+		return exp_errf(e, x, "topology", "%s", (e->status = MP_OK, e->msg));
+	opt_set_defaults(swcfg_opts, &x->sw);
+	if (cfg_apply_table(&x->doc, cfg_get(root, "switch"), "switch", swcfg_opts, &x->sw, NULL, e))
+		return e->status;
+	if (x->sw.kmax < x->sw.kmin)
+		return exp_errf(e, x, "switch", "kmax: expected kmax >= kmin");
+	if (LOAD_TYPED(x, "lb", "ecmp", lb_registry, struct lb_ops, &x->lb, &x->lb_params, e))
+		return e->status;
+	if (LOAD_TYPED(x, "transport", NULL, transport_registry, struct transport_ops, &x->tp,
+		       &x->tp_params, e))
+		return e->status;
+	const struct tp_common *cm = x->tp_params;
+	if (cm->header >= cm->mtu)
+		return exp_errf(e, x, "transport", "header: expected fewer bytes than mtu");
+	if (x->tp->check && x->tp->check(x->tp_params, e))
+		return exp_errf(e, x, "transport", "%s", (e->status = MP_OK, e->msg));
+	if (LOAD_TYPED(x, "workload", NULL, workload_registry, struct workload_ops, &x->wl,
+		       &x->wl_params, e))
+		return e->status;
+	opt_set_defaults(exp_failures_opts, &x->fail);
+	if (cfg_apply_table(&x->doc, cfg_get(root, "failures"), "failures", exp_failures_opts,
+			    &x->fail, NULL, e))
+		return e->status;
+	opt_set_defaults(exp_output_opts, &x->out);
+	if (cfg_apply_table(&x->doc, cfg_get(root, "output"), "output", exp_output_opts, &x->out,
+			    NULL, e))
+		return e->status;
+	return load_events(x, e);
+}
+
+int exp_load(struct experiment *x, const char *path, char *const *sets, size_t nsets,
+	     int64_t seed_override, struct mp_err *e)
+{
+	memset(x, 0, sizeof *x);
+	if (cfg_load_file(path, &x->doc, e))
+		return e->status;
+	for (size_t i = 0; i < nsets; i++)
+		if (cfg_apply_set(&x->doc, sets[i], e))
+			return e->status;
+	if (seed_override >= 0) {
+		char buf[64];
+		snprintf(buf, sizeof buf, "seed=%lld", (long long)seed_override);
+		if (cfg_apply_set(&x->doc, buf, e))
+			return e->status;
+	}
+	return load_all(x, e);
+}
+
+int exp_load_string(struct experiment *x, const char *text, const char *name, struct mp_err *e)
+{
+	memset(x, 0, sizeof *x);
+	if (cfg_load_string(text, name, &x->doc, e))
+		return e->status;
+	return load_all(x, e);
+}
+
+static void free_typed(const struct opt_desc *opts, void *params)
+{
+	if (!params)
+		return;
+	opt_free(opts, params);
+	mp_free(params);
+}
+
+void exp_free(struct experiment *x)
+{
+	opt_free(exp_general_opts, &x->gen);
+	if (x->topo)
+		free_typed(x->topo->opts, x->topo_params);
+	if (x->lb)
+		free_typed(x->lb->opts, x->lb_params);
+	if (x->tp)
+		free_typed(x->tp->opts, x->tp_params);
+	if (x->wl)
+		free_typed(x->wl->opts, x->wl_params);
+	opt_free(exp_failures_opts, &x->fail);
+	opt_free(exp_output_opts, &x->out);
+	for (size_t i = 0; i < x->nevents; i++)
+		opt_free(event_opts, &x->events[i]);
+	mp_free(x->events);
+	cfg_free(&x->doc);
+	memset(x, 0, sizeof *x);
+}
+
+static void dump_typed(FILE *f, const char *section, const char *type, const struct opt_desc *o,
+		       const void *params)
+{
+	fprintf(f, "%s:\n  type: %s\n", section, type);
+	opt_dump_yaml(f, o, params, "  ");
+}
+
+void exp_write_effective(FILE *f, const struct experiment *x)
+{
+	fprintf(f, "# effective configuration: every option, defaults filled in (mpsim %s)\n",
+		MPSIM_VERSION);
+	opt_dump_yaml(f, exp_general_opts, &x->gen, "");
+	dump_typed(f, "topology", x->topo->name, x->topo->opts, x->topo_params);
+	fputs("switch:\n", f);
+	opt_dump_yaml(f, swcfg_opts, &x->sw, "  ");
+	dump_typed(f, "lb", x->lb->name, x->lb->opts, x->lb_params);
+	dump_typed(f, "transport", x->tp->name, x->tp->opts, x->tp_params);
+	dump_typed(f, "workload", x->wl->name, x->wl->opts, x->wl_params);
+	fputs("failures:\n", f);
+	opt_dump_yaml(f, exp_failures_opts, &x->fail, "  ");
+	if (x->nevents) {
+		fputs("events:\n", f);
+		for (size_t i = 0; i < x->nevents; i++) {
+			char at[64];
+			opt_format_value(&event_opts[0], &x->events[i], at, sizeof at);
+			fprintf(f, "  - {at: %s, link: %s, action: %s, value: \"%s\"}\n", at,
+				x->events[i].link, event_opts[2].choices[x->events[i].action],
+				x->events[i].value);
+		}
+	}
+	fputs("output:\n", f);
+	opt_dump_yaml(f, exp_output_opts, &x->out, "  ");
+}

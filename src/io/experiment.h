@@ -1,0 +1,101 @@
+/* experiment.h - an experiment file, checked and resolved.
+ *
+ * Top-level keys (each section is checked against its own option table):
+ *   name, seed, stop_time       general (table exp_general_opts)
+ *   topology: {type: ..., ...}  a topology from topo_registry and its options
+ *   switch:   {...}             swcfg_opts (buffer, ECN, PFC)
+ *   lb:       {type: ecmp|...}  a switch load balancer
+ *   transport:{type: ref|...}   a host transport and its options
+ *   workload: {type: ...}       a workload generator and its options
+ *   failures: {...}             links down from t=0 (random per tier, or named)
+ *   events:   [{at, link, action, value}, ...]  link changes during the run
+ *   output:   {...}             time series and what to record
+ * Loading stops at the first problem with "file:line: key: expected ..." and
+ * status MP_EUSER; nothing is built or written.
+ */
+#ifndef MPSIM_IO_EXPERIMENT_H
+#define MPSIM_IO_EXPERIMENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/err.h"
+#include "core/opt.h"
+#include "io/cfg.h"
+#include "net/fabric.h"
+#include "net/topo.h"
+#include "transport/transport.h"
+#include "workload/workload.h"
+
+struct exp_general {
+	char *name;
+	uint64_t seed;
+	simtime_t stop_time;   /* 0 = run until every flow completes */
+	simtime_t time_limit;  /* safety net: stop here even if flows remain */
+};
+
+enum link_action { LINK_DOWN, LINK_UP, LINK_RATE, LINK_DELAY, LINK_LOSS };
+
+struct exp_failures {
+	uint64_t random_tier1; /* leaf-spine / edge-agg links down at t=0, chosen at random */
+	uint64_t random_tier2; /* agg-core links down at t=0 */
+	struct opt_strlist links; /* named links down at t=0 */
+	double loss_rate;      /* per-packet loss on every fabric (switch-switch) link */
+	double host_loss_rate; /* per-packet loss on every host link */
+};
+
+struct exp_event {
+	simtime_t at;
+	char *link;
+	int action;            /* enum link_action */
+	char *value;           /* as written; parsed per action */
+	uint64_t u;            /* parsed rate (bit/s) or delay (ps) */
+	double d;              /* parsed loss rate */
+	int line;
+};
+
+struct exp_output {
+	simtime_t interval;        /* time-series sampling interval, 0 = off */
+	struct opt_strlist queues; /* "max:<group>" or a directed link "a-b" */
+	struct opt_strlist utilisation; /* "<group>" */
+	bool flow_throughput;      /* per-flow throughput series */
+	uint64_t flow_throughput_max; /* at most this many flows get a series */
+	bool progress;             /* a progress line on a terminal */
+};
+
+struct experiment {
+	struct cfg_doc doc;
+	struct exp_general gen;
+	const struct topo_ops *topo;
+	void *topo_params;
+	struct swcfg sw;
+	const struct lb_ops *lb;
+	void *lb_params;
+	const struct transport_ops *tp;
+	void *tp_params;
+	const struct workload_ops *wl;
+	void *wl_params;
+	struct exp_failures fail;
+	struct exp_event *events;
+	size_t nevents;
+	struct exp_output out;
+};
+
+extern const struct opt_desc exp_general_opts[], exp_failures_opts[], exp_output_opts[];
+
+/* Load and check `path`, applying `sets` ("a.b=value") and, when seed_override
+ * is non-negative, the seed. */
+int exp_load(struct experiment *x, const char *path, char *const *sets, size_t nsets,
+	     int64_t seed_override, struct mp_err *e);
+int exp_load_string(struct experiment *x, const char *text, const char *name, struct mp_err *e);
+void exp_free(struct experiment *x);
+
+/* The effective configuration (every option of every section, resolved) as YAML. */
+void exp_write_effective(FILE *f, const struct experiment *x);
+
+/* Report a problem found while building (topology, workload, events) against the
+ * line of section `section` in the file. */
+int exp_errf(struct mp_err *e, const struct experiment *x, const char *section, const char *fmt,
+	     ...) __attribute__((format(printf, 4, 5)));
+
+#endif

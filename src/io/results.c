@@ -1,0 +1,275 @@
+/* results.c - writing a results folder atomically, and the summary table. */
+#include "io/results.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/mem.h"
+#include "stats/stats.h"
+
+#define NBUCKETS 6
+static const uint64_t bucket_hi[NBUCKETS] = { 10000, 100000, 1000000, 10000000, 100000000,
+					       UINT64_MAX };
+static const char *const bucket_name[NBUCKETS] = { "<=10KB",	  "10KB-100KB", "100KB-1MB",
+						   "1MB-10MB", "10MB-100MB", ">100MB" };
+
+struct fct_stats {
+	struct dist_summary fct_us, slowdown;
+};
+
+/* Summaries over completed flows whose size is in (lo, hi]. */
+static void summarize(const struct run_result *r, uint64_t lo, uint64_t hi, struct fct_stats *s)
+{
+	double *a = mp_malloc((r->nflows + 1) * sizeof *a);
+	double *b = mp_malloc((r->nflows + 1) * sizeof *b);
+	size_t n = 0;
+	for (size_t i = 0; i < r->nflows; i++) {
+		const struct flow_rec *f = &r->flows[i];
+		if (!f->completed || f->bytes <= lo || f->bytes > hi)
+			continue;
+		a[n] = time_to_us(f->fct);
+		b[n++] = f->slowdown;
+	}
+	stats_summarize(a, n, &s->fct_us);
+	stats_summarize(b, n, &s->slowdown);
+	mp_free(a);
+	mp_free(b);
+}
+
+static void json_dist(FILE *f, const char *name, const struct dist_summary *d, const char *end)
+{
+	fprintf(f, "\"%s\": {\"n\": %zu, \"mean\": %.6f, \"p50\": %.6f, \"p90\": %.6f, "
+		   "\"p99\": %.6f, \"p999\": %.6f, \"max\": %.6f}%s",
+		name, d->n, d->mean, d->p50, d->p90, d->p99, d->p999, d->max, end);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static int write_summary(FILE *f, const struct experiment *x, const struct run_result *r)
+{
+	struct fct_stats all;
+	summarize(r, 0, UINT64_MAX, &all);
+	uint64_t retx = 0;
+	for (size_t i = 0; i < r->nflows; i++)
+		retx += r->flows[i].retx_bytes;
+	fputs("{\n  \"name\": ", f);
+	json_string(f, x->gen.name);
+	fprintf(f, ",\n  \"seed\": %llu,\n", (unsigned long long)x->gen.seed);
+	fprintf(f, "  \"mpsim_version\": \"%s\",\n", MPSIM_VERSION);
+	fprintf(f, "  \"topology\": {\"type\": \"%s\", \"hosts\": %u, \"switches\": %u, "
+		   "\"links\": %u},\n",
+		x->topo->name, r->nhosts, r->nswitches, r->nlinks);
+	fprintf(f, "  \"transport\": \"%s\",\n  \"workload\": \"%s\",\n", x->tp->name, x->wl->name);
+	fprintf(f, "  \"flows\": {\"count\": %zu, \"completed\": %zu,\n    ", r->nflows,
+		r->ncompleted);
+	json_dist(f, "fct_us", &all.fct_us, ",\n    ");
+	json_dist(f, "slowdown", &all.slowdown, ",\n");
+	fputs("    \"by_size\": [\n", f);
+	bool first = true;
+	for (int b = 0; b < NBUCKETS; b++) {
+		struct fct_stats bs;
+		summarize(r, b ? bucket_hi[b - 1] : 0, bucket_hi[b], &bs);
+		if (!bs.fct_us.n)
+			continue;
+		fprintf(f, "%s      {\"bucket\": \"%s\", ", first ? "" : ",\n", bucket_name[b]);
+		json_dist(f, "fct_us", &bs.fct_us, ", ");
+		json_dist(f, "slowdown", &bs.slowdown, "}");
+		first = false;
+	}
+	fputs("\n    ]},\n", f);
+	const struct net_totals *t = &r->net;
+	fprintf(f, "  \"network\": {\"drops_buffer\": %llu, \"drops_link\": %llu, "
+		   "\"drops_no_route\": %llu, \"ecn_marks\": %llu, \"pause_frames\": %llu, "
+		   "\"resume_frames\": %llu, \"paused_time_us\": %.6f, \"retx_bytes\": %llu, "
+		   "\"max_queue_bytes\": %llu, \"max_buffer_used_bytes\": %llu, "
+		   "\"lossless_overflow_bytes\": %llu},\n",
+		(unsigned long long)t->drops_buffer, (unsigned long long)t->drops_link,
+		(unsigned long long)t->drops_no_route, (unsigned long long)t->ecn_marks,
+		(unsigned long long)t->pause_frames, (unsigned long long)t->resume_frames,
+		time_to_us(t->paused_time), (unsigned long long)retx,
+		(unsigned long long)t->max_queue_bytes, (unsigned long long)t->max_buffer_used,
+		(unsigned long long)t->lossless_overflow);
+	fprintf(f, "  \"run\": {\"sim_time_us\": %.6f, \"events\": %llu, \"wall_s\": %.3f, "
+		   "\"events_per_s\": %.0f, \"peak_rss_bytes\": %llu, \"peak_heap_bytes\": %llu, "
+		   "\"packet_pool_peak\": %llu}\n}\n",
+		time_to_us(r->sim_end), (unsigned long long)r->events, r->wall_s,
+		r->wall_s > 0 ? (double)r->events / r->wall_s : 0.0,
+		(unsigned long long)r->peak_rss, (unsigned long long)r->peak_heap,
+		(unsigned long long)r->pkt_pool_peak);
+	return ferror(f) ? -1 : 0;
+}
+
+static int write_flows(FILE *f, const struct run_result *r)
+{
+	fputs("id,src,dst,bytes,start_us,finish_us,fct_us,ideal_fct_us,slowdown,retx_bytes,"
+	      "completed\n", f);
+	for (size_t i = 0; i < r->nflows; i++) {
+		const struct flow_rec *fr = &r->flows[i];
+		fprintf(f, "%u,%u,%u,%llu,%.6f,%.6f,%.6f,%.6f,%.6f,%llu,%d\n", fr->id, fr->src,
+			fr->dst, (unsigned long long)fr->bytes, time_to_us(fr->start),
+			time_to_us(fr->finish), time_to_us(fr->fct), time_to_us(fr->ideal_fct),
+			fr->slowdown, (unsigned long long)fr->retx_bytes, fr->completed ? 1 : 0);
+	}
+	return ferror(f) ? -1 : 0;
+}
+
+static int write_ts(FILE *f, const struct run_result *r)
+{
+	fputs("time_us,series,value\n", f);
+	for (size_t i = 0; i < r->ts.n; i++) {
+		const struct ts_row *row = &r->ts.rows[i];
+		fprintf(f, "%.6f,%s,%.6g\n", time_to_us(row->t), r->ts.names[row->series],
+			row->value);
+	}
+	return ferror(f) ? -1 : 0;
+}
+
+static int write_file(const char *dir, const char *name, struct mp_err *e,
+		      int (*fn)(FILE *, const struct experiment *, const struct run_result *),
+		      const struct experiment *x, const struct run_result *r)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return mp_errf(e, MP_EIO, "cannot write '%s': %s", path, strerror(errno));
+	int rc = fn(f, x, r);
+	if (fclose(f) != 0 || rc)
+		return mp_errf(e, MP_EIO, "error writing '%s'", path);
+	return MP_OK;
+}
+
+static int w_summary(FILE *f, const struct experiment *x, const struct run_result *r)
+{
+	return write_summary(f, x, r);
+}
+static int w_flows(FILE *f, const struct experiment *x, const struct run_result *r)
+{
+	(void)x;
+	return write_flows(f, r);
+}
+static int w_ts(FILE *f, const struct experiment *x, const struct run_result *r)
+{
+	(void)x;
+	return write_ts(f, r);
+}
+static int w_config(FILE *f, const struct experiment *x, const struct run_result *r)
+{
+	(void)r;
+	exp_write_effective(f, x);
+	return ferror(f) ? -1 : 0;
+}
+
+static void remove_tree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *de;
+	char path[4096];
+	while ((de = readdir(d)) != NULL) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+		unlink(path);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+int results_write(const char *outdir, const struct experiment *x, const struct run_result *r,
+		  struct mp_err *e)
+{
+	char tmp[4096], old[4096], probe[4096];
+	struct stat st;
+	if (stat(outdir, &st) == 0) {
+		snprintf(probe, sizeof probe, "%s/summary.json", outdir);
+		if (!S_ISDIR(st.st_mode) || access(probe, F_OK) != 0)
+			return mp_errf(e, MP_EUSER,
+				       "--out %s: exists and is not an mpsim results folder; "
+				       "refusing to replace it", outdir);
+	}
+	snprintf(tmp, sizeof tmp, "%s.partial-%ld", outdir, (long)getpid());
+	remove_tree(tmp);
+	if (mkdir(tmp, 0777) != 0)
+		return mp_errf(e, MP_EIO, "cannot create '%s': %s", tmp, strerror(errno));
+	if (write_file(tmp, "config.yaml", e, w_config, x, r) ||
+	    write_file(tmp, "flows.csv", e, w_flows, x, r) ||
+	    write_file(tmp, "timeseries.csv", e, w_ts, x, r) ||
+	    write_file(tmp, "summary.json", e, w_summary, x, r)) {
+		remove_tree(tmp);
+		return e->status;
+	}
+	if (stat(outdir, &st) == 0) {
+		snprintf(old, sizeof old, "%s.old-%ld", outdir, (long)getpid());
+		if (rename(outdir, old) != 0) {
+			remove_tree(tmp);
+			return mp_errf(e, MP_EIO, "cannot replace '%s': %s", outdir, strerror(errno));
+		}
+		remove_tree(old);
+	}
+	if (rename(tmp, outdir) != 0) {
+		remove_tree(tmp);
+		return mp_errf(e, MP_EIO, "cannot rename results into '%s': %s", outdir,
+			       strerror(errno));
+	}
+	return MP_OK;
+}
+
+void results_print_table(FILE *f, const struct experiment *x, const struct run_result *r)
+{
+	struct fct_stats all;
+	summarize(r, 0, UINT64_MAX, &all);
+	fprintf(f, "\n%s: %s on %s (%u hosts), workload %s, seed %llu\n", x->gen.name,
+		x->tp->name, x->topo->name, r->nhosts, x->wl->name,
+		(unsigned long long)x->gen.seed);
+	fprintf(f, "  flows completed %zu / %zu, simulated %.1f us\n\n", r->ncompleted, r->nflows,
+		time_to_us(r->sim_end));
+	fprintf(f, "  %-12s %7s %11s %11s %11s %11s %9s %9s\n", "size", "flows", "FCT mean",
+		"FCT p50", "FCT p99", "FCT max", "slow p99", "slow max");
+	fprintf(f, "  %-12s %7s %11s %11s %11s %11s %9s %9s\n", "", "", "(us)", "(us)", "(us)",
+		"(us)", "", "");
+	for (int b = 0; b <= NBUCKETS; b++) {
+		struct fct_stats bs;
+		if (b < NBUCKETS)
+			summarize(r, b ? bucket_hi[b - 1] : 0, bucket_hi[b], &bs);
+		else
+			bs = all;
+		if (!bs.fct_us.n)
+			continue;
+		fprintf(f, "  %-12s %7zu %11.2f %11.2f %11.2f %11.2f %9.3f %9.3f\n",
+			b < NBUCKETS ? bucket_name[b] : "all", bs.fct_us.n, bs.fct_us.mean,
+			bs.fct_us.p50, bs.fct_us.p99, bs.fct_us.max, bs.slowdown.p99,
+			bs.slowdown.max);
+	}
+	const struct net_totals *t = &r->net;
+	uint64_t retx = 0;
+	for (size_t i = 0; i < r->nflows; i++)
+		retx += r->flows[i].retx_bytes;
+	fprintf(f, "\n  drops: buffer %llu, link %llu, no route %llu   ECN marks %llu\n",
+		(unsigned long long)t->drops_buffer, (unsigned long long)t->drops_link,
+		(unsigned long long)t->drops_no_route, (unsigned long long)t->ecn_marks);
+	fprintf(f, "  PFC pauses %llu (paused %.1f us in all)   retransmitted %llu B   "
+		   "max queue %llu B\n",
+		(unsigned long long)t->pause_frames, time_to_us(t->paused_time),
+		(unsigned long long)retx, (unsigned long long)t->max_queue_bytes);
+	fprintf(f, "  %llu events in %.2f s wall (%.1f M events/s), peak RSS %.1f MB\n",
+		(unsigned long long)r->events, r->wall_s,
+		r->wall_s > 0 ? (double)r->events / r->wall_s / 1e6 : 0.0, (double)r->peak_rss / 1e6);
+}

@@ -1,0 +1,23 @@
+/* results.h - the results folder and the summary table.
+ *
+ * A results folder holds summary.json, flows.csv, timeseries.csv and
+ * config.yaml (the effective configuration). It is written into a temporary
+ * sibling folder and renamed into place at the end, so an interrupted run never
+ * leaves a folder that looks complete. flows.csv and timeseries.csv depend only
+ * on the experiment and seed (byte-identical across runs); summary.json also
+ * holds wall time and memory, which do not.
+ */
+#ifndef MPSIM_IO_RESULTS_H
+#define MPSIM_IO_RESULTS_H
+
+#include <stdio.h>
+
+#include "core/err.h"
+#include "io/experiment.h"
+#include "sim/run.h"
+
+int results_write(const char *outdir, const struct experiment *x, const struct run_result *r,
+		  struct mp_err *e);
+void results_print_table(FILE *f, const struct experiment *x, const struct run_result *r);
+
+#endif

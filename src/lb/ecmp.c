@@ -1,0 +1,72 @@
+/* ecmp.c - ECMP: hash the 5-tuple (source host, destination host, UDP source
+ * port = the packet's entropy, UDP destination port 4791 as RoCEv2 uses,
+ * protocol UDP) with a per-switch seed, so that switches at different tiers do
+ * not make correlated choices (hash polarisation), and pick that member of the
+ * next-hop set. Multipath transports move their packets between paths by
+ * changing the entropy. */
+#include "core/rng.h"
+#include "net/fabric.h"
+
+#define ROCE_UDP_DPORT 4791u
+#define IPPROTO_UDP_NUM 17u
+
+static uint16_t ecmp_choose(struct fabric *f, struct sw *s, const struct packet *p,
+			    const uint16_t *cand, unsigned n)
+{
+	(void)f;
+	uint64_t k = ((uint64_t)p->src << 32) | p->dst;
+	uint64_t l = ((uint64_t)p->entropy << 32) | (ROCE_UDP_DPORT << 8) | IPPROTO_UDP_NUM;
+	uint64_t h = rng_mix64(k ^ s->hash_seed) ^ rng_mix64(l + s->hash_seed);
+	h = rng_mix64(h);
+	return cand[(uint64_t)(((unsigned __int128)h * n) >> 64)];
+}
+
+const struct lb_ops ecmp_lb_ops = {
+	.name = "ecmp",
+	.summary = "hash of the 5-tuple (incl. UDP source port entropy) with a per-switch seed",
+	.opts = (const struct opt_desc[]){ OPT_END },
+	.params_size = 0,
+	.choose = ecmp_choose,
+};
+
+/* Switch-side random per-packet spraying (the "packet spray" baseline). */
+static uint16_t spray_choose(struct fabric *f, struct sw *s, const struct packet *p,
+			     const uint16_t *cand, unsigned n)
+{
+	(void)f;
+	(void)p;
+	return cand[rng_below(&s->rng, n)];
+}
+
+const struct lb_ops spray_lb_ops = {
+	.name = "spray",
+	.summary = "random next hop per packet at every switch (switch-side packet spraying)",
+	.opts = (const struct opt_desc[]){ OPT_END },
+	.params_size = 0,
+	.choose = spray_choose,
+};
+
+/* Switch-side per-packet round robin: one counter per switch, advanced by
+ * every packet that has a choice. At a leaf all remote destinations share the
+ * same uplink set, so uplinks are loaded evenly packet by packet. */
+struct rr_state {
+	uint64_t next;
+};
+
+static uint16_t rr_choose(struct fabric *f, struct sw *s, const struct packet *p,
+			  const uint16_t *cand, unsigned n)
+{
+	(void)f;
+	(void)p;
+	struct rr_state *st = s->lb_state;
+	return cand[st->next++ % n];
+}
+
+const struct lb_ops rr_lb_ops = {
+	.name = "rr",
+	.summary = "per-packet round robin over the next-hop set at every switch",
+	.opts = (const struct opt_desc[]){ OPT_END },
+	.params_size = 0,
+	.state_size = sizeof(struct rr_state),
+	.choose = rr_choose,
+};

@@ -1,0 +1,21 @@
+/* lb.c - the registry of switch-side load balancers (interface in net/fabric.h). */
+#include <string.h>
+
+#include "net/fabric.h"
+
+extern const struct lb_ops ecmp_lb_ops, spray_lb_ops, rr_lb_ops;
+
+const struct lb_ops *const lb_registry[] = {
+	&ecmp_lb_ops,
+	&spray_lb_ops,
+	&rr_lb_ops,
+	NULL,
+};
+
+const struct lb_ops *lb_find(const char *name)
+{
+	for (const struct lb_ops *const *o = lb_registry; *o; o++)
+		if (strcmp((*o)->name, name) == 0)
+			return *o;
+	return NULL;
+}

@@ -1,0 +1,391 @@
+/* fabric.c - building a fabric: nodes, links, ports, and next-hop sets.
+ *
+ * Routes: for every ToR (a switch with hosts attached) a breadth-first search
+ * over the switch graph gives each switch its distance to that ToR; a switch's
+ * next-hop set toward the ToR is every up port leading to a neighbour one step
+ * closer. This is ECMP over all shortest paths, computed once per topology.
+ * Links that are down at t=0 are left out of the search (the fabric's routing
+ * has converged around them); links that fail later are avoided only by the
+ * switch that owns the port (local repair), as a real fabric does before its
+ * routing protocol converges.
+ */
+#include "net/fabric.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/mem.h"
+
+const struct opt_desc swcfg_opts[] = {
+	{ "buffer", OPT_SIZE, offsetof(struct swcfg, buffer), "32MB", 1, 1e12,
+	  "shared packet buffer per switch" },
+	{ "dt_alpha", OPT_DOUBLE, offsetof(struct swcfg, dt_alpha), "1", 0.0001, 1024,
+	  "dynamic threshold: an egress queue may hold alpha x the free buffer (lossy)" },
+	{ "mode", OPT_ENUM, offsetof(struct swcfg, mode), "lossy", 0, 0,
+	  "lossy: tail drop on overflow; lossless: PFC pauses, never drops data",
+	  (const char *const[]){ "lossy", "lossless", NULL } },
+	{ "ecn", OPT_BOOL, offsetof(struct swcfg, ecn), "true", 0, 0,
+	  "mark CE at egress dequeue, RED-style between kmin and kmax" },
+	{ "kmin", OPT_SIZE, offsetof(struct swcfg, kmin), "100KB", 0, 1e12,
+	  "queue (bytes behind the departing packet) where marking starts" },
+	{ "kmax", OPT_SIZE, offsetof(struct swcfg, kmax), "400KB", 0, 1e12,
+	  "queue above which every ECN-capable packet is marked" },
+	{ "pmax", OPT_DOUBLE, offsetof(struct swcfg, pmax), "0.2", 0, 1,
+	  "marking probability at kmax" },
+	{ "pfc_xoff", OPT_SIZE, offsetof(struct swcfg, pfc_xoff), "0", 0, 1e12,
+	  "per ingress port and class: send PAUSE above this; 0 = dynamic (pfc_alpha)" },
+	{ "pfc_xon_gap", OPT_SIZE, offsetof(struct swcfg, pfc_xon_gap), "8KB", 0, 1e12,
+	  "send RESUME when the ingress count falls this far below XOFF" },
+	{ "pfc_alpha", OPT_DOUBLE, offsetof(struct swcfg, pfc_alpha), "0.125", 0.0001, 1024,
+	  "dynamic XOFF = alpha x free shared buffer" },
+	{ "pfc_frame", OPT_SIZE, offsetof(struct swcfg, ctrl_size), "64B", 64, 1500,
+	  "size of a PFC frame on the wire" },
+	OPT_END
+};
+
+void fab_init(struct fabric *f, struct evq *q, struct pool *pkts, uint64_t seed,
+	      const struct swcfg *cfg)
+{
+	memset(f, 0, sizeof *f);
+	f->q = q;
+	f->pkts = pkts;
+	f->seed = seed;
+	f->cfg = *cfg;
+}
+
+static void add_node(struct fabric *f, struct node *n, enum node_kind kind, const char *name,
+		     uint32_t level)
+{
+	n->kind = kind;
+	n->fab = f;
+	n->id = f->nnodes;
+	n->level = level;
+	n->name = mp_strdup(name);
+	f->nodes = mp_realloc(f->nodes, (f->nnodes + 1) * sizeof *f->nodes);
+	f->nodes[f->nnodes++] = n;
+}
+
+struct host *fab_add_host(struct fabric *f, const char *name)
+{
+	struct host *h = mp_calloc(1, sizeof *h);
+	add_node(f, &h->node, NODE_HOST, name, 0);
+	h->hid = f->nhosts;
+	f->hosts = mp_realloc(f->hosts, (f->nhosts + 1) * sizeof *f->hosts);
+	f->hosts[f->nhosts++] = h;
+	return h;
+}
+
+struct sw *fab_add_switch(struct fabric *f, const char *name, uint32_t level)
+{
+	struct sw *s = mp_calloc(1, sizeof *s);
+	add_node(f, &s->node, NODE_SWITCH, name, level);
+	s->sid = f->nsws;
+	s->tor_idx = UINT32_MAX;
+	f->sws = mp_realloc(f->sws, (f->nsws + 1) * sizeof *f->sws);
+	f->sws[f->nsws++] = s;
+	return s;
+}
+
+uint32_t fab_add_link(struct fabric *f, struct node *a, struct node *b, uint64_t rate_bps,
+		      simtime_t delay, enum link_tier tier)
+{
+	if (f->nlinks == f->links_cap) {
+		f->links_cap = f->links_cap ? f->links_cap * 2 : 64;
+		f->links = mp_realloc(f->links, f->links_cap * sizeof *f->links);
+	}
+	struct fab_link_spec *l = &f->links[f->nlinks];
+	*l = (struct fab_link_spec){ .a = a->id, .b = b->id, .rate_bps = rate_bps,
+				     .delay = delay, .tier = (uint8_t)tier };
+	a->nports++;
+	b->nports++;
+	return f->nlinks++;
+}
+
+void fab_free(struct fabric *f)
+{
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		struct node *n = f->nodes[i];
+		mp_free(n->name);
+		if (n->kind == NODE_SWITCH) {
+			struct sw *s = (struct sw *)n;
+			mp_free(s->route);
+			mp_free(s->lb_state);
+		}
+		mp_free(n);
+	}
+	mp_free(f->nodes);
+	mp_free(f->hosts);
+	mp_free(f->sws);
+	mp_free(f->tors);
+	mp_free(f->links);
+	mp_free(f->port_mem);
+	mp_free(f->nhsets);
+	mp_free(f->nh_ports);
+	memset(f, 0, sizeof *f);
+}
+
+static void init_port(struct fabric *f, struct node *n, uint16_t idx, const struct fab_link_spec *l)
+{
+	struct port *pt = &n->ports[idx];
+	pt->owner = n;
+	pt->idx = idx;
+	pt->up = true;
+	pt->tier = l->tier;
+	pt->rate_bps = l->rate_bps;
+	pt->delay = l->delay;
+	/* entity ids: nodes first, then ports (see sim.c for the id plan) */
+	pt->evs.id = (uint32_t)(pt - f->port_mem) + f->nnodes + 1;
+	rng_init(&pt->rng, f->seed, RNG_SWITCH, ((uint64_t)n->id << 16) | idx);
+}
+
+static uint32_t add_nhset(struct fabric *f, const uint16_t *ports, uint16_t n)
+{
+	if (f->nnhsets == f->nhsets_cap) {
+		f->nhsets_cap = f->nhsets_cap ? f->nhsets_cap * 2 : 256;
+		f->nhsets = mp_realloc(f->nhsets, f->nhsets_cap * sizeof *f->nhsets);
+	}
+	while (f->nnh_ports + n > f->nh_ports_cap) {
+		f->nh_ports_cap = f->nh_ports_cap ? f->nh_ports_cap * 2 : 1024;
+		f->nh_ports = mp_realloc(f->nh_ports, f->nh_ports_cap * sizeof *f->nh_ports);
+	}
+	memcpy(f->nh_ports + f->nnh_ports, ports, n * sizeof *ports);
+	f->nhsets[f->nnhsets] = (struct nhset){ .off = f->nnh_ports, .n = n };
+	f->nnh_ports += n;
+	return f->nnhsets++;
+}
+
+int fab_finalize(struct fabric *f, const uint32_t *down_links, size_t ndown, struct mp_err *e)
+{
+	if (f->nhosts == 0)
+		return mp_errf(e, MP_EUSER, "topology has no hosts");
+	size_t nports = 0;
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		nports += f->nodes[i]->nports;
+	f->port_mem = mp_calloc(nports ? nports : 1, sizeof *f->port_mem);
+	struct port *next = f->port_mem;
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		struct node *n = f->nodes[i];
+		if (n->nports == 0)
+			return mp_errf(e, MP_EUSER, "topology: node '%s' has no links", n->name);
+		n->ports = next;
+		next += n->nports;
+		n->nports = 0; /* refilled below */
+	}
+	for (uint32_t i = 0; i < f->nlinks; i++) {
+		struct fab_link_spec *l = &f->links[i];
+		struct node *a = f->nodes[l->a], *b = f->nodes[l->b];
+		l->pa = a->nports++;
+		l->pb = b->nports++;
+		init_port(f, a, l->pa, l);
+		init_port(f, b, l->pb, l);
+		a->ports[l->pa].peer = &b->ports[l->pb];
+		b->ports[l->pb].peer = &a->ports[l->pa];
+	}
+	for (size_t i = 0; i < ndown; i++) {
+		struct fab_link_spec *l = &f->links[down_links[i]];
+		f->nodes[l->a]->ports[l->pa].up = false;
+		f->nodes[l->b]->ports[l->pb].up = false;
+	}
+	/* hosts: exactly one port, to a switch */
+	for (uint32_t i = 0; i < f->nhosts; i++) {
+		struct host *h = f->hosts[i];
+		if (h->node.nports != 1)
+			return mp_errf(e, MP_EUSER, "topology: host '%s' must have exactly one link",
+				       h->node.name);
+		struct node *peer = h->node.ports[0].peer->owner;
+		if (peer->kind != NODE_SWITCH)
+			return mp_errf(e, MP_EUSER, "topology: host '%s' is not attached to a switch",
+				       h->node.name);
+		h->tor = (struct sw *)peer;
+		h->tor_port = h->node.ports[0].peer->idx;
+		if (h->tor->tor_idx == UINT32_MAX) {
+			h->tor->tor_idx = f->ntors;
+			f->tors = mp_realloc(f->tors, (f->ntors + 1) * sizeof *f->tors);
+			f->tors[f->ntors++] = h->tor;
+		}
+	}
+	for (uint32_t i = 0; i < f->nsws; i++) {
+		struct sw *s = f->sws[i];
+		s->hash_seed = rng_mix64(f->seed ^ rng_mix64(0xec3bULL + s->node.id));
+		rng_init(&s->rng, f->seed, RNG_SWITCH, 0x100000000ULL + s->node.id);
+		s->route = mp_malloc(f->ntors * sizeof *s->route);
+		if (f->lb && f->lb->state_size)
+			s->lb_state = mp_calloc(1, f->lb->state_size);
+	}
+	/* BFS from every ToR over up switch-switch links */
+	uint32_t *dist = mp_malloc(f->nsws * sizeof *dist);
+	uint32_t *fifo = mp_malloc(f->nsws * sizeof *fifo);
+	uint16_t *cand = mp_malloc(65536 * sizeof *cand);
+	for (uint32_t t = 0; t < f->ntors; t++) {
+		for (uint32_t i = 0; i < f->nsws; i++)
+			dist[i] = UINT32_MAX;
+		uint32_t head = 0, tail = 0;
+		dist[f->tors[t]->sid] = 0;
+		fifo[tail++] = f->tors[t]->sid;
+		while (head < tail) {
+			struct sw *s = f->sws[fifo[head++]];
+			for (uint16_t p = 0; p < s->node.nports; p++) {
+				struct port *pt = &s->node.ports[p];
+				struct node *nb = pt->peer->owner;
+				if (!pt->up || nb->kind != NODE_SWITCH)
+					continue;
+				struct sw *ns = (struct sw *)nb;
+				if (dist[ns->sid] == UINT32_MAX) {
+					dist[ns->sid] = dist[s->sid] + 1;
+					fifo[tail++] = ns->sid;
+				}
+			}
+		}
+		for (uint32_t i = 0; i < f->nsws; i++) {
+			struct sw *s = f->sws[i];
+			s->route[t] = UINT32_MAX;
+			if (dist[i] == UINT32_MAX || dist[i] == 0)
+				continue;
+			uint16_t n = 0;
+			for (uint16_t p = 0; p < s->node.nports; p++) {
+				struct port *pt = &s->node.ports[p];
+				struct node *nb = pt->peer->owner;
+				if (pt->up && nb->kind == NODE_SWITCH &&
+				    dist[((struct sw *)nb)->sid] == dist[i] - 1)
+					cand[n++] = p;
+			}
+			s->route[t] = add_nhset(f, cand, n);
+		}
+	}
+	mp_free(cand);
+	mp_free(fifo);
+	mp_free(dist);
+	/* every ToR must reach every other ToR */
+	for (uint32_t i = 0; i < f->ntors; i++)
+		for (uint32_t t = 0; t < f->ntors; t++)
+			if (t != i && f->tors[i]->route[t] == UINT32_MAX)
+				return mp_errf(e, MP_EUSER,
+					       "topology: switch '%s' cannot reach switch '%s' "
+					       "(too many links down?)",
+					       f->tors[i]->node.name, f->tors[t]->node.name);
+	return MP_OK;
+}
+
+static void link_ports(struct fabric *f, uint32_t link, struct port **pa, struct port **pb)
+{
+	MP_ASSERT(link < f->nlinks);
+	struct fab_link_spec *l = &f->links[link];
+	*pa = &f->nodes[l->a]->ports[l->pa];
+	*pb = &f->nodes[l->b]->ports[l->pb];
+}
+
+void fab_link_set_up(struct fabric *f, uint32_t link, bool up)
+{
+	struct port *a, *b;
+	link_ports(f, link, &a, &b);
+	a->up = b->up = up;
+}
+
+void fab_link_set_rate(struct fabric *f, uint32_t link, uint64_t rate_bps)
+{
+	struct port *a, *b;
+	link_ports(f, link, &a, &b);
+	a->rate_bps = b->rate_bps = rate_bps;
+	a->ser_rem = b->ser_rem = 0;
+	f->links[link].rate_bps = rate_bps;
+}
+
+void fab_link_set_delay(struct fabric *f, uint32_t link, simtime_t delay)
+{
+	struct port *a, *b;
+	link_ports(f, link, &a, &b);
+	a->delay = b->delay = delay;
+	f->links[link].delay = delay;
+}
+
+void fab_link_set_loss(struct fabric *f, uint32_t link, double loss_rate)
+{
+	struct port *a, *b;
+	link_ports(f, link, &a, &b);
+	a->loss_rate = b->loss_rate = loss_rate;
+}
+
+struct node *fab_find_node(const struct fabric *f, const char *name)
+{
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		if (strcmp(f->nodes[i]->name, name) == 0)
+			return f->nodes[i];
+	return NULL;
+}
+
+uint32_t fab_find_link(const struct fabric *f, const char *name)
+{
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s", name);
+	unsigned k = 0;
+	char *hash = strchr(buf, '#');
+	if (hash) {
+		*hash = '\0';
+		char *end;
+		unsigned long v = strtoul(hash + 1, &end, 10);
+		if (*end || end == hash + 1)
+			return UINT32_MAX;
+		k = (unsigned)v;
+	}
+	/* node names may contain '-': try every split point */
+	for (char *dash = strchr(buf, '-'); dash; dash = strchr(dash + 1, '-')) {
+		*dash = '\0';
+		struct node *a = fab_find_node(f, buf), *b = fab_find_node(f, dash + 1);
+		*dash = '-';
+		if (!a || !b)
+			continue;
+		unsigned seen = 0;
+		for (uint32_t i = 0; i < f->nlinks; i++) {
+			const struct fab_link_spec *l = &f->links[i];
+			if ((l->a == a->id && l->b == b->id) || (l->a == b->id && l->b == a->id))
+				if (seen++ == k)
+					return i;
+		}
+	}
+	return UINT32_MAX;
+}
+
+void fab_link_name(const struct fabric *f, uint32_t link, char *buf, size_t n)
+{
+	const struct fab_link_spec *l = &f->links[link];
+	unsigned k = 0;
+	for (uint32_t i = 0; i < link; i++)
+		if ((f->links[i].a == l->a && f->links[i].b == l->b) ||
+		    (f->links[i].a == l->b && f->links[i].b == l->a))
+			k++;
+	if (k)
+		snprintf(buf, n, "%s-%s#%u", f->nodes[l->a]->name, f->nodes[l->b]->name, k);
+	else
+		snprintf(buf, n, "%s-%s", f->nodes[l->a]->name, f->nodes[l->b]->name);
+}
+
+simtime_t fab_path_delay(const struct fabric *f, uint32_t a, uint32_t b, uint32_t bytes,
+			 uint64_t *bottleneck_bps)
+{
+	/* Walk one shortest path (the first member of each next-hop set). With
+	 * uniform tiers every shortest path has the same delay. */
+	const struct host *src = f->hosts[a], *dst = f->hosts[b];
+	const struct port *pt = &src->node.ports[0];
+	simtime_t d = 0;
+	uint64_t bn = UINT64_MAX;
+	for (unsigned guard = 0; guard < 64; guard++) {
+		d += time_ser_ps(bytes, pt->rate_bps) + pt->delay + pt->proc_delay;
+		if (pt->rate_bps < bn)
+			bn = pt->rate_bps;
+		const struct node *n = pt->peer->owner;
+		if (n->kind == NODE_HOST)
+			break;
+		const struct sw *s = (const struct sw *)n;
+		if (s == dst->tor) {
+			pt = &s->node.ports[dst->tor_port];
+			continue;
+		}
+		uint32_t r = s->route[dst->tor->tor_idx];
+		MP_ASSERT(r != UINT32_MAX);
+		pt = &s->node.ports[f->nh_ports[f->nhsets[r].off]];
+	}
+	if (bottleneck_bps)
+		*bottleneck_bps = bn;
+	return d;
+}

@@ -1,0 +1,269 @@
+/* fabric.h - nodes, ports, links, switches, host NICs and routes.
+ *
+ * A link is a pair of ports, one at each end; a port is both the egress queue
+ * toward its peer and the ingress point for packets arriving from it (PFC
+ * accounting). Switches forward with next-hop sets computed once per topology
+ * (shortest paths to each ToR), choose a member through the configured load
+ * balancer (ECMP by default), admit into a shared buffer with dynamic
+ * thresholds, mark ECN at dequeue (RED: Kmin, Kmax, Pmax) and, in lossless
+ * mode, pause upstream ports with PFC instead of dropping. Hosts have a NIC
+ * port whose scheduler pulls data from active flows in round robin.
+ *
+ * Events: two per packet per hop, both created by the sending port: end of
+ * transmission (port_tx_done) and arrival at the peer (node_recv).
+ *
+ * net/ knows nothing of transports: a host hands arriving packets to
+ * fab->host_rx and pulls data through fab->nic_pull.
+ */
+#ifndef MPSIM_NET_FABRIC_H
+#define MPSIM_NET_FABRIC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/err.h"
+#include "core/evq.h"
+#include "core/opt.h"
+#include "core/pool.h"
+#include "core/rng.h"
+#include "core/time.h"
+#include "net/packet.h"
+
+struct node;
+struct sw;
+struct host;
+struct fabric;
+
+/* ---- per-port counters ---------------------------------------------------- */
+struct port_stats {
+	uint64_t tx_pkts, tx_bytes;      /* everything transmitted */
+	uint64_t tx_data_bytes;
+	uint64_t drops_buffer;           /* lossy: no room in the shared buffer */
+	uint64_t drops_link;             /* sent onto a down link, or corrupted */
+	uint64_t ecn_marks;
+	uint64_t max_qbytes;             /* max total bytes queued (all classes) */
+	unsigned __int128 qbytes_integral; /* sum of qbytes * dt, byte-ps, for the mean */
+	simtime_t q_last_change;
+	uint64_t pause_sent, resume_sent; /* PFC frames this port sent upstream */
+	uint64_t pause_rcvd;             /* PFC pause frames received (we were paused) */
+	simtime_t paused_time;           /* total time any data class was paused, ps */
+};
+
+/* ---- port ------------------------------------------------------------------ */
+struct pktq {
+	struct packet *head, *tail;
+};
+
+struct port {
+	struct node *owner;
+	struct port *peer;        /* the other end of the link */
+	uint16_t idx;             /* index in owner->ports */
+	bool up;
+	bool busy;                /* transmitting */
+	uint8_t paused;           /* bit per class: paused by the downstream peer */
+	uint8_t pause_sent;       /* bit per class: we have paused our upstream */
+	uint8_t tier;             /* link tier for stats (see enum link_tier) */
+	uint64_t rate_bps;        /* bit/s */
+	simtime_t delay;          /* propagation, ps */
+	simtime_t proc_delay;     /* extra per-packet delay at this egress, ps ("slow switch") */
+	uint64_t ser_rem;         /* time_ser_exact remainder */
+	double loss_rate;         /* per-packet corruption probability on this direction */
+	uint64_t qbytes[NCLS];    /* queued bytes per class */
+	uint64_t qbytes_total;
+	uint64_t ingress_bytes[NCLS]; /* bytes in this switch's buffer that arrived here */
+	struct pktq q[NCLS];
+	simtime_t paused_at[NCLS];
+	struct ev_src evs;        /* events created by this port */
+	struct mp_rng rng;        /* ECN marking, corruption */
+	struct port_stats st;
+	uint64_t ts_tx_bytes;     /* tx bytes at the last time-series sample */
+};
+
+/* ---- nodes ----------------------------------------------------------------- */
+enum node_kind { NODE_HOST, NODE_SWITCH };
+
+/* Tiers of links, for stats and random failures. */
+enum link_tier {
+	TIER_HOST = 0, /* host <-> first switch */
+	TIER_1 = 1,    /* leaf-spine, or edge-agg */
+	TIER_2 = 2,    /* agg-core */
+	TIER_COUNT
+};
+
+struct node {
+	enum node_kind kind;
+	struct fabric *fab;
+	uint32_t id;       /* index in fab->nodes */
+	uint32_t level;    /* 0 host, 1 ToR/leaf/edge, 2 spine/agg, 3 core */
+	char *name;
+	uint16_t nports;
+	struct port *ports;
+};
+
+struct host {
+	struct node node;
+	uint32_t hid;          /* host index 0..nhosts-1 */
+	struct sw *tor;        /* attached switch */
+	uint16_t tor_port;     /* port index on the tor facing this host */
+	struct nic_flow *ring; /* active flows, circular list through ->next */
+	uint64_t rx_bytes;
+};
+
+struct sw {
+	struct node node;
+	uint32_t sid;          /* switch index */
+	uint32_t tor_idx;      /* index among ToRs, or UINT32_MAX */
+	uint64_t buf_used;     /* bytes in the shared buffer */
+	uint64_t buf_peak;
+	uint64_t hash_seed;    /* per-switch ECMP seed (no polarisation) */
+	struct mp_rng rng;     /* load balancer randomness */
+	uint32_t *route;       /* per ToR: nhset index (UINT32_MAX = unreachable) */
+	void *lb_state;        /* load balancer private state */
+};
+
+/* A connection's presence on a NIC scheduler. Embedded in the transport's
+ * connection object; the NIC asks fab->nic_pull for its next packet. */
+struct nic_flow {
+	struct nic_flow *next, *prev;
+	struct host *host;
+	bool active;
+};
+
+/* ---- switch configuration (the `switch:` section) ------------------------ */
+enum buf_mode { BUF_LOSSY, BUF_LOSSLESS };
+
+struct swcfg {
+	uint64_t buffer;          /* shared buffer per switch, bytes */
+	double dt_alpha;          /* dynamic threshold: queue <= alpha * free buffer */
+	int mode;                 /* enum buf_mode */
+	bool ecn;                 /* RED/ECN marking at dequeue */
+	uint64_t kmin, kmax;      /* bytes */
+	double pmax;
+	uint64_t pfc_xoff;        /* static XOFF per ingress port & class, bytes; 0 = dynamic */
+	uint64_t pfc_xon_gap;     /* XON = XOFF - gap, bytes */
+	double pfc_alpha;         /* dynamic XOFF = alpha * free shared buffer */
+	uint64_t ctrl_size;       /* bytes of a PFC frame on the wire */
+};
+extern const struct opt_desc swcfg_opts[];
+
+/* ---- load balancer interface (implemented in src/lb/) ---------------------- */
+struct lb_ops {
+	const char *name;
+	const char *summary;
+	const struct opt_desc *opts;
+	size_t params_size;
+	size_t state_size;        /* per-switch private state, zeroed */
+	/* choose one of n candidate egress ports (indices into s->node.ports) */
+	uint16_t (*choose)(struct fabric *f, struct sw *s, const struct packet *p,
+			   const uint16_t *cand, unsigned n);
+};
+extern const struct lb_ops *const lb_registry[];
+const struct lb_ops *lb_find(const char *name);
+
+/* ---- the fabric ------------------------------------------------------------ */
+struct nhset {
+	uint32_t off;   /* into fab->nh_ports */
+	uint16_t n;
+};
+
+struct fab_link_spec {   /* a link as the builder declared it */
+	uint32_t a, b;       /* node ids */
+	uint64_t rate_bps;
+	simtime_t delay;
+	uint8_t tier;
+	uint16_t pa, pb;     /* port index at a and b (after finalize) */
+};
+
+typedef void (*host_rx_fn)(void *ctx, struct host *h, struct packet *p);
+typedef struct packet *(*nic_pull_fn)(void *ctx, struct nic_flow *f);
+
+struct fabric {
+	struct evq *q;
+	struct pool *pkts;
+	uint64_t seed;
+	struct swcfg cfg;
+	const struct lb_ops *lb;
+	const void *lb_params;
+
+	struct node **nodes;
+	uint32_t nnodes;
+	struct host **hosts;
+	uint32_t nhosts;
+	struct sw **sws;
+	uint32_t nsws;
+	uint32_t ntors;
+	struct sw **tors;
+
+	struct fab_link_spec *links;
+	uint32_t nlinks, links_cap;
+	struct port *port_mem;
+
+	struct nhset *nhsets;
+	uint32_t nnhsets, nhsets_cap;
+	uint16_t *nh_ports;
+	uint32_t nnh_ports, nh_ports_cap;
+
+	host_rx_fn host_rx;
+	nic_pull_fn nic_pull;
+	void *cb_ctx;
+
+	uint64_t lossless_overflow; /* bytes admitted beyond a full buffer in lossless mode */
+	uint64_t no_route_drops;
+	uint32_t max_hops_seen;
+	uint16_t host_level_max;
+};
+
+/* Building: add nodes, then links, then finalize (allocates ports, routes). */
+void fab_init(struct fabric *f, struct evq *q, struct pool *pkts, uint64_t seed,
+	      const struct swcfg *cfg);
+void fab_free(struct fabric *f);
+struct host *fab_add_host(struct fabric *f, const char *name);
+struct sw *fab_add_switch(struct fabric *f, const char *name, uint32_t level);
+uint32_t fab_add_link(struct fabric *f, struct node *a, struct node *b, uint64_t rate_bps,
+		      simtime_t delay, enum link_tier tier);
+/* Allocates ports and computes next-hop sets. Links marked down before this
+ * call (fab_link_set_up before finalize is not allowed; use `down` list) are
+ * excluded from routes. Returns MP_EUSER when the fabric is not connected. */
+int fab_finalize(struct fabric *f, const uint32_t *down_links, size_t ndown, struct mp_err *e);
+
+/* Link-level changes at run time (both directions). */
+void fab_link_set_up(struct fabric *f, uint32_t link, bool up);
+void fab_link_set_rate(struct fabric *f, uint32_t link, uint64_t rate_bps);
+void fab_link_set_delay(struct fabric *f, uint32_t link, simtime_t delay);
+void fab_link_set_loss(struct fabric *f, uint32_t link, double loss_rate);
+/* "a-b" or "a-b#k" (k-th parallel link, from 0); UINT32_MAX when unknown */
+uint32_t fab_find_link(const struct fabric *f, const char *name);
+void fab_link_name(const struct fabric *f, uint32_t link, char *buf, size_t n);
+struct node *fab_find_node(const struct fabric *f, const char *name);
+
+/* Minimum (no-queueing) one-way delay from host a to host b for a packet of
+ * `bytes`, store-and-forward, and the bottleneck rate along the path. */
+simtime_t fab_path_delay(const struct fabric *f, uint32_t a, uint32_t b, uint32_t bytes,
+			 uint64_t *bottleneck_bps);
+
+/* ---- the packet path ------------------------------------------------------- */
+static inline struct packet *pkt_alloc(struct fabric *f)
+{
+	struct packet *p = pool_get(f->pkts);
+	p->next = NULL;
+	p->flags = 0;
+	p->hops = 0;
+	return p;
+}
+static inline void pkt_free(struct fabric *f, struct packet *p) { pool_put(f->pkts, p); }
+
+/* A host sends a packet now (control packets: queued at the NIC in class
+ * p->cls; data normally comes through nic_pull instead). */
+void host_send(struct fabric *f, struct host *h, struct packet *p);
+/* A flow has something to send: put it on its host's round robin. */
+void nic_activate(struct fabric *f, struct nic_flow *fl);
+void nic_deactivate(struct fabric *f, struct nic_flow *fl);
+
+/* Event handler: a packet reached the node that owns `port` (arg = packet). */
+void node_recv(void *port, uint64_t pkt);
+
+/* Fold queue integrals up to `now` (call before reading port stats). */
+void port_stats_sync(struct port *pt, simtime_t now);
+
+#endif

@@ -1,0 +1,331 @@
+/* port.c - the packet path: egress queues, transmission, arrival, switching,
+ * shared-buffer admission, ECN marking at dequeue, and PFC.
+ *
+ * Invariants:
+ *  - a port transmits one packet at a time; `busy` is true from the start of a
+ *    serialisation to its port_tx_done event;
+ *  - sw->buf_used is the sum of the sizes of data and control packets queued
+ *    at the switch's ports (PFC frames are MAC-generated and not buffered);
+ *  - port->ingress_bytes[c] counts bytes that arrived on that port and are still
+ *    queued somewhere in the same switch (the PFC ingress counter);
+ *  - in lossless mode a data packet is never dropped for lack of buffer; if the
+ *    buffer is overrun (PFC thresholds too high for the headroom) the overrun is
+ *    counted in fab->lossless_overflow so that a test can prove it stays zero.
+ *
+ * ECN (RED at dequeue): with q the bytes left in the departing packet's class
+ * queue, q <= kmin never marks, q >= kmax always marks, and in between the
+ * probability rises linearly from 0 to pmax (as the DCQCN ns-3 model does).
+ */
+#include "net/fabric.h"
+
+#include "core/err.h"
+
+static void port_try_send(struct fabric *f, struct port *pt);
+
+void port_stats_sync(struct port *pt, simtime_t now)
+{
+	pt->st.qbytes_integral += (unsigned __int128)pt->qbytes_total * (now - pt->st.q_last_change);
+	pt->st.q_last_change = now;
+}
+
+static inline void q_change(struct fabric *f, struct port *pt, uint8_t cls, int64_t delta)
+{
+	port_stats_sync(pt, f->q->now);
+	pt->qbytes[cls] += (uint64_t)delta;
+	pt->qbytes_total += (uint64_t)delta;
+	if (pt->qbytes_total > pt->st.max_qbytes)
+		pt->st.max_qbytes = pt->qbytes_total;
+}
+
+static inline void pq_push(struct pktq *q, struct packet *p)
+{
+	p->next = NULL;
+	if (q->tail)
+		q->tail->next = p;
+	else
+		q->head = p;
+	q->tail = p;
+}
+
+static inline struct packet *pq_pop(struct pktq *q)
+{
+	struct packet *p = q->head;
+	q->head = p->next;
+	if (!q->head)
+		q->tail = NULL;
+	return p;
+}
+
+static void port_enqueue(struct fabric *f, struct port *pt, struct packet *p)
+{
+	pq_push(&pt->q[p->cls], p);
+	q_change(f, pt, p->cls, p->size);
+	if (!pt->busy)
+		port_try_send(f, pt);
+}
+
+/* ---- PFC ------------------------------------------------------------------ */
+static uint64_t pfc_xoff(const struct fabric *f, const struct sw *s)
+{
+	if (f->cfg.pfc_xoff)
+		return f->cfg.pfc_xoff;
+	uint64_t free_b = s->buf_used < f->cfg.buffer ? f->cfg.buffer - s->buf_used : 0;
+	return (uint64_t)(f->cfg.pfc_alpha * (double)free_b);
+}
+
+static void pfc_send(struct fabric *f, struct port *ip, uint8_t cls, bool xon)
+{
+	struct packet *p = pkt_alloc(f);
+	p->type = PKT_PAUSE;
+	p->cls = CLS_PAUSE;
+	p->size = (uint16_t)f->cfg.ctrl_size;
+	p->p0 = cls;
+	p->flags = xon ? PKT_F_XON : 0;
+	p->conn = UINT32_MAX;
+	p->src = p->dst = UINT32_MAX;
+	p->entropy = 0;
+	p->ts = f->q->now;
+	if (xon) {
+		ip->pause_sent &= (uint8_t)~(1u << cls);
+		ip->st.resume_sent++;
+	} else {
+		ip->pause_sent |= (uint8_t)(1u << cls);
+		ip->st.pause_sent++;
+	}
+	port_enqueue(f, ip, p);
+}
+
+static void pfc_on_frame(struct fabric *f, struct port *pt, const struct packet *p)
+{
+	uint8_t bit = (uint8_t)(1u << p->p0);
+	if (p->flags & PKT_F_XON) {
+		if (pt->paused & bit) {
+			pt->paused &= (uint8_t)~bit;
+			pt->st.paused_time += f->q->now - pt->paused_at[p->p0];
+			if (!pt->busy)
+				port_try_send(f, pt);
+		}
+	} else if (!(pt->paused & bit)) {
+		pt->paused |= bit;
+		pt->paused_at[p->p0] = f->q->now;
+		pt->st.pause_rcvd++;
+	}
+}
+
+/* ---- transmission ----------------------------------------------------------- */
+static void port_tx_done(void *obj, uint64_t arg)
+{
+	(void)arg;
+	struct port *pt = obj;
+	pt->busy = false;
+	port_try_send(pt->owner->fab, pt);
+}
+
+/* Take the next eligible packet: strict priority over classes not paused by
+ * PFC; a host NIC pulls data from its round robin when its queues are empty. */
+static struct packet *port_dequeue(struct fabric *f, struct port *pt)
+{
+	for (uint8_t c = 0; c < NCLS; c++) {
+		if (!pt->q[c].head || (pt->paused & (1u << c)))
+			continue;
+		struct packet *p = pq_pop(&pt->q[c]);
+		q_change(f, pt, c, -(int64_t)p->size);
+		struct node *n = pt->owner;
+		if (n->kind == NODE_SWITCH && p->type != PKT_PAUSE) {
+			struct sw *s = (struct sw *)n;
+			s->buf_used -= p->size;
+			struct port *ip = &n->ports[p->in_port];
+			ip->ingress_bytes[c] -= p->size;
+			uint8_t bit = (uint8_t)(1u << c);
+			if ((ip->pause_sent & bit)) {
+				uint64_t xoff = pfc_xoff(f, s);
+				if (ip->ingress_bytes[c] == 0 ||
+				    ip->ingress_bytes[c] + f->cfg.pfc_xon_gap <= xoff)
+					pfc_send(f, ip, c, true);
+			}
+			if (f->cfg.ecn && (p->flags & PKT_F_ECT) && p->type == PKT_DATA) {
+				uint64_t q = pt->qbytes[c];
+				if (q >= f->cfg.kmax) {
+					p->flags |= PKT_F_CE;
+				} else if (q > f->cfg.kmin) {
+					double prob = f->cfg.pmax * (double)(q - f->cfg.kmin) /
+						      (double)(f->cfg.kmax - f->cfg.kmin);
+					if (rng_u01(&pt->rng) < prob)
+						p->flags |= PKT_F_CE;
+				}
+				if (p->flags & PKT_F_CE)
+					pt->st.ecn_marks++;
+			}
+		}
+		return p;
+	}
+	if (pt->owner->kind == NODE_HOST && !(pt->paused & (1u << CLS_DATA))) {
+		struct host *h = (struct host *)pt->owner;
+		while (h->ring) {
+			struct nic_flow *fl = h->ring;
+			struct packet *p = f->nic_pull(f->cb_ctx, fl);
+			if (p) {
+				h->ring = fl->next; /* round robin: next flow goes next */
+				return p;
+			}
+			nic_deactivate(f, fl);
+		}
+	}
+	return NULL;
+}
+
+static void port_try_send(struct fabric *f, struct port *pt)
+{
+	struct packet *p;
+	while ((p = port_dequeue(f, pt)) != NULL) {
+		if (!pt->up) {
+			pt->st.drops_link++;
+			pkt_free(f, p);
+			continue;
+		}
+		simtime_t now = f->q->now;
+		simtime_t ser = time_ser_exact(p->size, pt->rate_bps, &pt->ser_rem);
+		pt->busy = true;
+		pt->st.tx_pkts++;
+		pt->st.tx_bytes += p->size;
+		if (p->type == PKT_DATA)
+			pt->st.tx_data_bytes += p->size;
+		evq_at(f->q, &pt->evs, now + ser, port_tx_done, pt, 0);
+		if (pt->loss_rate > 0 && p->type != PKT_PAUSE && rng_u01(&pt->rng) < pt->loss_rate) {
+			pt->st.drops_link++;
+			pkt_free(f, p);
+		} else {
+			evq_at(f->q, &pt->evs, now + ser + pt->delay + pt->proc_delay, node_recv,
+			       pt->peer, (uint64_t)(uintptr_t)p);
+		}
+		return;
+	}
+}
+
+/* ---- hosts ----------------------------------------------------------------- */
+void host_send(struct fabric *f, struct host *h, struct packet *p)
+{
+	port_enqueue(f, &h->node.ports[0], p);
+}
+
+void nic_activate(struct fabric *f, struct nic_flow *fl)
+{
+	if (fl->active)
+		return;
+	struct host *h = fl->host;
+	fl->active = true;
+	if (!h->ring) {
+		fl->next = fl->prev = fl;
+		h->ring = fl;
+	} else { /* insert just before the current head: last in round-robin order */
+		struct nic_flow *head = h->ring;
+		fl->next = head;
+		fl->prev = head->prev;
+		head->prev->next = fl;
+		head->prev = fl;
+	}
+	struct port *pt = &h->node.ports[0];
+	if (!pt->busy)
+		port_try_send(f, pt);
+}
+
+void nic_deactivate(struct fabric *f, struct nic_flow *fl)
+{
+	(void)f;
+	if (!fl->active)
+		return;
+	struct host *h = fl->host;
+	fl->active = false;
+	if (fl->next == fl) {
+		h->ring = NULL;
+	} else {
+		fl->prev->next = fl->next;
+		fl->next->prev = fl->prev;
+		if (h->ring == fl)
+			h->ring = fl->next;
+	}
+	fl->next = fl->prev = NULL;
+}
+
+/* ---- switching --------------------------------------------------------------- */
+static uint16_t route_port(struct fabric *f, struct sw *s, struct packet *p)
+{
+	const struct host *dst = f->hosts[p->dst];
+	if (dst->tor == s)
+		return dst->tor_port;
+	uint32_t r = s->route[dst->tor->tor_idx];
+	if (__builtin_expect(r == UINT32_MAX, 0))
+		return UINT16_MAX;
+	const struct nhset *nh = &f->nhsets[r];
+	const uint16_t *cand = f->nh_ports + nh->off;
+	uint16_t out = nh->n == 1 ? cand[0] : f->lb->choose(f, s, p, cand, nh->n);
+	if (__builtin_expect(!s->node.ports[out].up, 0)) {
+		/* local repair: choose among the members that are still up */
+		uint16_t upc[256];
+		unsigned m = 0;
+		for (unsigned i = 0; i < nh->n && m < 256; i++)
+			if (s->node.ports[cand[i]].up)
+				upc[m++] = cand[i];
+		if (m == 0)
+			return UINT16_MAX;
+		out = m == 1 ? upc[0] : f->lb->choose(f, s, p, upc, m);
+	}
+	return out;
+}
+
+static void switch_forward(struct fabric *f, struct sw *s, struct port *in, struct packet *p)
+{
+	p->hops++;
+	uint16_t o = route_port(f, s, p);
+	if (__builtin_expect(o == UINT16_MAX, 0)) {
+		f->no_route_drops++;
+		pkt_free(f, p);
+		return;
+	}
+	struct port *out = &s->node.ports[o];
+	uint8_t c = p->cls;
+	const struct swcfg *cfg = &f->cfg;
+	if (cfg->mode == BUF_LOSSLESS && c >= CLS_DATA) {
+		if (s->buf_used + p->size > cfg->buffer)
+			f->lossless_overflow += p->size;
+	} else {
+		uint64_t free_b = s->buf_used < cfg->buffer ? cfg->buffer - s->buf_used : 0;
+		if (p->size > free_b ||
+		    (double)(out->qbytes[c] + p->size) > cfg->dt_alpha * (double)free_b) {
+			out->st.drops_buffer++;
+			pkt_free(f, p);
+			return;
+		}
+	}
+	s->buf_used += p->size;
+	if (s->buf_used > s->buf_peak)
+		s->buf_peak = s->buf_used;
+	p->in_port = in->idx;
+	in->ingress_bytes[c] += p->size;
+	if (cfg->mode == BUF_LOSSLESS && c >= CLS_DATA && !(in->pause_sent & (1u << c)) &&
+	    in->ingress_bytes[c] > pfc_xoff(f, s))
+		pfc_send(f, in, c, false);
+	port_enqueue(f, out, p);
+}
+
+void node_recv(void *obj, uint64_t arg)
+{
+	struct port *in = obj;
+	struct packet *p = (struct packet *)(uintptr_t)arg;
+	struct node *n = in->owner;
+	struct fabric *f = n->fab;
+	if (__builtin_expect(p->type == PKT_PAUSE, 0)) {
+		pfc_on_frame(f, in, p);
+		pkt_free(f, p);
+		return;
+	}
+	if (n->kind == NODE_SWITCH) {
+		switch_forward(f, (struct sw *)n, in, p);
+	} else {
+		struct host *h = (struct host *)n;
+		h->rx_bytes += p->size;
+		if (p->hops > f->max_hops_seen)
+			f->max_hops_seen = p->hops;
+		f->host_rx(f->cb_ctx, h, p);
+	}
+}

@@ -1,0 +1,305 @@
+/* topo.c - the topologies: star, dumbbell, leaf_spine (two-tier fat tree) and
+ * fat_tree (three tiers with pods: the k-ary fat tree and UDMP's 5-pod variant).
+ */
+#include "net/topo.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/mem.h"
+
+static struct host *host_n(struct fabric *f, uint32_t i)
+{
+	char name[32];
+	snprintf(name, sizeof name, "h%u", i);
+	return fab_add_host(f, name);
+}
+
+/* ---- star ------------------------------------------------------------------ */
+struct star_params {
+	uint64_t hosts;
+	uint64_t rate;
+	simtime_t delay;
+};
+
+static void star_build(const void *pp, struct fabric *f, struct topo_info *info)
+{
+	const struct star_params *p = pp;
+	struct sw *s = fab_add_switch(f, "sw0", 1);
+	for (uint32_t i = 0; i < p->hosts; i++)
+		fab_add_link(f, &host_n(f, i)->node, &s->node, p->rate, p->delay, TIER_HOST);
+	info->hosts_per_tor = (uint32_t)p->hosts;
+	info->host_rate_bps = p->rate;
+}
+
+static const struct topo_ops star_topo = {
+	.name = "star",
+	.summary = "N hosts on one switch",
+	.opts = (const struct opt_desc[]){
+		{ "hosts", OPT_UINT, offsetof(struct star_params, hosts), "16", 2, 65535,
+		  "number of hosts" },
+		{ "link_rate", OPT_RATE, offsetof(struct star_params, rate), "100Gbps", 1e6, 1.6e13,
+		  "host link rate" },
+		{ "link_delay", OPT_TIME, offsetof(struct star_params, delay), "1us", 0, 1e12,
+		  "host link propagation delay" },
+		OPT_END },
+	.params_size = sizeof(struct star_params),
+	.build = star_build,
+};
+
+/* ---- dumbbell --------------------------------------------------------------- */
+struct dumbbell_params {
+	uint64_t left, right;
+	uint64_t host_rate, bottleneck_rate;
+	simtime_t host_delay, bottleneck_delay;
+};
+
+static void dumbbell_build(const void *pp, struct fabric *f, struct topo_info *info)
+{
+	const struct dumbbell_params *p = pp;
+	struct sw *l = fab_add_switch(f, "left", 1), *r = fab_add_switch(f, "right", 1);
+	uint32_t i = 0;
+	for (; i < p->left; i++)
+		fab_add_link(f, &host_n(f, i)->node, &l->node, p->host_rate, p->host_delay, TIER_HOST);
+	for (; i < p->left + p->right; i++)
+		fab_add_link(f, &host_n(f, i)->node, &r->node, p->host_rate, p->host_delay, TIER_HOST);
+	fab_add_link(f, &l->node, &r->node, p->bottleneck_rate, p->bottleneck_delay, TIER_1);
+	info->hosts_per_tor = (uint32_t)p->left;
+	info->host_rate_bps = p->host_rate;
+}
+
+static const struct topo_ops dumbbell_topo = {
+	.name = "dumbbell",
+	.summary = "two switches joined by one bottleneck link; hosts h0.. on the left, then the right",
+	.opts = (const struct opt_desc[]){
+		{ "left", OPT_UINT, offsetof(struct dumbbell_params, left), "1", 1, 65535,
+		  "hosts on the left switch (h0 ...)" },
+		{ "right", OPT_UINT, offsetof(struct dumbbell_params, right), "1", 1, 65535,
+		  "hosts on the right switch (after the left ones)" },
+		{ "host_rate", OPT_RATE, offsetof(struct dumbbell_params, host_rate), "100Gbps", 1e6,
+		  1.6e13, "host link rate" },
+		{ "bottleneck_rate", OPT_RATE, offsetof(struct dumbbell_params, bottleneck_rate),
+		  "100Gbps", 1e6, 1.6e13, "rate of the link between the two switches" },
+		{ "host_delay", OPT_TIME, offsetof(struct dumbbell_params, host_delay), "1us", 0, 1e12,
+		  "host link propagation delay" },
+		{ "bottleneck_delay", OPT_TIME, offsetof(struct dumbbell_params, bottleneck_delay),
+		  "1us", 0, 1e12, "bottleneck link propagation delay" },
+		OPT_END },
+	.params_size = sizeof(struct dumbbell_params),
+	.build = dumbbell_build,
+};
+
+/* ---- leaf_spine ------------------------------------------------------------- */
+struct leaf_spine_params {
+	uint64_t hosts_per_leaf, leaves, spines, uplinks_per_leaf;
+	uint64_t host_rate, fabric_rate;
+	simtime_t host_delay, fabric_delay;
+};
+
+static int leaf_spine_check(const void *pp, struct mp_err *e)
+{
+	const struct leaf_spine_params *p = pp;
+	uint64_t up = p->uplinks_per_leaf ? p->uplinks_per_leaf : p->spines;
+	if (up % p->spines)
+		return mp_errf(e, MP_EUSER,
+			       "uplinks_per_leaf: expected a multiple of spines (%llu), got %llu "
+			       "(each leaf connects to every spine with the same number of links)",
+			       (unsigned long long)p->spines, (unsigned long long)up);
+	if (p->hosts_per_leaf + up > 65535)
+		return mp_errf(e, MP_EUSER, "hosts_per_leaf: a leaf would need more than 65535 ports");
+	if (p->leaves * up / p->spines > 65535)
+		return mp_errf(e, MP_EUSER, "leaves: a spine would need more than 65535 ports");
+	if (p->hosts_per_leaf * p->leaves > 1000000)
+		return mp_errf(e, MP_EUSER, "leaves: more than 1,000,000 hosts");
+	return MP_OK;
+}
+
+static void leaf_spine_build(const void *pp, struct fabric *f, struct topo_info *info)
+{
+	const struct leaf_spine_params *p = pp;
+	uint64_t up = p->uplinks_per_leaf ? p->uplinks_per_leaf : p->spines;
+	char name[32];
+	struct sw **leaf = mp_malloc(p->leaves * sizeof *leaf);
+	struct sw **spine = mp_malloc(p->spines * sizeof *spine);
+	for (uint32_t i = 0; i < p->leaves; i++) {
+		snprintf(name, sizeof name, "leaf%u", i);
+		leaf[i] = fab_add_switch(f, name, 1);
+	}
+	for (uint32_t i = 0; i < p->spines; i++) {
+		snprintf(name, sizeof name, "spine%u", i);
+		spine[i] = fab_add_switch(f, name, 2);
+	}
+	uint32_t hid = 0;
+	for (uint32_t l = 0; l < p->leaves; l++)
+		for (uint32_t i = 0; i < p->hosts_per_leaf; i++)
+			fab_add_link(f, &host_n(f, hid++)->node, &leaf[l]->node, p->host_rate,
+				     p->host_delay, TIER_HOST);
+	for (uint32_t l = 0; l < p->leaves; l++)
+		for (uint32_t k = 0; k < up; k++)
+			fab_add_link(f, &leaf[l]->node, &spine[k % p->spines]->node, p->fabric_rate,
+				     p->fabric_delay, TIER_1);
+	mp_free(leaf);
+	mp_free(spine);
+	info->hosts_per_tor = (uint32_t)p->hosts_per_leaf;
+	info->host_rate_bps = p->host_rate;
+}
+
+static const struct topo_ops leaf_spine_topo = {
+	.name = "leaf_spine",
+	.summary = "two-tier fat tree; oversubscription = hosts_per_leaf*host_rate / "
+		   "(uplinks_per_leaf*fabric_rate)",
+	.opts = (const struct opt_desc[]){
+		{ "hosts_per_leaf", OPT_UINT, offsetof(struct leaf_spine_params, hosts_per_leaf), "16",
+		  1, 65535, "hosts under each leaf (ToR) switch" },
+		{ "leaves", OPT_UINT, offsetof(struct leaf_spine_params, leaves), "8", 1, 65535,
+		  "number of leaf switches" },
+		{ "spines", OPT_UINT, offsetof(struct leaf_spine_params, spines), "16", 1, 65535,
+		  "number of spine switches" },
+		{ "uplinks_per_leaf", OPT_UINT, offsetof(struct leaf_spine_params, uplinks_per_leaf),
+		  "0", 0, 65535, "links from each leaf to the spines, spread evenly; 0 = one per spine" },
+		{ "host_rate", OPT_RATE, offsetof(struct leaf_spine_params, host_rate), "100Gbps", 1e6,
+		  1.6e13, "host-leaf link rate" },
+		{ "fabric_rate", OPT_RATE, offsetof(struct leaf_spine_params, fabric_rate), "100Gbps",
+		  1e6, 1.6e13, "leaf-spine link rate" },
+		{ "host_delay", OPT_TIME, offsetof(struct leaf_spine_params, host_delay), "1us", 0, 1e12,
+		  "host-leaf propagation delay" },
+		{ "fabric_delay", OPT_TIME, offsetof(struct leaf_spine_params, fabric_delay), "1us", 0,
+		  1e12, "leaf-spine propagation delay" },
+		OPT_END },
+	.params_size = sizeof(struct leaf_spine_params),
+	.check = leaf_spine_check,
+	.build = leaf_spine_build,
+};
+
+/* ---- fat_tree --------------------------------------------------------------- */
+/* Three tiers with pods. With k > 0 the classic k-ary fat tree: k pods of k/2
+ * edge and k/2 aggregation switches, k/2 hosts per edge switch and (k/2)^2
+ * cores. With k = 0 every count is given (UDMP: 5 pods, 4 edge, 4 agg, 16 hosts
+ * per edge, 16 cores). Aggregation switch j of every pod connects to core group
+ * j: cores j*C/A ... (j+1)*C/A - 1, where C = cores and A = aggs per pod.
+ * Oversubscription at the aggregation-core tier keeps only 1/oversubscription of
+ * each group's cores (2:1, 4:1, 8:1). */
+struct fat_tree_params {
+	uint64_t k, pods, edges_per_pod, aggs_per_pod, hosts_per_edge, cores, oversub;
+	uint64_t host_rate, fabric_rate;
+	simtime_t host_delay, fabric_delay;
+};
+
+static void fat_tree_dims(const struct fat_tree_params *p, struct fat_tree_params *d)
+{
+	*d = *p;
+	if (p->k) {
+		d->pods = p->k;
+		d->edges_per_pod = d->aggs_per_pod = d->hosts_per_edge = p->k / 2;
+		d->cores = (p->k / 2) * (p->k / 2);
+	}
+}
+
+static int fat_tree_check(const void *pp, struct mp_err *e)
+{
+	struct fat_tree_params d;
+	fat_tree_dims(pp, &d);
+	if (d.k && d.k % 2)
+		return mp_errf(e, MP_EUSER, "k: expected an even number, got %llu",
+			       (unsigned long long)d.k);
+	if (!d.pods || !d.edges_per_pod || !d.aggs_per_pod || !d.hosts_per_edge || !d.cores)
+		return mp_errf(e, MP_EUSER,
+			       "k: with k = 0, pods, edges_per_pod, aggs_per_pod, hosts_per_edge and "
+			       "cores must all be given and non-zero");
+	if (d.cores % d.aggs_per_pod)
+		return mp_errf(e, MP_EUSER,
+			       "cores: expected a multiple of aggs_per_pod (%llu), got %llu",
+			       (unsigned long long)d.aggs_per_pod, (unsigned long long)d.cores);
+	if ((d.cores / d.aggs_per_pod) % d.oversub)
+		return mp_errf(e, MP_EUSER,
+			       "oversubscription: %llu does not divide the %llu core links of each "
+			       "aggregation switch",
+			       (unsigned long long)d.oversub,
+			       (unsigned long long)(d.cores / d.aggs_per_pod));
+	if (d.pods * d.edges_per_pod * d.hosts_per_edge > 1000000)
+		return mp_errf(e, MP_EUSER, "pods: more than 1,000,000 hosts");
+	return MP_OK;
+}
+
+static void fat_tree_build(const void *pp, struct fabric *f, struct topo_info *info)
+{
+	struct fat_tree_params d;
+	fat_tree_dims(pp, &d);
+	char name[48];
+	uint64_t group = d.cores / d.aggs_per_pod, used = group / d.oversub;
+	struct sw **core = mp_malloc(d.cores * sizeof *core);
+	struct sw **agg = mp_malloc(d.aggs_per_pod * sizeof *agg);
+	uint32_t hid = 0;
+	for (uint32_t c = 0; c < d.cores; c++) {
+		snprintf(name, sizeof name, "core%u", c);
+		core[c] = (c % group) < used ? fab_add_switch(f, name, 3) : NULL;
+	}
+	for (uint32_t p = 0; p < d.pods; p++) {
+		for (uint32_t a = 0; a < d.aggs_per_pod; a++) {
+			snprintf(name, sizeof name, "agg%u_%u", p, a);
+			agg[a] = fab_add_switch(f, name, 2);
+			for (uint32_t c = (uint32_t)(a * group); c < (a + 1) * group; c++)
+				if (core[c])
+					fab_add_link(f, &agg[a]->node, &core[c]->node, d.fabric_rate,
+						     d.fabric_delay, TIER_2);
+		}
+		for (uint32_t e = 0; e < d.edges_per_pod; e++) {
+			snprintf(name, sizeof name, "edge%u_%u", p, e);
+			struct sw *edge = fab_add_switch(f, name, 1);
+			for (uint32_t i = 0; i < d.hosts_per_edge; i++)
+				fab_add_link(f, &host_n(f, hid++)->node, &edge->node, d.host_rate,
+					     d.host_delay, TIER_HOST);
+			for (uint32_t a = 0; a < d.aggs_per_pod; a++)
+				fab_add_link(f, &edge->node, &agg[a]->node, d.fabric_rate,
+					     d.fabric_delay, TIER_1);
+		}
+	}
+	mp_free(core);
+	mp_free(agg);
+	info->hosts_per_tor = (uint32_t)d.hosts_per_edge;
+	info->host_rate_bps = d.host_rate;
+}
+
+static const struct topo_ops fat_tree_topo = {
+	.name = "fat_tree",
+	.summary = "three-tier fat tree with pods (k-ary, or explicit counts as in UDMP)",
+	.opts = (const struct opt_desc[]){
+		{ "k", OPT_UINT, offsetof(struct fat_tree_params, k), "8", 0, 256,
+		  "k-ary fat tree (k pods, k^3/4 hosts); 0 = use the explicit counts below" },
+		{ "pods", OPT_UINT, offsetof(struct fat_tree_params, pods), "0", 0, 4096,
+		  "pods (k = 0)" },
+		{ "edges_per_pod", OPT_UINT, offsetof(struct fat_tree_params, edges_per_pod), "0", 0,
+		  4096, "edge (ToR) switches per pod (k = 0)" },
+		{ "aggs_per_pod", OPT_UINT, offsetof(struct fat_tree_params, aggs_per_pod), "0", 0,
+		  4096, "aggregation switches per pod (k = 0)" },
+		{ "hosts_per_edge", OPT_UINT, offsetof(struct fat_tree_params, hosts_per_edge), "0", 0,
+		  4096, "hosts per edge switch (k = 0)" },
+		{ "cores", OPT_UINT, offsetof(struct fat_tree_params, cores), "0", 0, 65535,
+		  "core switches (k = 0)" },
+		{ "oversubscription", OPT_UINT, offsetof(struct fat_tree_params, oversub), "1", 1, 64,
+		  "aggregation-core oversubscription N:1 (keeps 1/N of the cores)" },
+		{ "host_rate", OPT_RATE, offsetof(struct fat_tree_params, host_rate), "100Gbps", 1e6,
+		  1.6e13, "host-edge link rate" },
+		{ "fabric_rate", OPT_RATE, offsetof(struct fat_tree_params, fabric_rate), "100Gbps",
+		  1e6, 1.6e13, "edge-agg and agg-core link rate" },
+		{ "host_delay", OPT_TIME, offsetof(struct fat_tree_params, host_delay), "1us", 0, 1e12,
+		  "host-edge propagation delay" },
+		{ "fabric_delay", OPT_TIME, offsetof(struct fat_tree_params, fabric_delay), "1us", 0,
+		  1e12, "edge-agg and agg-core propagation delay" },
+		OPT_END },
+	.params_size = sizeof(struct fat_tree_params),
+	.check = fat_tree_check,
+	.build = fat_tree_build,
+};
+
+const struct topo_ops *const topo_registry[] = {
+	&star_topo, &dumbbell_topo, &leaf_spine_topo, &fat_tree_topo, NULL,
+};
+
+const struct topo_ops *topo_find(const char *name)
+{
+	for (const struct topo_ops *const *o = topo_registry; *o; o++)
+		if (strcmp((*o)->name, name) == 0)
+			return *o;
+	return NULL;
+}

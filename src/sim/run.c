@@ -1,0 +1,468 @@
+/* run.c - one experiment from a checked description to results; see run.h. */
+#include "sim/run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/mem.h"
+#include "core/rng.h"
+
+enum samp_kind { SAMP_QUEUE_PORT, SAMP_QUEUE_MAX, SAMP_UTIL, SAMP_FLOW_TPUT };
+enum port_group { G_HOST_UP, G_LAST_HOP, G_T1_UP, G_T1_DOWN, G_T2_UP, G_T2_DOWN, G_ALL, G_N };
+static const char *const group_names[] = { "host_up",  "last_hop",   "tier1_up", "tier1_down",
+					   "tier2_up", "tier2_down", "all",      NULL };
+
+struct ts_sampler {
+	enum samp_kind kind;
+	uint32_t series;
+	struct port *port;
+	int group;
+	struct conn *conn;
+};
+
+double sim_wall_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static bool port_in_group(const struct port *pt, int g)
+{
+	uint32_t lo = pt->owner->level, lp = pt->peer->owner->level;
+	bool up = lp > lo || (lp == lo && pt->owner->id < pt->peer->owner->id);
+	switch (g) {
+	case G_HOST_UP: return lo == 0;
+	case G_LAST_HOP: return lp == 0;
+	case G_T1_UP: return pt->tier == TIER_1 && up;
+	case G_T1_DOWN: return pt->tier == TIER_1 && !up;
+	case G_T2_UP: return pt->tier == TIER_2 && up;
+	case G_T2_DOWN: return pt->tier == TIER_2 && !up;
+	default: return lo != 0;
+	}
+}
+
+static int find_group(const char *name)
+{
+	for (int i = 0; group_names[i]; i++)
+		if (strcmp(group_names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+/* A directed link "a-b": the port at a facing b. */
+static struct port *find_port(struct fabric *f, const char *name)
+{
+	uint32_t l = fab_find_link(f, name);
+	if (l == UINT32_MAX)
+		return NULL;
+	const struct fab_link_spec *ls = &f->links[l];
+	/* which end was named first? */
+	const char *an = f->nodes[ls->a]->name;
+	size_t n = strlen(an);
+	bool a_first = strncmp(name, an, n) == 0 && name[n] == '-';
+	return a_first ? &f->nodes[ls->a]->ports[ls->pa] : &f->nodes[ls->b]->ports[ls->pb];
+}
+
+static void sampler_add(struct sim *s, struct ts_sampler sp)
+{
+	s->samplers = mp_realloc(s->samplers, (s->nsamplers + 1) * sizeof *s->samplers);
+	s->samplers[s->nsamplers++] = sp;
+}
+
+static int setup_samplers(struct sim *s, struct mp_err *e)
+{
+	const struct exp_output *o = &s->x->out;
+	char name[300];
+	for (size_t i = 0; i < o->queues.n; i++) {
+		const char *q = o->queues.v[i];
+		struct ts_sampler sp = { 0 };
+		if (strncmp(q, "max:", 4) == 0) {
+			sp.kind = SAMP_QUEUE_MAX;
+			sp.group = find_group(q + 4);
+			if (sp.group < 0)
+				return exp_errf(e, s->x, "output",
+						"queues: unknown group '%s'; expected max:host_up, "
+						"max:last_hop, max:tier1_up, max:tier1_down, "
+						"max:tier2_up, max:tier2_down or max:all", q + 4);
+		} else {
+			sp.kind = SAMP_QUEUE_PORT;
+			sp.port = find_port(&s->fab, q);
+			if (!sp.port)
+				return exp_errf(e, s->x, "output",
+						"queues: no link named '%s' (expected max:<group> or a "
+						"link such as leaf0-spine1)", q);
+		}
+		snprintf(name, sizeof name, "queue_bytes:%s", q);
+		sp.series = ts_series(s->ts, name);
+		sampler_add(s, sp);
+	}
+	for (size_t i = 0; i < o->utilisation.n; i++) {
+		struct ts_sampler sp = { .kind = SAMP_UTIL, .group = find_group(o->utilisation.v[i]) };
+		if (sp.group < 0)
+			return exp_errf(e, s->x, "output", "utilisation: unknown group '%s'",
+					o->utilisation.v[i]);
+		snprintf(name, sizeof name, "utilisation:%s", o->utilisation.v[i]);
+		sp.series = ts_series(s->ts, name);
+		sampler_add(s, sp);
+	}
+	if (o->flow_throughput)
+		for (uint32_t i = 0; i < s->w.nconns && i < o->flow_throughput_max; i++) {
+			snprintf(name, sizeof name, "goodput_gbps:flow%u", i);
+			sampler_add(s, (struct ts_sampler){ .kind = SAMP_FLOW_TPUT,
+							    .series = ts_series(s->ts, name),
+							    .conn = s->w.conns[i] });
+		}
+	return MP_OK;
+}
+
+static void sample(void *obj, uint64_t arg)
+{
+	struct sim *s = obj;
+	simtime_t now = s->q.now, dt = s->x->out.interval;
+	struct fabric *f = &s->fab;
+	(void)arg;
+	for (uint32_t i = 0; i < s->nsamplers; i++) {
+		struct ts_sampler *sp = &s->samplers[i];
+		double v = 0;
+		switch (sp->kind) {
+		case SAMP_QUEUE_PORT:
+			v = (double)sp->port->qbytes_total;
+			break;
+		case SAMP_QUEUE_MAX:
+			for (uint32_t n = 0; n < f->nnodes; n++)
+				for (uint16_t p = 0; p < f->nodes[n]->nports; p++) {
+					struct port *pt = &f->nodes[n]->ports[p];
+					if (port_in_group(pt, sp->group) && pt->qbytes_total > v)
+						v = (double)pt->qbytes_total;
+				}
+			break;
+		case SAMP_UTIL: {
+			double sum = 0;
+			uint32_t cnt = 0;
+			for (uint32_t n = 0; n < f->nnodes; n++)
+				for (uint16_t p = 0; p < f->nodes[n]->nports; p++) {
+					struct port *pt = &f->nodes[n]->ports[p];
+					if (!port_in_group(pt, sp->group))
+						continue;
+					uint64_t b = pt->st.tx_bytes - pt->ts_tx_bytes;
+					sum += (double)b * 8.0 / ((double)pt->rate_bps * time_to_s(dt));
+					cnt++;
+				}
+			v = cnt ? sum / cnt : 0;
+			break;
+		}
+		case SAMP_FLOW_TPUT:
+			v = (double)(sp->conn->acked_bytes - sp->conn->ts_acked_bytes) * 8.0 /
+			    time_to_s(dt) / 1e9;
+			sp->conn->ts_acked_bytes = sp->conn->acked_bytes;
+			break;
+		}
+		ts_push(s->ts, now, sp->series, v);
+	}
+	/* utilisation baselines move after every sampler has read them */
+	for (uint32_t n = 0; n < f->nnodes; n++)
+		for (uint16_t p = 0; p < f->nodes[n]->nports; p++)
+			f->nodes[n]->ports[p].ts_tx_bytes = f->nodes[n]->ports[p].st.tx_bytes;
+	if (s->w.ndone < s->w.nconns || (s->x->gen.stop_time && now + dt <= s->x->gen.stop_time))
+		evq_at(&s->q, &s->evs, now + dt, sample, s, 0);
+}
+
+static void conn_start(void *obj, uint64_t arg)
+{
+	struct conn *c = obj;
+	(void)arg;
+	c->started = true;
+	c->w->ops->open(c);
+}
+
+static void on_complete(void *ctx, struct conn *c)
+{
+	struct sim *s = ctx;
+	(void)c;
+	if (s->w.ndone == s->w.nconns && s->x->gen.stop_time == 0)
+		s->q.stop = true;
+}
+
+static void link_event(void *obj, uint64_t arg)
+{
+	struct sim *s = obj;
+	const struct exp_event *ev = &s->x->events[arg >> 32];
+	uint32_t link = (uint32_t)arg;
+	struct fabric *f = &s->fab;
+	switch (ev->action) {
+	case LINK_DOWN: fab_link_set_up(f, link, false); break;
+	case LINK_UP: fab_link_set_up(f, link, true); break;
+	case LINK_RATE: fab_link_set_rate(f, link, ev->u); break;
+	case LINK_DELAY: fab_link_set_delay(f, link, ev->u); break;
+	case LINK_LOSS: fab_link_set_loss(f, link, ev->d); break;
+	}
+}
+
+static int pick_random_links(struct sim *s, uint8_t tier, uint64_t k, uint32_t **down,
+			     size_t *ndown, struct mp_err *e)
+{
+	struct fabric *f = &s->fab;
+	if (!k)
+		return MP_OK;
+	uint32_t *cand = mp_malloc((f->nlinks + 1) * sizeof *cand);
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < f->nlinks; i++)
+		if (f->links[i].tier == tier)
+			cand[n++] = i;
+	if (k > n) {
+		mp_free(cand);
+		return exp_errf(e, s->x, "failures", "random_tier%u: expected at most %u (the "
+				"topology has %u such links), got %llu", tier, n, n,
+				(unsigned long long)k);
+	}
+	struct mp_rng r;
+	rng_init(&r, s->x->gen.seed, RNG_TOPOLOGY, tier);
+	for (uint64_t i = 0; i < k; i++) { /* partial Fisher-Yates */
+		uint64_t j = i + rng_below(&r, n - i);
+		uint32_t t = cand[i];
+		cand[i] = cand[j];
+		cand[j] = t;
+	}
+	*down = mp_realloc(*down, (*ndown + k) * sizeof **down);
+	memcpy(*down + *ndown, cand, k * sizeof *cand);
+	*ndown += k;
+	mp_free(cand);
+	return MP_OK;
+}
+
+int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
+{
+	memset(s, 0, sizeof *s);
+	s->x = x;
+	s->ts = mp_calloc(1, sizeof *s->ts);
+	evq_init(&s->q);
+	pool_init(&s->pkts, sizeof(struct packet), 4096);
+	fab_init(&s->fab, &s->q, &s->pkts, x->gen.seed, &x->sw);
+	s->fab.lb = x->lb;
+	s->fab.lb_params = x->lb_params;
+	s->evs.id = 0;
+	struct topo_info info = { 0 };
+	x->topo->build(x->topo_params, &s->fab, &info);
+	if (s->fab.nnodes + 1 + 2 * s->fab.nlinks >= TP_ENTITY_BASE)
+		return exp_errf(e, x, "topology", "type: the fabric has too many ports for "
+				"mpsim's event keys (%u nodes, %u links)", s->fab.nnodes,
+				s->fab.nlinks);
+	uint32_t *down = NULL;
+	size_t ndown = 0;
+	if (pick_random_links(s, TIER_1, x->fail.random_tier1, &down, &ndown, e) ||
+	    pick_random_links(s, TIER_2, x->fail.random_tier2, &down, &ndown, e))
+		goto fail_down;
+	for (size_t i = 0; i < x->fail.links.n; i++) {
+		uint32_t l = fab_find_link(&s->fab, x->fail.links.v[i]);
+		if (l == UINT32_MAX) {
+			exp_errf(e, x, "failures", "links: no link named '%s' (links are named "
+				 "after their two nodes, e.g. leaf0-spine3)", x->fail.links.v[i]);
+			goto fail_down;
+		}
+		down = mp_realloc(down, (ndown + 1) * sizeof *down);
+		down[ndown++] = l;
+	}
+	if (fab_finalize(&s->fab, down, ndown, e)) {
+		exp_errf(e, x, "topology", "type: %s", (e->status = MP_OK, e->msg));
+		goto fail_down;
+	}
+	mp_free(down);
+	down = NULL;
+	for (uint32_t i = 0; i < s->fab.nlinks; i++) {
+		double lr = s->fab.links[i].tier == TIER_HOST ? x->fail.host_loss_rate :
+								  x->fail.loss_rate;
+		if (lr > 0)
+			fab_link_set_loss(&s->fab, i, lr);
+	}
+	for (size_t i = 0; i < x->nevents; i++) {
+		const struct exp_event *ev = &x->events[i];
+		uint32_t l = fab_find_link(&s->fab, ev->link);
+		if (l == UINT32_MAX)
+			return mp_errf(e, MP_EUSER, "%s:%d: events[%zu].link: no link named '%s'",
+				       x->doc.path, ev->line, i, ev->link);
+		evq_at(&s->q, &s->evs, ev->at, link_event, s, ((uint64_t)i << 32) | l);
+	}
+	struct wl_env env = { .nhosts = s->fab.nhosts,
+			      .hosts_per_tor = info.hosts_per_tor,
+			      .host_rate_bps = info.host_rate_bps,
+			      .seed = x->gen.seed,
+			      .base_dir = x->doc.dir };
+	if (x->wl->generate(x->wl_params, &env, &s->flows, e))
+		return exp_errf(e, x, "workload", "%s", (e->status = MP_OK, e->msg));
+	if (s->flows.n == 0)
+		return exp_errf(e, x, "workload", "type: the workload produced no flows");
+	tp_world_init(&s->w, &s->q, &s->fab, x->tp, x->tp_params, x->gen.seed);
+	s->w.on_complete = on_complete;
+	s->w.ctx = s;
+	for (size_t i = 0; i < s->flows.n; i++) {
+		const struct flow_spec *fs = &s->flows.v[i];
+		if (fs->src >= s->fab.nhosts || fs->dst >= s->fab.nhosts || fs->src == fs->dst)
+			return exp_errf(e, x, "workload", "type: flow %zu goes from host %u to host %u "
+					"but the fabric has hosts 0..%u", i, fs->src, fs->dst,
+					s->fab.nhosts - 1);
+		struct conn *c = tp_conn_add(&s->w, fs->src, fs->dst, fs->bytes, fs->start);
+		evq_at(&s->q, &c->evs, fs->start, conn_start, c, 0);
+	}
+	if (setup_samplers(s, e))
+		return e->status;
+	if (x->out.interval && s->nsamplers)
+		evq_at(&s->q, &s->evs, 0, sample, s, 0);
+	s->show_progress = x->out.progress && isatty(STDERR_FILENO) && !getenv("CI");
+	return MP_OK;
+fail_down:
+	mp_free(down);
+	return e->status;
+}
+
+static void progress(struct sim *s, bool final)
+{
+	double el = sim_wall_now() - s->wall_start;
+	double evps = el > 0 ? (double)s->q.processed / el : 0;
+	double frac = s->w.nconns ? (double)s->w.ndone / s->w.nconns : 0;
+	simtime_t lim = s->x->gen.stop_time ? s->x->gen.stop_time : 0;
+	if (lim)
+		frac = time_to_s(s->q.now) / time_to_s(lim);
+	char eta[32] = "?";
+	if (frac > 0.001)
+		snprintf(eta, sizeof eta, "%.0fs", el / frac - el);
+	fprintf(stderr, "\r  t=%.1fus  flows %u/%u  %.1f Mev/s  ETA %s   %s",
+		time_to_us(s->q.now), s->w.ndone, s->w.nconns, evps / 1e6, eta, final ? "\n" : "");
+	fflush(stderr);
+}
+
+void sim_run(struct sim *s)
+{
+	simtime_t until = s->x->gen.stop_time ? s->x->gen.stop_time : s->x->gen.time_limit;
+	s->wall_start = sim_wall_now();
+	double last = s->wall_start;
+	for (;;) {
+		evq_run_n(&s->q, until, 1u << 20);
+		if (s->q.stop || evq_empty(&s->q) || evq_next_time(&s->q) > until)
+			break;
+		if (s->show_progress) {
+			double now = sim_wall_now();
+			if (now - last > 0.5) {
+				progress(s, false);
+				last = now;
+			}
+		}
+	}
+	if (s->x->gen.stop_time && s->q.now < s->x->gen.stop_time)
+		s->q.now = s->x->gen.stop_time;
+	if (s->show_progress && sim_wall_now() - s->wall_start > 0.5)
+		progress(s, true);
+}
+
+void sim_collect(struct sim *s, struct run_result *r)
+{
+	memset(r, 0, sizeof *r);
+	r->wall_s = sim_wall_now() - s->wall_start;
+	r->events = s->q.processed;
+	r->sim_end = s->q.now;
+	r->nflows = s->w.nconns;
+	r->flows = mp_calloc(r->nflows ? r->nflows : 1, sizeof *r->flows);
+	for (uint32_t i = 0; i < s->w.nconns; i++) {
+		const struct conn *c = s->w.conns[i];
+		struct flow_rec *fr = &r->flows[i];
+		fr->id = c->id;
+		fr->src = c->src->hid;
+		fr->dst = c->dst->hid;
+		fr->bytes = c->bytes;
+		fr->start = c->start;
+		fr->ideal_fct = c->ideal_fct;
+		fr->completed = c->done;
+		fr->retx_bytes = c->retx_bytes;
+		fr->sent_bytes = c->sent_bytes;
+		fr->rcvd_bytes = c->rcvd_bytes;
+		fr->dup_bytes = c->dup_bytes;
+		if (c->done) {
+			fr->finish = c->finish;
+			fr->fct = c->finish - c->start;
+			fr->slowdown = (double)fr->fct / (double)c->ideal_fct;
+			r->ncompleted++;
+		}
+	}
+	struct net_totals *t = &r->net;
+	struct fabric *f = &s->fab;
+	for (uint32_t n = 0; n < f->nnodes; n++) {
+		struct node *nd = f->nodes[n];
+		for (uint16_t p = 0; p < nd->nports; p++) {
+			struct port *pt = &nd->ports[p];
+			port_stats_sync(pt, s->q.now);
+			t->drops_buffer += pt->st.drops_buffer;
+			t->drops_link += pt->st.drops_link;
+			t->ecn_marks += pt->st.ecn_marks;
+			t->pause_frames += pt->st.pause_sent;
+			t->resume_frames += pt->st.resume_sent;
+			simtime_t pt_paused = pt->st.paused_time;
+			for (int c = 0; c < NCLS; c++)
+				if (pt->paused & (1u << c))
+					pt_paused += s->q.now - pt->paused_at[c];
+			t->paused_time += pt_paused;
+			t->tx_bytes += pt->st.tx_bytes;
+			if (nd->kind == NODE_SWITCH && pt->st.max_qbytes > t->max_queue_bytes)
+				t->max_queue_bytes = pt->st.max_qbytes;
+		}
+		if (nd->kind == NODE_SWITCH && ((struct sw *)nd)->buf_peak > t->max_buffer_used)
+			t->max_buffer_used = ((struct sw *)nd)->buf_peak;
+	}
+	t->drops_no_route = f->no_route_drops;
+	t->lossless_overflow = f->lossless_overflow;
+	r->ts = *s->ts;
+	memset(s->ts, 0, sizeof *s->ts);
+	r->peak_rss = mp_mem_peak_rss();
+	r->peak_heap = mp_mem_peak();
+	r->pkt_pool_peak = s->pkts.peak;
+	r->nhosts = f->nhosts;
+	r->nswitches = f->nsws;
+	r->nlinks = f->nlinks;
+}
+
+/* Return every packet still in a queue or in flight to the pool, so that the
+ * debug pool (malloc per packet) leaves nothing for valgrind to report. */
+static void drain_packets(struct sim *s)
+{
+	struct fabric *f = &s->fab;
+	for (uint32_t n = 0; n < f->nnodes; n++)
+		for (uint16_t p = 0; p < f->nodes[n]->nports; p++)
+			for (int c = 0; c < NCLS; c++) {
+				struct packet *pk = f->nodes[n]->ports[p].q[c].head;
+				while (pk) {
+					struct packet *next = pk->next;
+					pkt_free(f, pk);
+					pk = next;
+				}
+			}
+	for (size_t i = 0; i < s->q.n; i++)
+		if (s->q.heap[i].fn == node_recv)
+			pkt_free(f, (struct packet *)(uintptr_t)s->q.heap[i].arg);
+	s->q.n = 0;
+}
+
+void sim_free(struct sim *s)
+{
+	if (s->fab.port_mem)
+		drain_packets(s);
+	tp_world_free(&s->w);
+	flow_list_free(&s->flows);
+	fab_free(&s->fab);
+	pool_destroy(&s->pkts);
+	evq_free(&s->q);
+	if (s->ts) {
+		ts_free(s->ts);
+		mp_free(s->ts);
+	}
+	mp_free(s->samplers);
+	memset(s, 0, sizeof *s);
+}
+
+void run_result_free(struct run_result *r)
+{
+	mp_free(r->flows);
+	ts_free(&r->ts);
+	memset(r, 0, sizeof *r);
+}

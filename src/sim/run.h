@@ -1,0 +1,83 @@
+/* run.h - one experiment, start to finish: build the fabric, generate the
+ * workload, open connections at their start times, run the event loop, and
+ * gather per-flow records, network counters and time series.
+ *
+ * sim/ is the room that puts the others together (see DESIGN.md): it uses
+ * core, net, lb, transport, workload, stats and io's experiment description.
+ */
+#ifndef MPSIM_SIM_RUN_H
+#define MPSIM_SIM_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/evq.h"
+#include "core/pool.h"
+#include "io/experiment.h"
+#include "net/fabric.h"
+#include "stats/stats.h"
+#include "transport/transport.h"
+
+struct flow_rec {
+	uint32_t id, src, dst;
+	uint64_t bytes;
+	simtime_t start, finish, fct, ideal_fct; /* ps; finish/fct 0 when not completed */
+	double slowdown;                         /* fct / ideal_fct */
+	uint64_t retx_bytes, sent_bytes, rcvd_bytes, dup_bytes;
+	bool completed;
+};
+
+struct net_totals {
+	uint64_t drops_buffer, drops_link, drops_no_route;
+	uint64_t ecn_marks;
+	uint64_t pause_frames, resume_frames;
+	simtime_t paused_time;       /* summed over ports, ps */
+	uint64_t max_queue_bytes;    /* over all switch ports */
+	uint64_t lossless_overflow;  /* bytes */
+	uint64_t max_buffer_used;    /* bytes, over switches */
+	uint64_t tx_bytes;
+};
+
+struct run_result {
+	struct flow_rec *flows;
+	size_t nflows, ncompleted;
+	struct net_totals net;
+	struct ts_buf ts;
+	simtime_t sim_end;           /* simulated time when the run stopped, ps */
+	uint64_t events;
+	double wall_s;
+	uint64_t peak_rss, peak_heap;
+	uint64_t pkt_pool_peak;
+	uint32_t nhosts, nswitches, nlinks;
+};
+
+/* The live simulation: exposed so tests can drive it step by step. */
+struct sim {
+	const struct experiment *x;
+	struct evq q;
+	struct pool pkts;
+	struct fabric fab;
+	struct tp_world w;
+	struct flow_list flows;
+	struct ev_src evs;           /* the runner's own events (entity 0) */
+	struct ts_buf *ts;
+	/* time-series plumbing */
+	uint32_t nsamplers;
+	struct ts_sampler *samplers;
+	bool show_progress;
+	double wall_start;
+	uint64_t progress_next;
+};
+
+/* Build everything (no event has run). Errors: MP_EUSER with file:line. */
+int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e);
+/* Run to completion (every flow done), stop_time or time_limit. */
+void sim_run(struct sim *s);
+/* Gather results (call once after sim_run). */
+void sim_collect(struct sim *s, struct run_result *r);
+void sim_free(struct sim *s);
+void run_result_free(struct run_result *r);
+
+double sim_wall_now(void);
+
+#endif

@@ -1,0 +1,170 @@
+/* transport.c - connections, their one timer, and the glue between the NIC
+ * (net/) and the protocols' ops tables; the protocol registry. */
+#include "transport/transport.h"
+
+#include <string.h>
+
+#include "core/err.h"
+#include "core/mem.h"
+
+extern const struct transport_ops ref_transport_ops;
+
+const struct transport_ops *const transport_registry[] = {
+	&ref_transport_ops,
+	NULL,
+};
+
+const struct transport_ops *transport_find(const char *name)
+{
+	for (const struct transport_ops *const *o = transport_registry; *o; o++)
+		if (strcmp((*o)->name, name) == 0)
+			return *o;
+	return NULL;
+}
+
+static struct conn *conn_of(struct nic_flow *nf)
+{
+	return (struct conn *)((char *)nf - offsetof(struct conn, nf));
+}
+
+static void host_rx(void *ctx, struct host *h, struct packet *p)
+{
+	struct tp_world *w = ctx;
+	(void)h;
+	MP_ASSERT(p->conn < w->nconns);
+	struct conn *c = w->conns[p->conn];
+	w->ops->on_packet(c, p);
+}
+
+static struct packet *nic_pull(void *ctx, struct nic_flow *nf)
+{
+	struct tp_world *w = ctx;
+	struct conn *c = conn_of(nf);
+	if (c->done)
+		return NULL;
+	return w->ops->next_packet(c);
+}
+
+void tp_world_init(struct tp_world *w, struct evq *q, struct fabric *fab,
+		   const struct transport_ops *ops, const void *params, uint64_t seed)
+{
+	memset(w, 0, sizeof *w);
+	w->q = q;
+	w->fab = fab;
+	w->ops = ops;
+	w->params = params;
+	w->seed = seed;
+	fab->host_rx = host_rx;
+	fab->nic_pull = nic_pull;
+	fab->cb_ctx = w;
+}
+
+struct conn *tp_conn_add(struct tp_world *w, uint32_t src, uint32_t dst, uint64_t bytes,
+			 simtime_t start)
+{
+	if ((w->nconns & (w->nconns - 1)) == 0) /* grow at powers of two */
+		w->conns = mp_realloc(w->conns, (w->nconns ? w->nconns * 2 : 1) * sizeof *w->conns);
+	struct conn *c = mp_calloc(1, sizeof *c + w->ops->priv_size);
+	c->w = w;
+	c->id = w->nconns;
+	c->src = w->fab->hosts[src];
+	c->dst = w->fab->hosts[dst];
+	c->nf.host = c->src;
+	c->bytes = bytes;
+	c->start = start;
+	c->timer_at = c->timer_ev_at = SIMTIME_MAX;
+	c->evs.id = TP_ENTITY_BASE + c->id;
+	if (c->evs.id > EVQ_MAX_ENTITY)
+		MP_PANIC("too many connections for the event key (%u)", c->id);
+	/* ideal figures on an empty fabric, store-and-forward */
+	const struct tp_common *cm = w->params;
+	uint64_t bn;
+	simtime_t fwd = fab_path_delay(w->fab, src, dst, (uint32_t)cm->mtu, &bn);
+	simtime_t back = fab_path_delay(w->fab, dst, src, (uint32_t)cm->ack_size, NULL);
+	uint64_t payload = cm->mtu - cm->header;
+	uint64_t npkts = (bytes + payload - 1) / payload;
+	uint64_t last = bytes - (npkts - 1) * payload + cm->header;
+	uint64_t wire = (npkts - 1) * cm->mtu + last;
+	c->bottleneck_bps = bn;
+	c->base_rtt = fwd + back;
+	/* all packets through the bottleneck back to back, then the last packet's
+	 * remaining hops and the ACK's way back */
+	c->ideal_fct = time_ser_ps(wire, bn) +
+		       fab_path_delay(w->fab, src, dst, (uint32_t)last, NULL) -
+		       time_ser_ps(last, bn) + back;
+	w->conns[w->nconns++] = c;
+	return c;
+}
+
+void tp_world_free(struct tp_world *w)
+{
+	for (uint32_t i = 0; i < w->nconns; i++) {
+		struct conn *c = w->conns[i];
+		if (c->started && w->ops->close)
+			w->ops->close(c);
+		mp_free(c);
+	}
+	mp_free(w->conns);
+	w->conns = NULL;
+	w->nconns = 0;
+}
+
+static void timer_fire(void *obj, uint64_t arg)
+{
+	struct conn *c = obj;
+	simtime_t now = c->w->q->now;
+	(void)arg;
+	if (now != c->timer_ev_at)
+		return; /* superseded by an earlier event */
+	c->timer_ev_at = SIMTIME_MAX;
+	if (c->timer_at == SIMTIME_MAX || c->done)
+		return;
+	if (c->timer_at > now) {
+		c->timer_ev_at = c->timer_at;
+		evq_at(c->w->q, &c->evs, c->timer_at, timer_fire, c, 0);
+		return;
+	}
+	c->timer_at = SIMTIME_MAX;
+	c->w->ops->on_timer(c);
+}
+
+void tp_timer_set(struct conn *c, simtime_t t)
+{
+	c->timer_at = t;
+	if (t < c->timer_ev_at) {
+		c->timer_ev_at = t;
+		evq_at(c->w->q, &c->evs, t, timer_fire, c, 0);
+	}
+}
+
+struct packet *tp_pkt_new(struct conn *c, enum pkt_type type, bool from_sender)
+{
+	struct packet *p = pkt_alloc(c->w->fab);
+	p->type = (uint8_t)type;
+	p->conn = c->id;
+	p->src = from_sender ? c->src->hid : c->dst->hid;
+	p->dst = from_sender ? c->dst->hid : c->src->hid;
+	p->cls = type == PKT_DATA ? CLS_DATA : CLS_CTRL;
+	p->size = (uint16_t)(type == PKT_DATA ? tp_common(c)->mtu : tp_common(c)->ack_size);
+	p->ts = c->w->q->now;
+	p->entropy = 0;
+	p->psn = 0;
+	p->in_port = 0;
+	p->aux16 = 0;
+	p->p0 = p->p1 = p->p2 = 0;
+	p->u64 = 0;
+	return p;
+}
+
+void tp_complete(struct conn *c)
+{
+	if (c->done)
+		return;
+	c->done = true;
+	c->finish = c->w->q->now;
+	c->timer_at = SIMTIME_MAX;
+	nic_deactivate(c->w->fab, &c->nf);
+	c->w->ndone++;
+	if (c->w->on_complete)
+		c->w->on_complete(c->w->ctx, c);
+}

@@ -1,0 +1,133 @@
+/* transport.h - host-side protocols behind one ops table, and the connection
+ * object they all share.
+ *
+ * A connection joins a sender host and a receiver host for one message (a
+ * flow). Its protocol sees four calls: open (the flow starts), next_packet (the
+ * sender's NIC can transmit now: return a data packet or NULL to leave the
+ * round robin until tp_activate), on_packet (a packet of this connection
+ * arrived at either end: p->dst says which) and on_timer (the connection's one
+ * timer fired). Both ends' state live in the protocol's private struct, but the
+ * ends talk only through packets. Adding a protocol is one file and one line in
+ * transport_registry; nothing in net/ changes.
+ */
+#ifndef MPSIM_TRANSPORT_TRANSPORT_H
+#define MPSIM_TRANSPORT_TRANSPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/evq.h"
+#include "core/opt.h"
+#include "net/fabric.h"
+
+/* Options every protocol has; a protocol's params struct starts with this. */
+struct tp_common {
+	uint64_t mtu;       /* bytes on the wire of a full data packet */
+	uint64_t header;    /* bytes of each data packet that are headers, not payload */
+	uint64_t ack_size;  /* bytes on the wire of an ACK/NACK/CNP */
+};
+
+#define TP_COMMON_OPTS(type)                                                              \
+	{ "mtu", OPT_SIZE, offsetof(type, common.mtu), "4000B", 256, 65000,                 \
+	  "bytes on the wire of a full data packet" },                                     \
+	{ "header", OPT_SIZE, offsetof(type, common.header), "0B", 0, 1024,                 \
+	  "bytes of each data packet that are headers (payload = mtu - header)" },         \
+	{ "ack_size", OPT_SIZE, offsetof(type, common.ack_size), "64B", 64, 1500,           \
+	  "bytes on the wire of an ACK, NACK or CNP" }
+
+struct conn;
+
+struct transport_ops {
+	const char *name;
+	const char *summary;
+	const struct opt_desc *opts;
+	size_t params_size;   /* starts with struct tp_common */
+	size_t priv_size;     /* per-connection state, zeroed, reached by tp_priv() */
+	int (*check)(const void *params, struct mp_err *e); /* optional */
+	void (*open)(struct conn *c);
+	struct packet *(*next_packet)(struct conn *c);
+	void (*on_packet)(struct conn *c, struct packet *p);
+	void (*on_timer)(struct conn *c);
+	void (*close)(struct conn *c); /* optional: free what open allocated */
+};
+
+extern const struct transport_ops *const transport_registry[];
+const struct transport_ops *transport_find(const char *name);
+
+/* What the runner shares with every connection. */
+struct tp_world {
+	struct evq *q;
+	struct fabric *fab;
+	const struct transport_ops *ops;
+	const void *params;
+	uint64_t seed;
+	struct conn **conns;
+	uint32_t nconns, ndone;
+	void (*on_complete)(void *ctx, struct conn *c);
+	void *ctx;
+};
+
+struct conn {
+	struct nic_flow nf;       /* presence on the sender NIC's round robin */
+	struct tp_world *w;
+	uint32_t id;
+	struct host *src, *dst;
+	uint64_t bytes;           /* message size */
+	simtime_t start, finish;  /* ps; finish = sender learnt every byte arrived */
+	bool started, done;
+	struct ev_src evs;        /* events created by this connection */
+	simtime_t timer_at;       /* wanted timer, SIMTIME_MAX = none */
+	simtime_t timer_ev_at;    /* earliest timer event in the queue */
+	/* ideal (empty-network) figures, from the path at open time */
+	uint64_t bottleneck_bps;
+	simtime_t base_rtt;       /* full data packet out + ACK back, no queueing, ps */
+	simtime_t ideal_fct;      /* ps */
+	/* counters kept by the protocol */
+	uint64_t sent_bytes;      /* data bytes on the wire, incl. retransmissions */
+	uint64_t retx_bytes;      /* retransmitted data bytes on the wire */
+	uint64_t acked_bytes;     /* payload bytes the sender knows arrived */
+	uint64_t rcvd_bytes;      /* distinct payload bytes the receiver got */
+	uint64_t dup_bytes;       /* payload bytes the receiver got more than once */
+	uint64_t ts_acked_bytes;  /* acked_bytes at the last time-series sample */
+	_Alignas(max_align_t) unsigned char priv[];
+};
+
+static inline void *tp_priv(struct conn *c) { return c->priv; }
+static inline const void *tp_params(const struct conn *c) { return c->w->params; }
+static inline const struct tp_common *tp_common(const struct conn *c)
+{
+	return (const struct tp_common *)c->w->params;
+}
+static inline simtime_t tp_now(const struct conn *c) { return c->w->q->now; }
+static inline uint64_t tp_payload(const struct conn *c)
+{
+	return tp_common(c)->mtu - tp_common(c)->header;
+}
+
+/* Timer: at most one per connection; a later call replaces the earlier one;
+ * SIMTIME_MAX cancels. */
+void tp_timer_set(struct conn *c, simtime_t t);
+/* The sender has data to send: join the NIC round robin. */
+static inline void tp_activate(struct conn *c) { nic_activate(c->w->fab, &c->nf); }
+/* Send a packet from the host `from` now (ACKs, NACKs, CNPs). */
+static inline void tp_send(struct conn *c, struct host *from, struct packet *p)
+{
+	host_send(c->w->fab, from, p);
+}
+struct packet *tp_pkt_new(struct conn *c, enum pkt_type type, bool from_sender);
+static inline void tp_pkt_free(struct conn *c, struct packet *p) { pkt_free(c->w->fab, p); }
+/* The message is complete (the sender knows every byte arrived). */
+void tp_complete(struct conn *c);
+
+/* Runner side. */
+void tp_world_init(struct tp_world *w, struct evq *q, struct fabric *fab,
+		   const struct transport_ops *ops, const void *params, uint64_t seed);
+struct conn *tp_conn_add(struct tp_world *w, uint32_t src, uint32_t dst, uint64_t bytes,
+			 simtime_t start);
+void tp_world_free(struct tp_world *w);
+
+/* Entity ids for event tie-breaking: connections sit above every node and port. */
+#define TP_ENTITY_BASE (1u << 22)
+
+#endif

@@ -1,0 +1,221 @@
+/* workload.c - the workload registry, the flow list, and helpers shared by the
+ * generators (host counts, reading a text file, sorting by start time).
+ *
+ * Owns: workload_registry[] (the one list of generators; adding a workload is
+ * one file and one line here) and struct flow_list storage.
+ * Invariants: a flow list holds flows with src != dst and bytes > 0, and each
+ * flow's id is its index in the list (flow_list_sort_by_start renumbers).
+ */
+#include "workload/workload.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/mem.h"
+
+const struct workload_ops *const workload_registry[] = {
+	&permutation_workload_ops,
+	&incast_workload_ops,
+	&all_to_all_workload_ops,
+	&flows_file_workload_ops,
+	&htsim_cm_workload_ops,
+	&poisson_workload_ops,
+	NULL,
+};
+
+const struct workload_ops *workload_find(const char *name)
+{
+	for (const struct workload_ops *const *w = workload_registry; *w; w++)
+		if (!strcmp((*w)->name, name))
+			return *w;
+	return NULL;
+}
+
+void flow_list_push(struct flow_list *l, uint32_t src, uint32_t dst, uint64_t bytes,
+		    simtime_t start)
+{
+	MP_ASSERT(src != dst);
+	MP_ASSERT(bytes > 0);
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		l->v = mp_realloc(l->v, cap * sizeof(*l->v));
+		l->cap = cap;
+	}
+	MP_ASSERT(l->n < UINT32_MAX);
+	struct flow_spec *f = &l->v[l->n];
+
+	memset(f, 0, sizeof(*f)); /* padding too: lists compare and hash bytewise */
+	f->id = (uint32_t)l->n;
+	f->src = src;
+	f->dst = dst;
+	f->bytes = bytes;
+	f->start = start;
+	l->n++;
+}
+
+void flow_list_free(struct flow_list *l)
+{
+	mp_free(l->v);
+	l->v = NULL;
+	l->n = 0;
+	l->cap = 0;
+}
+
+static int cmp_start_id(const void *a, const void *b)
+{
+	const struct flow_spec *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return 0;
+}
+
+void flow_list_sort_by_start(struct flow_list *l)
+{
+	/* (start, id) is a total order because ids are distinct, so qsort's
+	 * instability cannot make the result depend on the C library. */
+	if (l->n > 1)
+		qsort(l->v, l->n, sizeof(*l->v), cmp_start_id);
+	for (size_t i = 0; i < l->n; i++)
+		l->v[i].id = (uint32_t)i;
+}
+
+int workload_host_count(uint64_t hosts, uint32_t min, const struct wl_env *env, uint32_t *n,
+			struct mp_err *e)
+{
+	if (hosts > env->nhosts)
+		return mp_errf(e, MP_EUSER,
+			       "hosts: expected at most %u (the fabric's hosts), got %llu",
+			       env->nhosts, (unsigned long long)hosts);
+	*n = hosts ? (uint32_t)hosts : env->nhosts;
+	if (*n < min)
+		return mp_errf(e, MP_EUSER, "hosts: expected at least %u hosts, got %u", min,
+			       *n);
+	return MP_OK;
+}
+
+static FILE *open_path(const char *path, const char *base_dir, int *err)
+{
+	FILE *f = fopen(path, "rb");
+
+	*err = f ? 0 : errno;
+	if (!f && path[0] != '/' && base_dir && base_dir[0]) {
+		size_t n = strlen(base_dir) + strlen(path) + 2;
+		char *full = mp_malloc(n);
+
+		snprintf(full, n, "%s/%s", base_dir, path);
+		f = fopen(full, "rb");
+		mp_free(full);
+	}
+	return f;
+}
+
+int workload_read_file(const char *path, const char *base_dir, char **text, size_t *len,
+		       struct mp_err *e)
+{
+	int err;
+	FILE *f;
+	char *buf;
+	size_t n = 0, cap = 4096;
+
+	if (!path || !path[0])
+		return mp_errf(e, MP_EUSER, "expected a file name");
+	f = open_path(path, base_dir, &err);
+	if (!f)
+		return mp_errf(e, MP_EUSER, "%s: cannot read: %s", path, strerror(err));
+	buf = mp_malloc(cap);
+	for (;;) {
+		size_t got = fread(buf + n, 1, cap - n - 1, f);
+
+		n += got;
+		if (n + 1 < cap)
+			break;
+		cap *= 2;
+		buf = mp_realloc(buf, cap);
+	}
+	if (ferror(f)) {
+		err = errno;
+		fclose(f);
+		mp_free(buf);
+		return mp_errf(e, MP_EUSER, "%s: cannot read: %s", path, strerror(err));
+	}
+	fclose(f);
+	buf[n] = '\0';
+	if (memchr(buf, '\0', n)) {
+		mp_free(buf);
+		return mp_errf(e, MP_EUSER, "%s: expected a text file (found a NUL byte)", path);
+	}
+	*text = buf;
+	*len = n;
+	return MP_OK;
+}
+
+static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+char *workload_next_line(char **cursor)
+{
+	char *s = *cursor, *nl, *end;
+
+	if (!s)
+		return NULL;
+	nl = strchr(s, '\n');
+	if (nl) {
+		*nl = '\0';
+		*cursor = nl + 1;
+	} else {
+		if (!*s) {
+			*cursor = NULL;
+			return NULL;
+		}
+		*cursor = NULL;
+	}
+	while (is_blank(*s))
+		s++;
+	end = s + strlen(s);
+	while (end > s && is_blank(end[-1]))
+		*--end = '\0';
+	return s;
+}
+
+char *workload_next_token(char **cursor)
+{
+	char *s = *cursor, *t;
+
+	while (*s && is_blank(*s))
+		s++;
+	if (!*s) {
+		*cursor = s;
+		return NULL;
+	}
+	t = s;
+	while (*s && !is_blank(*s))
+		s++;
+	if (*s)
+		*s++ = '\0';
+	*cursor = s;
+	return t;
+}
+
+int workload_parse_uint(const char *s, uint64_t max, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		uint64_t d;
+
+		if (*s < '0' || *s > '9')
+			return -1;
+		d = (uint64_t)(*s - '0');
+		if (d > max || x > (max - d) / 10)
+			return -1;
+		x = 10 * x + d;
+	}
+	*v = x;
+	return 0;
+}

@@ -1,0 +1,106 @@
+/* workload.h - traffic generators behind one ops table.
+ *
+ * A workload turns its parameters and the fabric's size into a list of flows,
+ * each a (source host, destination host, bytes, start time). Later issues add
+ * dependencies between flows (collectives); the id field is there for that.
+ */
+#ifndef MPSIM_WORKLOAD_WORKLOAD_H
+#define MPSIM_WORKLOAD_WORKLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/err.h"
+#include "core/opt.h"
+#include "core/time.h"
+
+struct flow_spec {
+	uint32_t id;     /* index in the list */
+	uint32_t src;    /* host index */
+	uint32_t dst;    /* host index, != src */
+	uint64_t bytes;  /* message size, > 0 */
+	simtime_t start; /* ps */
+};
+
+struct flow_list {
+	struct flow_spec *v;
+	size_t n, cap;
+};
+
+void flow_list_push(struct flow_list *l, uint32_t src, uint32_t dst, uint64_t bytes, simtime_t start);
+void flow_list_free(struct flow_list *l);
+
+/* What a generator may know of the fabric and run. */
+struct wl_env {
+	uint32_t nhosts;
+	uint32_t hosts_per_tor;   /* hosts under one ToR/leaf/edge switch (0 = unknown) */
+	uint64_t host_rate_bps;   /* one host link's rate, bit/s */
+	uint64_t seed;            /* experiment seed; streams use (seed, RNG_WORKLOAD, id) */
+	const char *base_dir;     /* folder of the experiment file, for relative paths */
+};
+
+struct workload_ops {
+	const char *name;
+	const char *summary;      /* one line for `mpsim list` */
+	const struct opt_desc *opts;
+	size_t params_size;       /* size of the parameter struct opts points into */
+	/* Build the flow list. Errors that depend on the fabric (e.g. more incast
+	 * senders than hosts) go in e as "key: what was expected", status MP_EUSER;
+	 * the caller prefixes file:line. */
+	int (*generate)(const void *params, const struct wl_env *env, struct flow_list *out,
+			struct mp_err *e);
+};
+
+extern const struct workload_ops *const workload_registry[]; /* NULL-terminated */
+const struct workload_ops *workload_find(const char *name);
+
+/* Every generator in the registry. */
+extern const struct workload_ops permutation_workload_ops;
+extern const struct workload_ops incast_workload_ops;
+extern const struct workload_ops all_to_all_workload_ops;
+extern const struct workload_ops flows_file_workload_ops;
+extern const struct workload_ops htsim_cm_workload_ops;
+extern const struct workload_ops poisson_workload_ops;
+
+/* ---- helpers shared by the generators ---- */
+
+/* Random streams of the workload kind: rng_init(&r, env->seed, RNG_WORKLOAD,
+ * WORKLOAD_STREAM(tag, index)), one tag per generator so two generators never
+ * share a stream; index is e.g. the source host. */
+enum workload_stream_tag {
+	WORKLOAD_STREAM_PERMUTATION = 1,
+	WORKLOAD_STREAM_INCAST = 2,
+	WORKLOAD_STREAM_POISSON = 3,
+};
+#define WORKLOAD_STREAM(tag, index) (((uint64_t)(tag) << 32) | (uint64_t)(index))
+
+/* The number of hosts a generator uses: `hosts` (0 = all of env->nhosts).
+ * Fails (MP_EUSER, "hosts: ...") when hosts > env->nhosts or the result is
+ * below `min`. */
+int workload_host_count(uint64_t hosts, uint32_t min, const struct wl_env *env, uint32_t *n,
+			struct mp_err *e);
+
+/* Read a whole text file into a NUL-terminated buffer (free with mp_free).
+ * `path` is used as given when readable (OPT_PATH values arrive already
+ * resolved); otherwise a relative path is tried under `base_dir` (may be NULL).
+ * Errors: "<path>: cannot read: <reason>", MP_EUSER. */
+int workload_read_file(const char *path, const char *base_dir, char **text, size_t *len,
+		       struct mp_err *e);
+
+/* Walk a NUL-terminated text buffer line by line, in place: returns the next
+ * line with its '\n' (and any '\r') replaced by NUL and surrounding blanks
+ * (space, tab, '\r') removed, or NULL after the last line. A last line without
+ * a trailing newline is still returned. *cursor starts at the buffer. */
+char *workload_next_line(char **cursor);
+
+/* Next blank-separated token of a line, in place (strtok-like), or NULL. */
+char *workload_next_token(char **cursor);
+
+/* A plain unsigned decimal ("0", "42"; no sign, no unit) up to `max`.
+ * Returns 0, or -1 when malformed or above max. */
+int workload_parse_uint(const char *s, uint64_t max, uint64_t *v);
+
+/* Sort by (start, id) and renumber ids to list positions. */
+void flow_list_sort_by_start(struct flow_list *l);
+
+#endif

@@ -1,0 +1,116 @@
+/* test_evq.c - event order, tie-breaking on (time, creator, creator's
+ * sequence), growth of the heap, and the run loop's limits. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "core/evq.h"
+#include "core/rng.h"
+
+static uint64_t order[4096];
+static size_t norder;
+
+static void record(void *obj, uint64_t arg)
+{
+	(void)obj;
+	order[norder++] = arg;
+}
+
+static void test_time_order(void **state)
+{
+	(void)state;
+	struct evq q;
+	evq_init(&q);
+	struct ev_src src = { .id = 7 };
+	struct mp_rng r;
+	rng_init(&r, 1, RNG_TEST, 0);
+	norder = 0;
+	simtime_t t[2000];
+	for (int i = 0; i < 2000; i++) {
+		t[i] = rng_below(&r, 1000000);
+		evq_at(&q, &src, t[i], record, NULL, t[i]);
+	}
+	assert_int_equal(evq_run(&q, SIMTIME_MAX), 2000);
+	for (size_t i = 1; i < norder; i++)
+		assert_true(order[i - 1] <= order[i]);
+	assert_int_equal(q.processed, 2000);
+	evq_free(&q);
+}
+
+static void test_tie_break(void **state)
+{
+	(void)state;
+	struct evq q;
+	evq_init(&q);
+	struct ev_src a = { .id = 5 }, b = { .id = 3 }, c = { .id = 9 };
+	norder = 0;
+	/* same time: creator 3 first (its own order), then 5, then 9, whatever
+	 * the order of insertion */
+	evq_at(&q, &c, 100, record, NULL, 90);
+	evq_at(&q, &a, 100, record, NULL, 50);
+	evq_at(&q, &b, 100, record, NULL, 30);
+	evq_at(&q, &a, 100, record, NULL, 51);
+	evq_at(&q, &b, 100, record, NULL, 31);
+	evq_at(&q, &c, 99, record, NULL, 1);
+	evq_run(&q, SIMTIME_MAX);
+	uint64_t want[] = { 1, 30, 31, 50, 51, 90 };
+	assert_int_equal(norder, 6);
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(order[i], want[i]);
+	evq_free(&q);
+}
+
+static void test_until_and_budget(void **state)
+{
+	(void)state;
+	struct evq q;
+	evq_init(&q);
+	struct ev_src s = { .id = 1 };
+	norder = 0;
+	for (int i = 0; i < 10; i++)
+		evq_at(&q, &s, (simtime_t)i * 10, record, NULL, (uint64_t)i);
+	assert_int_equal(evq_run(&q, 45), 5); /* 0,10,20,30,40 */
+	assert_int_equal(evq_next_time(&q), 50);
+	assert_int_equal(evq_run_n(&q, SIMTIME_MAX, 2), 2);
+	assert_int_equal(q.now, 60);
+	assert_int_equal(evq_run(&q, SIMTIME_MAX), 3);
+	assert_true(evq_empty(&q));
+	evq_free(&q);
+}
+
+/* hold model: pop one, push one at now + random; the heap must stay ordered
+ * through many growth steps */
+static void test_hold_model(void **state)
+{
+	(void)state;
+	struct evq q;
+	evq_init(&q);
+	struct ev_src s = { .id = 2 };
+	struct mp_rng r;
+	rng_init(&r, 2, RNG_TEST, 0);
+	for (int i = 0; i < 5000; i++)
+		evq_at(&q, &s, rng_below(&r, 10000), record, NULL, 0);
+	simtime_t last = 0;
+	for (int i = 0; i < 100000; i++) {
+		struct ev e = evq_pop(&q);
+		assert_true(e.t >= last);
+		last = e.t;
+		q.now = e.t;
+		evq_at(&q, &s, e.t + rng_below(&r, 10000), record, NULL, 0);
+	}
+	assert_int_equal(q.n, 5000);
+	evq_free(&q);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_time_order),
+		cmocka_unit_test(test_tie_break),
+		cmocka_unit_test(test_until_and_budget),
+		cmocka_unit_test(test_hold_model),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,117 @@
+/* test_pool.c - pool reuse (a freed object is handed out again), growth over
+ * many chunks, live/peak counts; and RNG reproducibility per stream. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "core/mem.h"
+#include "core/pool.h"
+#include "core/rng.h"
+#include <string.h>
+
+static void test_pool_reuse(void **state)
+{
+	(void)state;
+	struct pool p;
+	pool_init(&p, 64, 16);
+	void *a = pool_get(&p);
+	void *b = pool_get(&p);
+	assert_ptr_not_equal(a, b);
+	assert_int_equal(p.live, 2);
+	pool_put(&p, a);
+	assert_int_equal(p.live, 1);
+#ifndef MPSIM_POOL_DEBUG
+	/* LIFO free list: the block just freed comes back first */
+	assert_ptr_equal(pool_get(&p), a);
+#else
+	a = pool_get(&p);
+#endif
+	pool_put(&p, a);
+	pool_put(&p, b);
+	assert_int_equal(p.live, 0);
+	assert_int_equal(p.peak, 2);
+	pool_destroy(&p);
+}
+
+static void test_pool_growth(void **state)
+{
+	(void)state;
+	struct pool p;
+	pool_init(&p, 40, 8);
+	void *objs[1000];
+	for (int i = 0; i < 1000; i++) {
+		objs[i] = pool_get(&p);
+		memset(objs[i], i & 0xff, 40); /* every block is usable and distinct */
+	}
+	for (int i = 0; i < 1000; i++)
+		assert_int_equal(((unsigned char *)objs[i])[39], i & 0xff);
+	assert_int_equal(p.live, 1000);
+	for (int i = 0; i < 1000; i++)
+		pool_put(&p, objs[i]);
+	/* a second round needs no new chunk */
+	uint64_t chunks = p.chunks_n;
+	for (int i = 0; i < 1000; i++)
+		objs[i] = pool_get(&p);
+	assert_int_equal(p.chunks_n, chunks);
+	for (int i = 0; i < 1000; i++)
+		pool_put(&p, objs[i]);
+	pool_destroy(&p);
+}
+
+static void test_rng_streams(void **state)
+{
+	(void)state;
+	struct mp_rng a, b, c, d;
+	rng_init(&a, 42, RNG_HOST, 7);
+	rng_init(&b, 42, RNG_HOST, 7);
+	rng_init(&c, 42, RNG_HOST, 8);
+	rng_init(&d, 43, RNG_HOST, 7);
+	int same_c = 0, same_d = 0;
+	for (int i = 0; i < 1000; i++) {
+		uint64_t x = rng_next(&a);
+		assert_int_equal(x, rng_next(&b));
+		same_c += x == rng_next(&c);
+		same_d += x == rng_next(&d);
+	}
+	assert_int_equal(same_c, 0);
+	assert_int_equal(same_d, 0);
+	/* rng_below is unbiased enough: 6 buckets, 600k draws, each within 1% */
+	uint64_t cnt[6] = { 0 };
+	for (int i = 0; i < 600000; i++)
+		cnt[rng_below(&a, 6)]++;
+	for (int i = 0; i < 6; i++)
+		assert_true(cnt[i] > 99000 && cnt[i] < 101000);
+	double sum = 0;
+	for (int i = 0; i < 100000; i++) {
+		double u = rng_u01(&a);
+		assert_true(u >= 0 && u < 1);
+		sum += u;
+	}
+	assert_true(sum / 100000 > 0.495 && sum / 100000 < 0.505);
+}
+
+static void test_mem_accounting(void **state)
+{
+	(void)state;
+	uint64_t before = mp_mem_live();
+	void *p = mp_malloc(1000);
+	assert_int_equal(mp_mem_live(), before + 1000);
+	p = mp_realloc(p, 5000);
+	assert_int_equal(mp_mem_live(), before + 5000);
+	assert_true(mp_mem_peak() >= before + 5000);
+	mp_free(p);
+	assert_int_equal(mp_mem_live(), before);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pool_reuse),
+		cmocka_unit_test(test_pool_growth),
+		cmocka_unit_test(test_rng_streams),
+		cmocka_unit_test(test_mem_accounting),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

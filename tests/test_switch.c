@@ -1,0 +1,223 @@
+/* test_switch.c - a switch port in isolation: ECN marking at dequeue against
+ * Kmin/Kmax/Pmax, shared-buffer admission with dynamic thresholds, and PFC
+ * frames that pause and resume a port.
+ *
+ * A star of hosts around one switch is built directly; the port toward the
+ * receiver is paused with a PFC frame while packets are injected, so the queue
+ * behind every departing packet is known exactly when it is resumed. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "core/evq.h"
+#include "core/pool.h"
+#include "net/fabric.h"
+
+#define PKT 1000
+
+struct rig {
+	struct evq q;
+	struct pool pool;
+	struct fabric f;
+	struct sw *s;
+	uint32_t rx, rx_marked[4096];
+	uint32_t rx_order[4096];
+};
+
+static struct rig R;
+
+static void rx(void *ctx, struct host *h, struct packet *p)
+{
+	struct rig *r = ctx;
+	(void)h;
+	r->rx_order[r->rx] = p->psn;
+	r->rx_marked[r->rx++] = (p->flags & PKT_F_CE) != 0;
+	pkt_free(&r->f, p);
+}
+
+static struct packet *no_pull(void *ctx, struct nic_flow *fl)
+{
+	(void)ctx;
+	(void)fl;
+	return NULL;
+}
+
+static void rig_init(struct rig *r, const struct swcfg *cfg, int nhosts)
+{
+	memset(r, 0, sizeof *r);
+	evq_init(&r->q);
+	pool_init(&r->pool, sizeof(struct packet), 256);
+	fab_init(&r->f, &r->q, &r->pool, 1, cfg);
+	extern const struct lb_ops ecmp_lb_ops;
+	r->f.lb = &ecmp_lb_ops;
+	r->s = fab_add_switch(&r->f, "sw0", 1);
+	for (int i = 0; i < nhosts; i++) {
+		char name[8];
+		snprintf(name, sizeof name, "h%d", i);
+		fab_add_link(&r->f, &fab_add_host(&r->f, name)->node, &r->s->node, 100000000000ULL,
+			     1000000, TIER_HOST);
+	}
+	struct mp_err e = { 0 };
+	assert_int_equal(fab_finalize(&r->f, NULL, 0, &e), MP_OK);
+	r->f.host_rx = rx;
+	r->f.nic_pull = no_pull;
+	r->f.cb_ctx = r;
+}
+
+static void rig_free(struct rig *r)
+{
+	fab_free(&r->f);
+	pool_destroy(&r->pool);
+	evq_free(&r->q);
+}
+
+/* deliver a PFC frame to the switch port facing host `h` (pause or resume) */
+static void pfc_to_port(struct rig *r, int h, bool xon)
+{
+	struct packet *p = pkt_alloc(&r->f);
+	memset(p, 0, sizeof *p);
+	p->type = PKT_PAUSE;
+	p->cls = CLS_PAUSE;
+	p->size = 64;
+	p->p0 = CLS_DATA;
+	p->flags = xon ? PKT_F_XON : 0;
+	node_recv(&r->s->node.ports[h], (uint64_t)(uintptr_t)p);
+}
+
+/* a data packet arriving at the switch from host `from`, to host `to` */
+static void inject(struct rig *r, int from, int to, uint32_t psn)
+{
+	struct packet *p = pkt_alloc(&r->f);
+	memset(p, 0, sizeof *p);
+	p->type = PKT_DATA;
+	p->cls = CLS_DATA;
+	p->size = PKT;
+	p->src = (uint32_t)from;
+	p->dst = (uint32_t)to;
+	p->psn = psn;
+	p->flags = PKT_F_ECT;
+	node_recv(&r->s->node.ports[from], (uint64_t)(uintptr_t)p);
+}
+
+static void test_ecn_at_dequeue(void **state)
+{
+	(void)state;
+	struct swcfg cfg = { .buffer = 100000000, .dt_alpha = 1000, .mode = BUF_LOSSY,
+			     .ecn = true, .kmin = 20 * PKT, .kmax = 80 * PKT, .pmax = 0.2,
+			     .ctrl_size = 64, .pfc_xon_gap = 1 };
+	rig_init(&R, &cfg, 3);
+	enum { N = 100, ROUNDS = 3000 };
+	static uint32_t marks[N];
+	for (int round = 0; round < ROUNDS; round++) {
+		pfc_to_port(&R, 1, false);
+		for (int i = 0; i < N; i++)
+			inject(&R, 0, 1, (uint32_t)i);
+		R.rx = 0;
+		pfc_to_port(&R, 1, true);
+		evq_run(&R.q, SIMTIME_MAX);
+		assert_int_equal(R.rx, N);
+		for (int i = 0; i < N; i++) {
+			assert_int_equal(R.rx_order[i], i); /* FIFO */
+			marks[i] += R.rx_marked[i];
+		}
+	}
+	/* packet i leaves with (N-1-i) packets behind it */
+	for (int i = 0; i < N; i++) {
+		double q = (double)(N - 1 - i) * PKT;
+		double want = q <= cfg.kmin ? 0 : q >= cfg.kmax ? 1 :
+			      cfg.pmax * (q - cfg.kmin) / (cfg.kmax - cfg.kmin);
+		double got = (double)marks[i] / ROUNDS;
+		/* binomial: 4.5 sigma, at least 0.005 */
+		double tol = 4.5 * sqrt(want * (1 - want) / ROUNDS) + 0.005;
+		if (fabs(got - want) > tol)
+			fail_msg("queue %.0f B behind: marked %.4f, expected %.4f", q, got, want);
+	}
+	/* marks counted at the port */
+	uint64_t m = R.s->node.ports[1].st.ecn_marks, sum = 0;
+	for (int i = 0; i < N; i++)
+		sum += marks[i];
+	assert_int_equal(m, sum);
+	rig_free(&R);
+}
+
+/* Dynamic thresholds (Choudhury-Hahne): a queue may grow while
+ * q + size <= alpha * (B - used). One congested queue settles at
+ * alpha/(1+alpha) of B; two at alpha/(1+2 alpha) each. */
+static void test_dynamic_threshold(void **state)
+{
+	(void)state;
+	struct swcfg cfg = { .buffer = 300 * PKT, .dt_alpha = 1, .mode = BUF_LOSSY,
+			     .ecn = false, .ctrl_size = 64, .pfc_xon_gap = 1 };
+	rig_init(&R, &cfg, 4);
+	pfc_to_port(&R, 1, false);
+	for (int i = 0; i < 400; i++)
+		inject(&R, 0, 1, (uint32_t)i);
+	struct port *p1 = &R.s->node.ports[1], *p2 = &R.s->node.ports[2];
+	assert_int_equal(p1->qbytes_total, 150 * PKT); /* 1/2 of B */
+	assert_int_equal(p1->st.drops_buffer, 250);
+	assert_int_equal(R.s->buf_used, 150 * PKT);
+	/* a second congested queue: q2 + s <= B - 150 - q2 -> 75 packets, then
+	 * the first can no longer grow */
+	pfc_to_port(&R, 2, false);
+	for (int i = 0; i < 400; i++)
+		inject(&R, 3, 2, (uint32_t)i);
+	assert_int_equal(p2->qbytes_total, 75 * PKT);
+	assert_int_equal(R.s->buf_used, 225 * PKT);
+	/* nothing is lost from what was admitted */
+	pfc_to_port(&R, 1, true);
+	pfc_to_port(&R, 2, true);
+	R.rx = 0;
+	evq_run(&R.q, SIMTIME_MAX);
+	assert_int_equal(R.rx, 225);
+	assert_int_equal(R.s->buf_used, 0);
+	assert_int_equal(p1->ingress_bytes[CLS_DATA] + R.s->node.ports[0].ingress_bytes[CLS_DATA], 0);
+	/* the paused time is accounted */
+	assert_true(p1->st.paused_time == 0); /* pause and resume at t = 0 */
+	assert_int_equal(p1->st.pause_rcvd, 1);
+	rig_free(&R);
+}
+
+/* Lossless: above XOFF the ingress port sends PAUSE upstream; data is never
+ * dropped; RESUME follows once the ingress count drains. */
+static void test_pfc_xoff_xon(void **state)
+{
+	(void)state;
+	struct swcfg cfg = { .buffer = 50 * PKT, .dt_alpha = 1, .mode = BUF_LOSSLESS,
+			     .ecn = false, .pfc_xoff = 20 * PKT, .pfc_xon_gap = 5 * PKT,
+			     .ctrl_size = 64 };
+	rig_init(&R, &cfg, 3);
+	pfc_to_port(&R, 1, false);
+	for (int i = 0; i < 80; i++)
+		inject(&R, 0, 1, (uint32_t)i);
+	struct port *in = &R.s->node.ports[0];
+	assert_int_equal(in->st.pause_sent, 1);      /* once, when crossing XOFF */
+	assert_true(in->pause_sent & (1u << CLS_DATA));
+	assert_int_equal(R.s->node.ports[1].st.drops_buffer, 0);
+	assert_int_equal(R.f.lossless_overflow, 30 * PKT); /* 80 packets in a 50-packet buffer */
+	/* the PAUSE frame travels to h0 and pauses its NIC */
+	evq_run(&R.q, SIMTIME_MAX);
+	assert_true(R.f.hosts[0]->node.ports[0].paused & (1u << CLS_DATA));
+	pfc_to_port(&R, 1, true);
+	R.rx = 0;
+	evq_run(&R.q, SIMTIME_MAX);
+	assert_int_equal(R.rx, 80);
+	assert_int_equal(in->st.resume_sent, 1);
+	assert_false(R.f.hosts[0]->node.ports[0].paused & (1u << CLS_DATA));
+	assert_true(R.f.hosts[0]->node.ports[0].st.paused_time > 0);
+	rig_free(&R);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ecn_at_dequeue),
+		cmocka_unit_test(test_dynamic_threshold),
+		cmocka_unit_test(test_pfc_xoff_xon),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

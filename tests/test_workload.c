@@ -1,0 +1,898 @@
+/* test_workload.c - the traffic generators of src/workload/: the registry,
+ * permutation (derangement, uniformity, reproducibility, cross-ToR locality),
+ * incast, all-to-all, flows_file and htsim_cm parsing with their errors, and
+ * Poisson arrivals (offered load, size mean, ordering, determinism).
+ * Parameters are set through each workload's option table, as a file would. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/mem.h"
+#include "core/opt.h"
+#include "workload/cdf.h"
+#include "workload/workload.h"
+
+#ifndef MPSIM_SOURCE_DIR
+#error "MPSIM_SOURCE_DIR must name the repository root"
+#endif
+#define DATA_DIR MPSIM_SOURCE_DIR "/data/workloads"
+
+/* ---- helpers ---- */
+
+/* Parameters from defaults plus "key", "value" pairs, NULL-terminated. */
+static void *params_new(const struct workload_ops *ops, ...)
+{
+	void *p = mp_calloc(1, ops->params_size);
+	const char *key;
+	va_list ap;
+
+	opt_set_defaults(ops->opts, p);
+	va_start(ap, ops);
+	while ((key = va_arg(ap, const char *))) {
+		const char *val = va_arg(ap, const char *);
+		const struct opt_desc *d = opt_find(ops->opts, key);
+		struct mp_err e = { 0 };
+
+		if (!d)
+			fail_msg("%s has no option '%s'", ops->name, key);
+		if (opt_parse_scalar(d, p, val, NULL, &e))
+			fail_msg("%s.%s = %s: %s", ops->name, key, val, e.msg);
+	}
+	va_end(ap);
+	return p;
+}
+
+static void params_free(const struct workload_ops *ops, void *p)
+{
+	opt_free(ops->opts, p);
+	mp_free(p);
+}
+
+static struct wl_env env_of(uint32_t nhosts, uint32_t hpt, uint64_t seed)
+{
+	return (struct wl_env){ .nhosts = nhosts, .hosts_per_tor = hpt,
+				.host_rate_bps = 100000000000ull, .seed = seed };
+}
+
+/* Generate and expect success. */
+static void gen_ok(const struct workload_ops *ops, const void *p, const struct wl_env *env,
+		   struct flow_list *out)
+{
+	struct mp_err e = { 0 };
+
+	memset(out, 0, sizeof(*out));
+	if (ops->generate(p, env, out, &e))
+		fail_msg("%s: %s", ops->name, e.msg);
+	for (size_t i = 0; i < out->n; i++) {
+		assert_int_equal(out->v[i].id, i);
+		assert_true(out->v[i].src != out->v[i].dst);
+		assert_true(out->v[i].src < env->nhosts && out->v[i].dst < env->nhosts);
+		assert_true(out->v[i].bytes > 0);
+	}
+}
+
+/* Generate and expect a user error whose message contains `want`. */
+static void gen_err(const struct workload_ops *ops, const void *p, const struct wl_env *env,
+		    const char *want)
+{
+	struct flow_list out = { 0 };
+	struct mp_err e = { 0 };
+	int rc = ops->generate(p, env, &out, &e);
+
+	if (rc != MP_EUSER || !strstr(e.msg, want))
+		fail_msg("%s: rc %d, message '%s', expected '%s'", ops->name, rc, e.msg, want);
+	assert_int_equal(out.n, 0);
+	flow_list_free(&out);
+}
+
+static int same_flow(const struct flow_spec *a, const struct flow_spec *b)
+{
+	return a->id == b->id && a->src == b->src && a->dst == b->dst && a->bytes == b->bytes &&
+	       a->start == b->start;
+}
+
+/* Field by field: struct flow_spec has padding. */
+static int same_flows(const struct flow_list *a, const struct flow_list *b)
+{
+	if (a->n != b->n)
+		return 0;
+	for (size_t i = 0; i < a->n; i++)
+		if (!same_flow(&a->v[i], &b->v[i]))
+			return 0;
+	return 1;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static char tmpdir[64];
+
+static int make_tmpdir(void **state)
+{
+	(void)state;
+	strcpy(tmpdir, "/tmp/mpsim_wl_XXXXXX");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int remove_tmpdir(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* A temp file holding `text`; returns its path (static buffer). */
+static const char *temp_file(const char *name, const char *text)
+{
+	static char path[160];
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	write_file(path, text);
+	return path;
+}
+
+/* ---- registry ---- */
+
+static void test_registry(void **state)
+{
+	size_t n = 0;
+
+	(void)state;
+	for (const struct workload_ops *const *w = workload_registry; *w; w++, n++) {
+		void *p = mp_calloc(1, (*w)->params_size);
+
+		assert_non_null((*w)->name);
+		assert_non_null((*w)->summary);
+		assert_non_null((*w)->opts);
+		assert_non_null((*w)->generate);
+		assert_ptr_equal(workload_find((*w)->name), *w);
+		opt_set_defaults((*w)->opts, p); /* panics if a default does not parse */
+		params_free(*w, p);
+	}
+	assert_int_equal(n, 6);
+	assert_ptr_equal(workload_find("poisson"), &poisson_workload_ops);
+	assert_ptr_equal(workload_find("htsim_cm"), &htsim_cm_workload_ops);
+	assert_null(workload_find("nope"));
+}
+
+/* ---- permutation ---- */
+
+static void check_permutation(const struct flow_list *l, uint32_t n)
+{
+	char *in = calloc(n, 1), *outd = calloc(n, 1);
+
+	assert_int_equal(l->n, n);
+	for (size_t i = 0; i < l->n; i++) {
+		const struct flow_spec *f = &l->v[i];
+
+		assert_true(f->src < n && f->dst < n && f->src != f->dst);
+		assert_false(outd[f->src]);
+		assert_false(in[f->dst]);
+		outd[f->src] = in[f->dst] = 1;
+	}
+	free(in);
+	free(outd);
+}
+
+static void test_permutation_derangement(void **state)
+{
+	static const uint32_t sizes[] = { 2, 3, 7, 64, 1000 };
+	const struct workload_ops *ops = &permutation_workload_ops;
+	void *p = params_new(ops, NULL);
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		struct wl_env env = env_of(sizes[i], 0, 42 + i);
+		struct flow_list l;
+
+		gen_ok(ops, p, &env, &l);
+		check_permutation(&l, sizes[i]);
+		assert_int_equal(l.v[0].bytes, 2000000); /* default 2MB */
+		assert_int_equal(l.v[0].start, 0);
+		flow_list_free(&l);
+	}
+	params_free(ops, p);
+}
+
+static void test_permutation_uniform(void **state)
+{
+	/* n = 4 has 9 derangements; over 18,000 seeds each should come ~2,000
+	 * times (sd ~42). A single-cycle method (Sattolo) would never give the
+	 * three double transpositions. */
+	const struct workload_ops *ops = &permutation_workload_ops;
+	void *p = params_new(ops, NULL);
+	int count[256] = { 0 }, kinds = 0;
+
+	(void)state;
+	for (uint64_t seed = 0; seed < 18000; seed++) {
+		struct wl_env env = env_of(4, 0, seed);
+		struct flow_list l;
+		int code = 0;
+
+		gen_ok(ops, p, &env, &l);
+		for (int i = 0; i < 4; i++)
+			code = code * 4 + (int)l.v[i].dst;
+		count[code]++;
+		flow_list_free(&l);
+	}
+	for (int c = 0; c < 256; c++) {
+		if (!count[c])
+			continue;
+		kinds++;
+		if (abs(count[c] - 2000) > 200)
+			fail_msg("derangement %d drawn %d times, expected about 2000", c,
+				 count[c]);
+	}
+	assert_int_equal(kinds, 9);
+	params_free(ops, p);
+}
+
+static void test_permutation_seeds(void **state)
+{
+	const struct workload_ops *ops = &permutation_workload_ops;
+	void *p = params_new(ops, "size", "64KiB", "start", "5us", NULL);
+	struct wl_env e1 = env_of(64, 8, 1), e2 = env_of(64, 8, 2);
+	struct flow_list a, b, c;
+
+	(void)state;
+	gen_ok(ops, p, &e1, &a);
+	gen_ok(ops, p, &e1, &b);
+	gen_ok(ops, p, &e2, &c);
+	assert_true(same_flows(&a, &b));
+	assert_false(same_flows(&a, &c));
+	assert_int_equal(a.v[3].bytes, 65536);
+	assert_int_equal(a.v[3].start, 5000000);
+	flow_list_free(&a);
+	flow_list_free(&b);
+	flow_list_free(&c);
+	params_free(ops, p);
+}
+
+static void test_permutation_hosts(void **state)
+{
+	const struct workload_ops *ops = &permutation_workload_ops;
+	void *p = params_new(ops, "hosts", "5", NULL);
+	struct wl_env env = env_of(10, 0, 3);
+	struct flow_list l;
+
+	(void)state;
+	gen_ok(ops, p, &env, &l);
+	check_permutation(&l, 5);
+	flow_list_free(&l);
+	params_free(ops, p);
+
+	p = params_new(ops, "hosts", "11", NULL);
+	gen_err(ops, p, &env, "hosts: expected at most 10");
+	params_free(ops, p);
+	p = params_new(ops, "hosts", "1", NULL);
+	gen_err(ops, p, &env, "hosts: expected at least 2");
+	params_free(ops, p);
+}
+
+static void test_permutation_cross_tor(void **state)
+{
+	const struct workload_ops *ops = &permutation_workload_ops;
+	void *p = params_new(ops, "locality", "cross_tor", NULL);
+	int hits[64] = { 0 };
+
+	(void)state;
+	/* Locality holds for several shapes, including two ToRs (every host must
+	 * go to the other half) and a partial last ToR. */
+	static const uint32_t shapes[][2] = { { 64, 8 }, { 16, 8 }, { 12, 4 }, { 10, 4 },
+					      { 1000, 32 }, { 7, 1 } };
+	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
+		struct wl_env env = env_of(shapes[s][0], shapes[s][1], 9 + s);
+		struct flow_list l;
+
+		gen_ok(ops, p, &env, &l);
+		check_permutation(&l, shapes[s][0]);
+		for (size_t i = 0; i < l.n; i++)
+			assert_true(l.v[i].src / shapes[s][1] != l.v[i].dst / shapes[s][1]);
+		flow_list_free(&l);
+	}
+	/* Spread: over 2,800 seeds, host 0 of 64 (8 per ToR) should reach each of
+	 * the 56 hosts outside its ToR about 50 times. */
+	for (uint64_t seed = 0; seed < 2800; seed++) {
+		struct wl_env env = env_of(64, 8, seed);
+		struct flow_list l;
+
+		gen_ok(ops, p, &env, &l);
+		hits[l.v[0].dst]++;
+		flow_list_free(&l);
+	}
+	for (int h = 0; h < 64; h++) {
+		if (h < 8)
+			assert_int_equal(hits[h], 0);
+		else if (hits[h] < 20 || hits[h] > 90)
+			fail_msg("host 0 -> %d drawn %d times, expected about 50", h, hits[h]);
+	}
+	/* Impossible or unknown layouts. */
+	struct wl_env bad = env_of(12, 8, 1), unknown = env_of(12, 0, 1);
+	gen_err(ops, p, &bad, "locality: cross_tor is impossible: 8 of the 12 hosts");
+	gen_err(ops, p, &unknown, "locality: cross_tor needs the number of hosts per ToR");
+	params_free(ops, p);
+	p = params_new(ops, "locality", "cross_tor", "hosts", "6", NULL);
+	struct wl_env one_tor = env_of(64, 8, 1);
+	gen_err(ops, p, &one_tor, "6 of the 6 hosts sit under one ToR");
+	params_free(ops, p);
+}
+
+/* cross_tor is a Markov chain, not exact rejection: check that it is close
+ * to uniform where every valid permutation can be listed. For n hosts with hpt
+ * per ToR, enumerate the cross-ToR permutations, then draw ~200 of each
+ * (sd ~14). Three ToRs of two hosts is the case swaps alone cannot mix. */
+static void check_cross_tor_uniform(uint32_t n, uint32_t hpt, int expect_valid)
+{
+	const struct workload_ops *ops = &permutation_workload_ops;
+	void *p = params_new(ops, "locality", "cross_tor", NULL);
+	int ncodes = 1, valid = 0, *count;
+
+	for (uint32_t i = 0; i < n; i++)
+		ncodes *= (int)n;
+	count = calloc((size_t)ncodes, sizeof(*count));
+	/* Mark the valid codes (destinations as base-n digits) with -1. */
+	for (int code = 0; code < ncodes; code++) {
+		int used = 0, ok = 1, c = code;
+
+		for (int i = (int)n - 1; i >= 0; i--, c /= (int)n) {
+			int d = c % (int)n;
+
+			ok &= !(used >> d & 1) && d / (int)hpt != i / (int)hpt;
+			used |= 1 << d;
+		}
+		if (ok) {
+			count[code] = -1;
+			valid++;
+		}
+	}
+	assert_int_equal(valid, expect_valid);
+	for (uint64_t seed = 0; seed < 200ull * (uint64_t)valid; seed++) {
+		struct wl_env env = env_of(n, hpt, seed);
+		struct flow_list l;
+		int code = 0;
+
+		gen_ok(ops, p, &env, &l);
+		for (uint32_t i = 0; i < n; i++)
+			code = code * (int)n + (int)l.v[i].dst;
+		if (count[code] == 0)
+			fail_msg("permutation %d is not cross-ToR", code);
+		count[code] += count[code] < 0 ? 2 : 1; /* -1 becomes 1 on the first hit */
+		flow_list_free(&l);
+	}
+	for (int code = 0; code < ncodes; code++)
+		if (count[code] && (count[code] < 140 || count[code] > 260))
+			fail_msg("%u hosts, %u per ToR: permutation %d drawn %d times, "
+				 "expected about 200", n, hpt, code, count[code] < 0 ? 0 : count[code]);
+	free(count);
+	params_free(ops, p);
+}
+
+static void test_permutation_cross_tor_uniform(void **state)
+{
+	(void)state;
+	check_cross_tor_uniform(6, 2, 80);
+	check_cross_tor_uniform(5, 2, 16); /* a partial last ToR */
+	check_cross_tor_uniform(6, 3, 36); /* two ToRs: a bijection between halves */
+}
+
+/* ---- incast ---- */
+
+static void test_incast(void **state)
+{
+	const struct workload_ops *ops = &incast_workload_ops;
+	struct wl_env env = env_of(16, 4, 5);
+	struct flow_list l, l2;
+	void *p = params_new(ops, NULL);
+
+	(void)state;
+	gen_ok(ops, p, &env, &l);
+	assert_int_equal(l.n, 8);
+	for (size_t i = 0; i < l.n; i++) {
+		assert_int_equal(l.v[i].src, i + 1);
+		assert_int_equal(l.v[i].dst, 0);
+		assert_int_equal(l.v[i].bytes, 16000000);
+		assert_int_equal(l.v[i].start, 0);
+	}
+	flow_list_free(&l);
+	params_free(ops, p);
+
+	/* Every other host into host 3: the receiver is skipped. */
+	p = params_new(ops, "senders", "15", "receiver", "3", "size", "1MiB", "start", "2us",
+		       NULL);
+	gen_ok(ops, p, &env, &l);
+	assert_int_equal(l.n, 15);
+	for (size_t i = 0; i < l.n; i++) {
+		assert_int_equal(l.v[i].src, i < 3 ? i : i + 1);
+		assert_int_equal(l.v[i].dst, 3);
+		assert_int_equal(l.v[i].bytes, 1048576);
+		assert_int_equal(l.v[i].start, 2000000);
+	}
+	flow_list_free(&l);
+	params_free(ops, p);
+
+	/* Random senders: distinct, not the receiver, in host order, seeded. */
+	p = params_new(ops, "senders", "5", "receiver", "7", "pick", "random", NULL);
+	gen_ok(ops, p, &env, &l);
+	gen_ok(ops, p, &env, &l2);
+	assert_true(same_flows(&l, &l2));
+	assert_int_equal(l.n, 5);
+	for (size_t i = 0; i < l.n; i++) {
+		assert_int_equal(l.v[i].dst, 7);
+		if (i)
+			assert_true(l.v[i].src > l.v[i - 1].src);
+	}
+	flow_list_free(&l2);
+	int differs = 0;
+	for (uint64_t seed = 100; seed < 110; seed++) {
+		struct wl_env e2 = env_of(16, 4, seed);
+
+		gen_ok(ops, p, &e2, &l2);
+		differs += !same_flows(&l, &l2);
+		flow_list_free(&l2);
+	}
+	assert_true(differs >= 8);
+	flow_list_free(&l);
+	params_free(ops, p);
+
+	p = params_new(ops, "senders", "16", NULL);
+	gen_err(ops, p, &env, "senders: expected 1 to 15");
+	params_free(ops, p);
+	p = params_new(ops, "receiver", "16", NULL);
+	gen_err(ops, p, &env, "receiver: expected a host index below 16");
+	params_free(ops, p);
+}
+
+/* ---- all-to-all ---- */
+
+static void test_all_to_all(void **state)
+{
+	const struct workload_ops *ops = &all_to_all_workload_ops;
+	struct wl_env env = env_of(8, 0, 1);
+	struct flow_list l;
+	int seen[8][8] = { { 0 } };
+	void *p = params_new(ops, "size", "4KB", NULL);
+
+	(void)state;
+	gen_ok(ops, p, &env, &l);
+	assert_int_equal(l.n, 8 * 7);
+	for (size_t i = 0; i < l.n; i++) {
+		assert_int_equal(l.v[i].bytes, 4000);
+		seen[l.v[i].src][l.v[i].dst]++;
+	}
+	for (int s = 0; s < 8; s++)
+		for (int d = 0; d < 8; d++)
+			assert_int_equal(seen[s][d], s != d);
+	/* Host s starts with s+1. */
+	assert_int_equal(l.v[7 * 3].src, 3);
+	assert_int_equal(l.v[7 * 3].dst, 4);
+	flow_list_free(&l);
+	params_free(ops, p);
+
+	p = params_new(ops, "hosts", "5", NULL);
+	gen_ok(ops, p, &env, &l);
+	assert_int_equal(l.n, 20);
+	for (size_t i = 0; i < l.n; i++)
+		assert_true(l.v[i].src < 5 && l.v[i].dst < 5);
+	flow_list_free(&l);
+	params_free(ops, p);
+}
+
+/* ---- flows_file ---- */
+
+static void test_flows_file(void **state)
+{
+	const struct workload_ops *ops = &flows_file_workload_ops;
+	struct wl_env env = env_of(8, 0, 1);
+	struct flow_list l;
+	const char *path = temp_file("flows.csv", "# three flows\n"
+						  "\n"
+						  "src,dst,bytes,start\n"
+						  "0,5,2MB,0\n"
+						  " 3 , 1 , 64KiB , 10us \n"
+						  "# a comment between flows\n"
+						  "7,2,1500,1.5ms");
+	void *p = params_new(ops, "file", path, NULL);
+
+	(void)state;
+	gen_ok(ops, p, &env, &l);
+	assert_int_equal(l.n, 3);
+	assert_true(l.v[0].src == 0 && l.v[0].dst == 5 && l.v[0].bytes == 2000000 &&
+		    l.v[0].start == 0);
+	assert_true(l.v[1].src == 3 && l.v[1].dst == 1 && l.v[1].bytes == 65536 &&
+		    l.v[1].start == 10 * PS_PER_US);
+	assert_true(l.v[2].src == 7 && l.v[2].dst == 2 && l.v[2].bytes == 1500 &&
+		    l.v[2].start == 1500 * PS_PER_US);
+	flow_list_free(&l);
+	params_free(ops, p);
+}
+
+static const struct {
+	const char *text;
+	const char *msg; /* after "<path>:" */
+} flows_bad[] = {
+	{ "src,dst,bytes,start\n0,0,1,0\n", "2: expected dst different from src (both are host 0)" },
+	{ "src,dst,bytes,start\n0,1,1,0\n0,99,1,0\n", "3: dst: expected a host index below 8" },
+	{ "src,dst,bytes,start\n8,1,1,0\n", "2: src: expected a host index below 8" },
+	{ "src,dst,bytes,start\n-1,2,100,0\n", "2: src: expected a host index (an unsigned" },
+	{ "src,dst,bytes,start\n0,1,abc,0\n", "2: bytes: expected a size above 0" },
+	{ "src,dst,bytes,start\n0,1,0,0\n", "2: bytes: expected a size above 0" },
+	{ "src,dst,bytes,start\n0,1,100,5\n", "2: start: expected a time with a unit" },
+	{ "src,dst,bytes,start\n\n# c\n0,1,100\n", "4: expected 4 comma-separated fields "
+						  "(src,dst,bytes,start), found 3" },
+	{ "src,dst,bytes,start\n0,1,100,0,9\n", "2: expected 4 comma-separated fields "
+					       "(src,dst,bytes,start), found more than 4" },
+	{ "src,dst,bytes\n0,1,100\n", "1: expected the header line 'src,dst,bytes,start'" },
+	{ "# only a comment\n", "1: expected the header line" },
+	{ "src,dst,bytes,start\n# nothing\n", "2: expected at least one flow after the header" },
+};
+
+static void test_flows_file_errors(void **state)
+{
+	const struct workload_ops *ops = &flows_file_workload_ops;
+	struct wl_env env = env_of(8, 0, 1);
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(flows_bad) / sizeof(flows_bad[0]); i++) {
+		const char *path = temp_file("bad.csv", flows_bad[i].text);
+		void *p = params_new(ops, "file", path, NULL);
+		char want[256];
+
+		snprintf(want, sizeof(want), "%s:%s", path, flows_bad[i].msg);
+		gen_err(ops, p, &env, want);
+		params_free(ops, p);
+	}
+}
+
+/* ---- htsim_cm ---- */
+
+/* The htsim format (csg-htsim sim/datacenter/connection_matrix.cpp): header
+ * lines, then "src->dst" with id/start/size in any order; start in ps. */
+static const char htsim_sample[] = "Nodes 8\n"
+				   "Connections 4\n"
+				   "# a comment\n"
+				   "0->5 id 1 start 0 size 2000000\n"
+				   "5->3 id 2 start 1000000 size 2000000\n"
+				   "\n"
+				   "3->0 size 4096 start 2.5e6 id 3\n"
+				   "7->6 id 4 start 12 size 1\n";
+
+static void test_htsim_cm(void **state)
+{
+	const struct workload_ops *ops = &htsim_cm_workload_ops;
+	struct wl_env env = env_of(8, 0, 1);
+	struct flow_list l;
+	void *p = params_new(ops, "file", temp_file("perm.cm", htsim_sample), NULL);
+
+	(void)state;
+	gen_ok(ops, p, &env, &l);
+	assert_int_equal(l.n, 4);
+	assert_true(l.v[0].src == 0 && l.v[0].dst == 5 && l.v[0].bytes == 2000000 &&
+		    l.v[0].start == 0);
+	assert_true(l.v[1].src == 5 && l.v[1].dst == 3 && l.v[1].start == PS_PER_US);
+	assert_true(l.v[2].src == 3 && l.v[2].dst == 0 && l.v[2].bytes == 4096 &&
+		    l.v[2].start == 2500000);
+	assert_true(l.v[3].src == 7 && l.v[3].dst == 6 && l.v[3].bytes == 1 &&
+		    l.v[3].start == 12);
+	flow_list_free(&l);
+	/* Fewer nodes than the fabric's hosts is fine; more is not. */
+	struct wl_env big = env_of(128, 0, 1), small = env_of(4, 0, 1);
+	gen_ok(ops, p, &big, &l);
+	assert_int_equal(l.n, 4);
+	flow_list_free(&l);
+	gen_err(ops, p, &small, ":1: Nodes: expected 2 to 4 (the fabric's hosts), found 8");
+	params_free(ops, p);
+
+	/* Triggers 0 and Failures 0 headers, id omitted, no final newline. */
+	p = params_new(ops, "file", temp_file("t0.cm", "Nodes 4\nConnections 1\nTriggers 0\n"
+						       "Failures 0\n1->2 start 5 size 10"),
+		       NULL);
+	gen_ok(ops, p, &env, &l);
+	assert_int_equal(l.n, 1);
+	assert_true(l.v[0].src == 1 && l.v[0].dst == 2 && l.v[0].start == 5);
+	flow_list_free(&l);
+	params_free(ops, p);
+}
+
+#define CM_HDR "Nodes 8\nConnections 2\n"
+static const struct {
+	const char *text;
+	const char *msg; /* after "<path>:" */
+} cm_bad[] = {
+	{ CM_HDR "0->1 id 1 start 0 size 10\n", "3: expected 2 connections (the Connections "
+						"line), found 1" },
+	{ CM_HDR "0->1 id 1 start 0 size 10\n1->2 id 2 trigger 1 size 10\n",
+	  "4: 'trigger' (flow dependencies) is not supported yet" },
+	{ CM_HDR "0->1 id 1 start 0 size 10 send_done_trigger 2\n1->2 id 2 start 0 size 1\n",
+	  "3: 'send_done_trigger' (flow dependencies) is not supported yet" },
+	{ CM_HDR "0->1 id 1 start 0 size 10 recv_done_trigger 2\n",
+	  "3: 'recv_done_trigger' (flow dependencies) is not supported yet" },
+	{ "Nodes 8\nConnections 1\nTriggers 1\n", "3: Triggers 1: triggers (flow dependencies) "
+						  "are not supported yet" },
+	{ "Nodes 8\nConnections 1\nFailures 2\n", "3: Failures 2: link failures are not supported" },
+	{ CM_HDR "0->1 id 1 start 0 size 10\ntrigger id 1 oneshot\n",
+	  "4: 'trigger' lines (flow dependencies) are not supported yet" },
+	{ CM_HDR "failure switch_type TOR switch_id 0 link_id 1\n",
+	  "3: 'failure' lines (link failures) are not supported yet" },
+	{ CM_HDR "0->1 id 1 start 0 size 10 prio 3\n", "3: 'prio' (flow priorities) is not "
+						       "supported yet" },
+	{ CM_HDR "2->2 id 1 start 0 size 10\n", "3: expected a destination different from the "
+					       "source (both 2)" },
+	{ CM_HDR "0->8 id 1 start 0 size 10\n", "3: expected node indices below 8 (the Nodes "
+					       "line), found 0->8" },
+	{ CM_HDR "0->x id 1 start 0 size 10\n", "3: expected a connection 'src->dst' with node "
+					       "indices, found '0->x'" },
+	{ CM_HDR "0->1 id 1 size 10\n", "3: expected 'start <picoseconds>'" },
+	{ CM_HDR "0->1 id 1 start 0\n", "3: expected 'size <bytes>'" },
+	{ CM_HDR "0->1 id 1 start 0 size\n", "3: expected a value after 'size'" },
+	{ CM_HDR "0->1 id 1 start 0 size 0\n", "3: size: expected a size in bytes above 0" },
+	{ CM_HDR "0->1 id 1 start -5 size 10\n", "3: start: expected a time in picoseconds" },
+	{ CM_HDR "0->1 id 1 start 0 size 10 foo 3\n", "3: expected one of id, start, size, found "
+						      "'foo'" },
+	{ CM_HDR "0->1 id 0 start 0 size 10\n", "3: id: expected a flow id above 0" },
+	{ CM_HDR "0->1 id 4 start 0 size 10\n1->2 id 4 start 0 size 10\n",
+	  "4: id: expected distinct flow ids, found id 4 again (first at line 3)" },
+	{ "Nodes 8\n0->1 id 1 start 0 size 10\n", "2: expected the header lines 'Nodes <n>' and "
+						  "'Connections <n>' before the first connection" },
+	{ "Connections 0\n", "1: expected the header lines 'Nodes <n>' and 'Connections <n>'" },
+	{ CM_HDR "0->1 id 1 start 0 size 10\nNodes 8\n", "4: expected 'Nodes' among the header "
+							 "lines" },
+	{ "Nodes eight\n", "1: expected 'Nodes <count>'" },
+	{ CM_HDR "hello\n", "3: expected a header line (Nodes, Connections), a connection" },
+};
+
+static void test_htsim_cm_errors(void **state)
+{
+	const struct workload_ops *ops = &htsim_cm_workload_ops;
+	struct wl_env env = env_of(8, 0, 1);
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cm_bad) / sizeof(cm_bad[0]); i++) {
+		const char *path = temp_file("bad.cm", cm_bad[i].text);
+		void *p = params_new(ops, "file", path, NULL);
+		char want[256];
+
+		snprintf(want, sizeof(want), "%s:%s", path, cm_bad[i].msg);
+		gen_err(ops, p, &env, want);
+		params_free(ops, p);
+	}
+}
+
+/* ---- poisson ---- */
+
+static double offered_load(const struct flow_list *l, uint32_t hosts, uint64_t rate_bps,
+			   simtime_t duration)
+{
+	double bits = 0;
+
+	for (size_t i = 0; i < l->n; i++)
+		bits += 8.0 * (double)l->v[i].bytes;
+	return bits / ((double)hosts * (double)rate_bps * time_to_s(duration));
+}
+
+static void check_sorted_in_window(const struct flow_list *l, simtime_t start, simtime_t end)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		assert_true(l->v[i].start >= start && l->v[i].start < end);
+		if (i)
+			assert_true(l->v[i].start >= l->v[i - 1].start);
+	}
+}
+
+static void test_poisson_load(void **state)
+{
+	const struct workload_ops *ops = &poisson_workload_ops;
+	struct wl_env env = env_of(16, 4, 11);
+	struct flow_list l;
+	struct cdf c;
+	struct mp_err e = { 0 };
+	double bytes = 0, mean, load;
+	void *p = params_new(ops, "cdf", DATA_DIR "/websearch.txt", "load", "0.5", "duration",
+			     "500ms", NULL);
+
+	(void)state;
+	gen_ok(ops, p, &env, &l);
+	check_sorted_in_window(&l, 0, 500 * PS_PER_MS);
+	/* lambda = 0.5 * 100e9 / (8 * 1711250) = 3652 flows/s per host. */
+	assert_true(l.n > 27000 && l.n < 31500);
+	load = offered_load(&l, 16, env.host_rate_bps, 500 * PS_PER_MS);
+	assert_int_equal(cdf_load(&c, DATA_DIR "/websearch.txt", NULL, CDF_AUTO, &e), 0);
+	mean = cdf_mean(&c);
+	for (size_t i = 0; i < l.n; i++)
+		bytes += (double)l.v[i].bytes;
+	print_message("websearch, load 0.5, 16 hosts, 500 ms: %zu flows, offered load %.4f, "
+		      "mean size %.0f B (cdf_mean %.0f B)\n", l.n, load, bytes / l.n, mean);
+	assert_true(fabs(load / 0.5 - 1.0) < 0.05);
+	assert_true(fabs(bytes / l.n / mean - 1.0) < 0.05);
+	cdf_free(&c);
+	flow_list_free(&l);
+	params_free(ops, p);
+}
+
+static void test_poisson_webserver(void **state)
+{
+	/* Many small flows: the size mean and the exponential gaps are tight. */
+	const struct workload_ops *ops = &poisson_workload_ops;
+	struct wl_env env = env_of(32, 8, 12);
+	struct flow_list l;
+	double bytes = 0, gap_sum = 0, gap_sq = 0, load, mean_gap, cv;
+	size_t ngaps = 0;
+	simtime_t *last;
+	void *p = params_new(ops, "cdf", DATA_DIR "/webserver.txt", "load", "0.3", "duration",
+			     "20ms", "start", "1ms", NULL);
+
+	(void)state;
+	gen_ok(ops, p, &env, &l);
+	check_sorted_in_window(&l, PS_PER_MS, 21 * PS_PER_MS);
+	last = calloc(32, sizeof(*last));
+	for (size_t i = 0; i < l.n; i++) {
+		const struct flow_spec *f = &l.v[i];
+
+		bytes += (double)f->bytes;
+		if (last[f->src]) {
+			double g = (double)(f->start - last[f->src]);
+
+			gap_sum += g;
+			gap_sq += g * g;
+			ngaps++;
+		}
+		last[f->src] = f->start;
+	}
+	free(last);
+	load = offered_load(&l, 32, env.host_rate_bps, 20 * PS_PER_MS);
+	mean_gap = gap_sum / (double)ngaps;
+	cv = sqrt(gap_sq / (double)ngaps - mean_gap * mean_gap) / mean_gap;
+	print_message("webserver, load 0.3, 32 hosts, 20 ms: %zu flows, offered load %.4f, "
+		      "mean size %.0f B, gap %.1f ns (expected %.1f), gap CV %.3f\n",
+		      l.n, load, bytes / l.n, mean_gap / 1000,
+		      8.0 * 66121.0 / (0.3 * 100e9) * 1e9, cv);
+	assert_true(fabs(bytes / l.n / 66121.0 - 1.0) < 0.02);
+	assert_true(fabs(load / 0.3 - 1.0) < 0.05);
+	assert_true(fabs(mean_gap / (8.0 * 66121.0 / (0.3 * 100e9) * 1e12) - 1.0) < 0.02);
+	assert_true(fabs(cv - 1.0) < 0.03); /* exponential: sd = mean */
+	flow_list_free(&l);
+	params_free(ops, p);
+}
+
+static void test_poisson_determinism(void **state)
+{
+	const struct workload_ops *ops = &poisson_workload_ops;
+	struct wl_env e1 = env_of(8, 4, 21), e2 = env_of(8, 4, 22);
+	struct flow_list a, b, c, d;
+	void *p = params_new(ops, "cdf", DATA_DIR "/fbhdp.txt", "load", "0.8", "duration", "2ms",
+			     NULL);
+	void *q;
+
+	(void)state;
+	gen_ok(ops, p, &e1, &a);
+	gen_ok(ops, p, &e1, &b);
+	gen_ok(ops, p, &e2, &c);
+	assert_true(a.n > 1000);
+	assert_true(same_flows(&a, &b));
+	assert_false(same_flows(&a, &c));
+	/* Ties on start break on the source host: strictly ordered (start, src). */
+	for (size_t i = 1; i < a.n; i++)
+		assert_true(a.v[i].start > a.v[i - 1].start ||
+			    (a.v[i].start == a.v[i - 1].start && a.v[i].src > a.v[i - 1].src));
+	/* max_flows keeps the earliest flows: a prefix of the unlimited list. */
+	q = params_new(ops, "cdf", DATA_DIR "/fbhdp.txt", "load", "0.8", "duration", "2ms",
+		       "max_flows", "100", NULL);
+	gen_ok(ops, q, &e1, &d);
+	assert_int_equal(d.n, 100);
+	for (size_t i = 0; i < d.n; i++)
+		assert_true(same_flow(&d.v[i], &a.v[i]));
+	flow_list_free(&d);
+	params_free(ops, q);
+	/* A host's flows depend only on its own stream: host 0's flows are the
+	 * same with 8 or 4 hosts except for their destinations. */
+	q = params_new(ops, "cdf", DATA_DIR "/fbhdp.txt", "load", "0.8", "duration", "2ms",
+		       "hosts", "4", NULL);
+	gen_ok(ops, q, &e1, &d);
+	for (size_t i = 0; i < d.n; i++)
+		assert_true(d.v[i].src < 4 && d.v[i].dst < 4);
+	{
+		size_t i = 0, j = 0, matched = 0;
+
+		for (; i < a.n && j < d.n; i++) {
+			if (a.v[i].src != 0)
+				continue;
+			while (j < d.n && d.v[j].src != 0)
+				j++;
+			if (j == d.n)
+				break;
+			assert_int_equal(a.v[i].start, d.v[j].start);
+			assert_int_equal(a.v[i].bytes, d.v[j].bytes);
+			matched++;
+			j++;
+		}
+		assert_true(matched > 50);
+	}
+	flow_list_free(&d);
+	params_free(ops, q);
+	flow_list_free(&a);
+	flow_list_free(&b);
+	flow_list_free(&c);
+	params_free(ops, p);
+}
+
+static void test_poisson_errors(void **state)
+{
+	const struct workload_ops *ops = &poisson_workload_ops;
+	struct wl_env env = env_of(8, 4, 1), norate = env_of(8, 4, 1);
+	void *p;
+	char want[256];
+
+	(void)state;
+	norate.host_rate_bps = 0;
+	p = params_new(ops, "cdf", DATA_DIR "/websearch.txt", NULL);
+	gen_err(ops, p, &norate, "load: needs the host link rate");
+	params_free(ops, p);
+	p = params_new(ops, "cdf", DATA_DIR "/websearch.txt", "load", "0", NULL);
+	gen_err(ops, p, &env, "load: expected a fraction of the link rate in (0, 1]");
+	params_free(ops, p);
+	p = params_new(ops, NULL);
+	gen_err(ops, p, &env, "cdf: expected the path of a flow-size CDF table");
+	params_free(ops, p);
+	/* A forced dialect that does not fit: the table's file:line. */
+	p = params_new(ops, "cdf", DATA_DIR "/mining.txt", "cdf_format", "percent", NULL);
+	snprintf(want, sizeof(want), "%s:7: expected the last cumulative probability to be 100",
+		 DATA_DIR "/mining.txt");
+	gen_err(ops, p, &env, want);
+	params_free(ops, p);
+	p = params_new(ops, "cdf", temp_file("bad_cdf.txt", "0 0\n10 0.5\nten 1\n"), NULL);
+	gen_err(ops, p, &env, "bad_cdf.txt:3: expected a size in bytes");
+	params_free(ops, p);
+	p = params_new(ops, "cdf", DATA_DIR "/websearch.txt", "hosts", "9", NULL);
+	gen_err(ops, p, &env, "hosts: expected at most 8");
+	params_free(ops, p);
+}
+
+static void test_no_leak(void **state)
+{
+	uint64_t live = mp_mem_live();
+
+	test_flows_file_errors(state);
+	test_htsim_cm_errors(state);
+	test_poisson_errors(state);
+	assert_int_equal(mp_mem_live(), live);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_registry),
+		cmocka_unit_test(test_permutation_derangement),
+		cmocka_unit_test(test_permutation_uniform),
+		cmocka_unit_test(test_permutation_seeds),
+		cmocka_unit_test(test_permutation_hosts),
+		cmocka_unit_test(test_permutation_cross_tor),
+		cmocka_unit_test(test_permutation_cross_tor_uniform),
+		cmocka_unit_test(test_incast),
+		cmocka_unit_test(test_all_to_all),
+		cmocka_unit_test(test_flows_file),
+		cmocka_unit_test(test_flows_file_errors),
+		cmocka_unit_test(test_htsim_cm),
+		cmocka_unit_test(test_htsim_cm_errors),
+		cmocka_unit_test(test_poisson_load),
+		cmocka_unit_test(test_poisson_webserver),
+		cmocka_unit_test(test_poisson_determinism),
+		cmocka_unit_test(test_poisson_errors),
+		cmocka_unit_test(test_no_leak),
+	};
+	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
+}

@@ -1,0 +1,20 @@
+# Every tests/test_*.c is one cmocka executable and one ctest test named after
+# the file without the "test_" prefix, so `ctest -R evq` runs test_evq.c alone.
+pkg_check_modules(CMOCKA REQUIRED IMPORTED_TARGET cmocka)
+file(GLOB MPSIM_TEST_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_*.c)
+foreach(src ${MPSIM_TEST_SOURCES})
+  get_filename_component(exe ${src} NAME_WE)
+  string(REGEX REPLACE "^test_" "" name ${exe})
+  add_executable(${exe} ${src})
+  target_link_libraries(${exe} PRIVATE mpsim_lib PkgConfig::CMOCKA)
+  target_compile_definitions(${exe} PRIVATE
+    MPSIM_SOURCE_DIR="${CMAKE_CURRENT_SOURCE_DIR}"
+    MPSIM_BINARY="$<TARGET_FILE:mpsim>")
+  add_test(NAME ${name} COMMAND ${exe} WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+endforeach()
+# Shell-level tests of the command line (exit codes, messages, files written).
+file(GLOB MPSIM_SH_TESTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/tests/cli_*.sh)
+foreach(src ${MPSIM_SH_TESTS})
+  get_filename_component(name ${src} NAME_WE)
+  add_test(NAME ${name} COMMAND bash ${src} $<TARGET_FILE:mpsim> ${CMAKE_CURRENT_SOURCE_DIR})
+endforeach()
