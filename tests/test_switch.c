@@ -86,7 +86,7 @@ static void pfc_to_port(struct rig *r, int h, bool xon)
 	p->size = 64;
 	p->p0 = CLS_DATA;
 	p->flags = xon ? PKT_F_XON : 0;
-	node_recv(&r->s->node.ports[h], (uint64_t)(uintptr_t)p);
+	node_recv(&r->s->node.ports[h], p);
 }
 
 /* a data packet arriving at the switch from host `from`, to host `to` */
@@ -101,7 +101,7 @@ static void inject(struct rig *r, int from, int to, uint32_t psn)
 	p->dst = (uint32_t)to;
 	p->psn = psn;
 	p->flags = PKT_F_ECT;
-	node_recv(&r->s->node.ports[from], (uint64_t)(uintptr_t)p);
+	node_recv(&r->s->node.ports[from], p);
 }
 
 static void test_ecn_at_dequeue(void **state)
@@ -175,7 +175,6 @@ static void test_dynamic_threshold(void **state)
 	evq_run(&R.q, SIMTIME_MAX);
 	assert_int_equal(R.rx, 225);
 	assert_int_equal(R.s->buf_used, 0);
-	assert_int_equal(p1->ingress_bytes[CLS_DATA] + R.s->node.ports[0].ingress_bytes[CLS_DATA], 0);
 	/* the paused time is accounted */
 	assert_true(p1->st.paused_time == 0); /* pause and resume at t = 0 */
 	assert_int_equal(p1->st.pause_rcvd, 1);

@@ -128,13 +128,20 @@ static int make_tmpdir(void **state)
 	return mkdtemp(tmpdir) ? 0 : -1;
 }
 
+/* Every name temp_file() is given in this file. */
+static const char *const temp_names[] = { "flows.csv", "bad.csv", "perm.cm", "t0.cm",
+					  "bad.cm", "bad_cdf.txt", NULL };
+
 static int remove_tmpdir(void **state)
 {
-	char cmd[128];
+	char path[160];
 
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	for (int i = 0; temp_names[i]; i++) {
+		snprintf(path, sizeof(path), "%s/%s", tmpdir, temp_names[i]);
+		unlink(path);
+	}
+	return rmdir(tmpdir);
 }
 
 /* A temp file holding `text`; returns its path (static buffer). */

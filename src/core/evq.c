@@ -22,6 +22,7 @@ void evq_init(struct evq *q)
 	q->heap = mp_malloc(q->cap * sizeof *q->heap);
 	q->now = 0;
 	q->processed = 0;
+	q->peak = 0;
 	q->stop = false;
 }
 
@@ -44,6 +45,8 @@ void evq_push(struct evq *q, simtime_t t, uint64_t key, ev_fn fn, void *obj, uin
 	struct ev e = { .t = t, .key = key, .fn = fn, .obj = obj, .arg = arg };
 	struct ev *h = q->heap;
 	size_t i = q->n++;
+	if (q->n > q->peak)
+		q->peak = q->n;
 	while (i > 0) {
 		size_t p = (i - 1) / EVQ_ARITY;
 		if (!ev_less(&e, &h[p]))
@@ -90,6 +93,13 @@ uint64_t evq_run_n(struct evq *q, simtime_t until, uint64_t budget)
 		struct ev e = evq_pop(q);
 		q->now = e.t;
 		q->processed++;
+		if (q->n) {
+			/* the next event's object (and its argument, when that is a
+			 * pointer: prefetching any other value is harmless) load while
+			 * this one runs */
+			__builtin_prefetch(q->heap[0].obj);
+			__builtin_prefetch((const void *)(uintptr_t)q->heap[0].arg);
+		}
 		e.fn(e.obj, e.arg);
 	}
 	return q->processed - start;

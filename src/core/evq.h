@@ -52,6 +52,7 @@ struct evq {
 	size_t n, cap;
 	simtime_t now;       /* time of the event being handled */
 	uint64_t processed;  /* events handled so far */
+	size_t peak;         /* most events pending at once */
 	bool stop;           /* set by a handler to end evq_run early */
 };
 

@@ -105,10 +105,12 @@ static int write_summary(FILE *f, const struct experiment *x, const struct run_r
 		time_to_us(t->paused_time), (unsigned long long)retx,
 		(unsigned long long)t->max_queue_bytes, (unsigned long long)t->max_buffer_used,
 		(unsigned long long)t->lossless_overflow);
-	fprintf(f, "  \"run\": {\"sim_time_us\": %.6f, \"events\": %llu, \"wall_s\": %.3f, "
+	fprintf(f, "  \"run\": {\"sim_time_us\": %.6f, \"events\": %llu, "
+		   "\"events_peak_pending\": %llu, \"wall_s\": %.3f, "
 		   "\"events_per_s\": %.0f, \"peak_rss_bytes\": %llu, \"peak_heap_bytes\": %llu, "
 		   "\"packet_pool_peak\": %llu}\n}\n",
-		time_to_us(r->sim_end), (unsigned long long)r->events, r->wall_s,
+		time_to_us(r->sim_end), (unsigned long long)r->events,
+		(unsigned long long)r->events_peak_pending, r->wall_s,
 		r->wall_s > 0 ? (double)r->events / r->wall_s : 0.0,
 		(unsigned long long)r->peak_rss, (unsigned long long)r->peak_heap,
 		(unsigned long long)r->pkt_pool_peak);

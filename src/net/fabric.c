@@ -119,8 +119,15 @@ void fab_free(struct fabric *f)
 	mp_free(f->sws);
 	mp_free(f->tors);
 	mp_free(f->links);
-	mp_free(f->port_mem);
-	mp_free(f->nhsets);
+	for (struct port *pt = f->port_mem; f->port_mem && pt < f->port_mem + f->nports; pt++) {
+		port_drain(f, pt);
+		wring_free(&pt->wire);
+		for (int c = 0; c < NCLS; c++)
+			pring_free(&pt->q[c]);
+	}
+	mp_free(f->port_raw);
+	mp_free(f->host_tor);
+	mp_free(f->host_port);
 	mp_free(f->nh_ports);
 	memset(f, 0, sizeof *f);
 }
@@ -133,26 +140,23 @@ static void init_port(struct fabric *f, struct node *n, uint16_t idx, const stru
 	pt->up = true;
 	pt->tier = l->tier;
 	pt->rate_bps = l->rate_bps;
+	pt->prop_delay = l->delay;
 	pt->delay = l->delay;
 	/* entity ids: nodes first, then ports (see sim.c for the id plan) */
 	pt->evs.id = (uint32_t)(pt - f->port_mem) + f->nnodes + 1;
 	rng_init(&pt->rng, f->seed, RNG_SWITCH, ((uint64_t)n->id << 16) | idx);
 }
 
-static uint32_t add_nhset(struct fabric *f, const uint16_t *ports, uint16_t n)
+static struct nhset add_nhset(struct fabric *f, const uint16_t *ports, uint16_t n)
 {
-	if (f->nnhsets == f->nhsets_cap) {
-		f->nhsets_cap = f->nhsets_cap ? f->nhsets_cap * 2 : 256;
-		f->nhsets = mp_realloc(f->nhsets, f->nhsets_cap * sizeof *f->nhsets);
-	}
 	while (f->nnh_ports + n > f->nh_ports_cap) {
 		f->nh_ports_cap = f->nh_ports_cap ? f->nh_ports_cap * 2 : 1024;
 		f->nh_ports = mp_realloc(f->nh_ports, f->nh_ports_cap * sizeof *f->nh_ports);
 	}
 	memcpy(f->nh_ports + f->nnh_ports, ports, n * sizeof *ports);
-	f->nhsets[f->nnhsets] = (struct nhset){ .off = f->nnh_ports, .n = n };
+	struct nhset r = { .off = f->nnh_ports, .n = n };
 	f->nnh_ports += n;
-	return f->nnhsets++;
+	return r;
 }
 
 int fab_finalize(struct fabric *f, const uint32_t *down_links, size_t ndown, struct mp_err *e)
@@ -162,7 +166,10 @@ int fab_finalize(struct fabric *f, const uint32_t *down_links, size_t ndown, str
 	size_t nports = 0;
 	for (uint32_t i = 0; i < f->nnodes; i++)
 		nports += f->nodes[i]->nports;
-	f->port_mem = mp_calloc(nports ? nports : 1, sizeof *f->port_mem);
+	/* ports on 64-byte boundaries, so a port's hot line is one cache line */
+	f->port_raw = mp_calloc(1, (nports ? nports : 1) * sizeof *f->port_mem + 64);
+	f->port_mem = (struct port *)(((uintptr_t)f->port_raw + 63) & ~(uintptr_t)63);
+	f->nports = (uint32_t)nports;
 	struct port *next = f->port_mem;
 	for (uint32_t i = 0; i < f->nnodes; i++) {
 		struct node *n = f->nodes[i];
@@ -205,6 +212,12 @@ int fab_finalize(struct fabric *f, const uint32_t *down_links, size_t ndown, str
 			f->tors[f->ntors++] = h->tor;
 		}
 	}
+	f->host_tor = mp_malloc(f->nhosts * sizeof *f->host_tor);
+	f->host_port = mp_malloc(f->nhosts * sizeof *f->host_port);
+	for (uint32_t i = 0; i < f->nhosts; i++) {
+		f->host_tor[i] = f->hosts[i]->tor->tor_idx;
+		f->host_port[i] = f->hosts[i]->tor_port;
+	}
 	for (uint32_t i = 0; i < f->nsws; i++) {
 		struct sw *s = f->sws[i];
 		s->hash_seed = rng_mix64(f->seed ^ rng_mix64(0xec3bULL + s->node.id));
@@ -239,7 +252,7 @@ int fab_finalize(struct fabric *f, const uint32_t *down_links, size_t ndown, str
 		}
 		for (uint32_t i = 0; i < f->nsws; i++) {
 			struct sw *s = f->sws[i];
-			s->route[t] = UINT32_MAX;
+			s->route[t] = (struct nhset){ 0, 0 };
 			if (dist[i] == UINT32_MAX || dist[i] == 0)
 				continue;
 			uint16_t n = 0;
@@ -259,7 +272,7 @@ int fab_finalize(struct fabric *f, const uint32_t *down_links, size_t ndown, str
 	/* every ToR must reach every other ToR */
 	for (uint32_t i = 0; i < f->ntors; i++)
 		for (uint32_t t = 0; t < f->ntors; t++)
-			if (t != i && f->tors[i]->route[t] == UINT32_MAX)
+			if (t != i && f->tors[i]->route[t].n == 0)
 				return mp_errf(e, MP_EUSER,
 					       "topology: switch '%s' cannot reach switch '%s' "
 					       "(too many links down?)",
@@ -295,7 +308,9 @@ void fab_link_set_delay(struct fabric *f, uint32_t link, simtime_t delay)
 {
 	struct port *a, *b;
 	link_ports(f, link, &a, &b);
-	a->delay = b->delay = delay;
+	a->prop_delay = b->prop_delay = delay;
+	a->delay = delay + a->proc_delay;
+	b->delay = delay + b->proc_delay;
 	f->links[link].delay = delay;
 }
 
@@ -370,7 +385,7 @@ simtime_t fab_path_delay(const struct fabric *f, uint32_t a, uint32_t b, uint32_
 	simtime_t d = 0;
 	uint64_t bn = UINT64_MAX;
 	for (unsigned guard = 0; guard < 64; guard++) {
-		d += time_ser_ps(bytes, pt->rate_bps) + pt->delay + pt->proc_delay;
+		d += time_ser_ps(bytes, pt->rate_bps) + pt->delay;
 		if (pt->rate_bps < bn)
 			bn = pt->rate_bps;
 		const struct node *n = pt->peer->owner;
@@ -381,9 +396,9 @@ simtime_t fab_path_delay(const struct fabric *f, uint32_t a, uint32_t b, uint32_
 			pt = &s->node.ports[dst->tor_port];
 			continue;
 		}
-		uint32_t r = s->route[dst->tor->tor_idx];
-		MP_ASSERT(r != UINT32_MAX);
-		pt = &s->node.ports[f->nh_ports[f->nhsets[r].off]];
+		const struct nhset *nh = &s->route[dst->tor->tor_idx];
+		MP_ASSERT(nh->n);
+		pt = &s->node.ports[f->nh_ports[nh->off]];
 	}
 	if (bottleneck_bps)
 		*bottleneck_bps = bn;

@@ -29,6 +29,7 @@
 #include "core/rng.h"
 #include "core/time.h"
 #include "net/packet.h"
+#include "net/pring.h"
 
 struct node;
 struct sw;
@@ -37,48 +38,56 @@ struct fabric;
 
 /* ---- per-port counters ---------------------------------------------------- */
 struct port_stats {
-	uint64_t tx_pkts, tx_bytes;      /* everything transmitted */
 	uint64_t tx_data_bytes;
 	uint64_t drops_buffer;           /* lossy: no room in the shared buffer */
 	uint64_t drops_link;             /* sent onto a down link, or corrupted */
 	uint64_t ecn_marks;
-	uint64_t max_qbytes;             /* max total bytes queued (all classes) */
-	unsigned __int128 qbytes_integral; /* sum of qbytes * dt, byte-ps, for the mean */
-	simtime_t q_last_change;
 	uint64_t pause_sent, resume_sent; /* PFC frames this port sent upstream */
 	uint64_t pause_rcvd;             /* PFC pause frames received (we were paused) */
 	simtime_t paused_time;           /* total time any data class was paused, ps */
 };
 
 /* ---- port ------------------------------------------------------------------ */
-struct pktq {
-	struct packet *head, *tail;
-};
 
 struct port {
-	struct node *owner;
+	/* hot: line 0 is what a packet arriving over this port's wire and a
+	 * packet starting its serialisation touch */
 	struct port *peer;        /* the other end of the link */
+	/* packets on the wire toward the peer, in order (a link is FIFO): only
+	 * the head has an arrival event pending, so the event queue holds one
+	 * event per busy link rather than one per packet in flight */
+	struct wring wire;
+	simtime_t busy_until;     /* the wire is busy serialising until then, ps */
+	uint64_t rate_bps;        /* bit/s */
+	simtime_t delay;          /* propagation + extra processing ("slow switch"), ps */
+	uint64_t ser_rem;         /* time_ser_exact remainder */
+	/* line 1 */
+	struct node *owner;
+	uint64_t qbytes_total;    /* bytes queued, all classes */
+	uint64_t tx_bytes;        /* bytes transmitted (all packets) */
+	struct ev_src evs;        /* events created by this port */
 	uint16_t idx;             /* index in owner->ports */
 	bool up;
-	bool busy;                /* transmitting */
+	bool tx_ev;               /* a port_tx_done event is pending */
 	uint8_t paused;           /* bit per class: paused by the downstream peer */
 	uint8_t pause_sent;       /* bit per class: we have paused our upstream */
 	uint8_t tier;             /* link tier for stats (see enum link_tier) */
-	uint64_t rate_bps;        /* bit/s */
-	simtime_t delay;          /* propagation, ps */
-	simtime_t proc_delay;     /* extra per-packet delay at this egress, ps ("slow switch") */
-	uint64_t ser_rem;         /* time_ser_exact remainder */
-	double loss_rate;         /* per-packet corruption probability on this direction */
+	uint64_t tx_pkts;
+	uint64_t max_qbytes;      /* max total bytes queued */
+	simtime_t q_last_change;  /* for the time-weighted mean queue */
+	unsigned __int128 qbytes_integral; /* sum of qbytes_total * dt, byte-ps */
+	struct pring q[NCLS];     /* egress queues, strict priority */
 	uint64_t qbytes[NCLS];    /* queued bytes per class */
-	uint64_t qbytes_total;
-	uint64_t ingress_bytes[NCLS]; /* bytes in this switch's buffer that arrived here */
-	struct pktq q[NCLS];
+	uint64_t ingress_bytes[NCLS]; /* PFC: bytes in this switch's buffer that arrived here */
+	/* cold */
+	simtime_t prop_delay;     /* propagation delay alone, ps */
+	simtime_t proc_delay;     /* extra per-packet delay at this egress, ps */
+	double loss_rate;         /* per-packet corruption probability on this direction */
 	simtime_t paused_at[NCLS];
-	struct ev_src evs;        /* events created by this port */
 	struct mp_rng rng;        /* ECN marking, corruption */
 	struct port_stats st;
 	uint64_t ts_tx_bytes;     /* tx bytes at the last time-series sample */
-};
+} __attribute__((aligned(64)));
 
 /* ---- nodes ----------------------------------------------------------------- */
 enum node_kind { NODE_HOST, NODE_SWITCH };
@@ -118,7 +127,7 @@ struct sw {
 	uint64_t buf_peak;
 	uint64_t hash_seed;    /* per-switch ECMP seed (no polarisation) */
 	struct mp_rng rng;     /* load balancer randomness */
-	uint32_t *route;       /* per ToR: nhset index (UINT32_MAX = unreachable) */
+	struct nhset *route;   /* per ToR: the next-hop set (n = 0: unreachable) */
 	void *lb_state;        /* load balancer private state */
 };
 
@@ -198,9 +207,11 @@ struct fabric {
 	struct fab_link_spec *links;
 	uint32_t nlinks, links_cap;
 	struct port *port_mem;
+	void *port_raw;         /* the allocation port_mem is aligned within */
+	uint32_t nports;
 
-	struct nhset *nhsets;
-	uint32_t nnhsets, nhsets_cap;
+	uint32_t *host_tor;    /* per host: tor_idx of its switch (dense, stays in cache) */
+	uint16_t *host_port;   /* per host: port index on that switch */
 	uint16_t *nh_ports;
 	uint32_t nnh_ports, nh_ports_cap;
 
@@ -260,8 +271,13 @@ void host_send(struct fabric *f, struct host *h, struct packet *p);
 void nic_activate(struct fabric *f, struct nic_flow *fl);
 void nic_deactivate(struct fabric *f, struct nic_flow *fl);
 
-/* Event handler: a packet reached the node that owns `port` (arg = packet). */
-void node_recv(void *port, uint64_t pkt);
+/* A packet reached the node that owns `port`. */
+void node_recv(struct port *in, struct packet *p);
+/* Event handler: the head of `port`'s wire reached the peer. */
+void port_wire_arrive(void *port, uint64_t unused);
+
+/* Return every packet queued at or travelling from this port to the pool. */
+void port_drain(struct fabric *f, struct port *pt);
 
 /* Fold queue integrals up to `now` (call before reading port stats). */
 void port_stats_sync(struct port *pt, simtime_t now);

@@ -2,11 +2,12 @@
  * shared-buffer admission, ECN marking at dequeue, and PFC.
  *
  * Invariants:
- *  - a port transmits one packet at a time; `busy` is true from the start of a
- *    serialisation to its port_tx_done event;
+ *  - a port transmits one packet at a time: the wire is busy until busy_until;
+ *    a port_tx_done event is pending (tx_ev) only when something waits for it;
  *  - sw->buf_used is the sum of the sizes of data and control packets queued
  *    at the switch's ports (PFC frames are MAC-generated and not buffered);
- *  - port->ingress_bytes[c] counts bytes that arrived on that port and are still
+ *  - in lossless mode, port->ingress_bytes[c] counts bytes that arrived on that
+ *    port and are still
  *    queued somewhere in the same switch (the PFC ingress counter);
  *  - in lossless mode a data packet is never dropped for lack of buffer; if the
  *    buffer is overrun (PFC thresholds too high for the headroom) the overrun is
@@ -19,13 +20,15 @@
 #include "net/fabric.h"
 
 #include "core/err.h"
+#include "core/mem.h"
 
 static void port_try_send(struct fabric *f, struct port *pt);
+static void wire_push(struct fabric *f, struct port *pt, struct packet *p, simtime_t at);
 
 void port_stats_sync(struct port *pt, simtime_t now)
 {
-	pt->st.qbytes_integral += (unsigned __int128)pt->qbytes_total * (now - pt->st.q_last_change);
-	pt->st.q_last_change = now;
+	pt->qbytes_integral += (unsigned __int128)pt->qbytes_total * (now - pt->q_last_change);
+	pt->q_last_change = now;
 }
 
 static inline void q_change(struct fabric *f, struct port *pt, uint8_t cls, int64_t delta)
@@ -33,35 +36,46 @@ static inline void q_change(struct fabric *f, struct port *pt, uint8_t cls, int6
 	port_stats_sync(pt, f->q->now);
 	pt->qbytes[cls] += (uint64_t)delta;
 	pt->qbytes_total += (uint64_t)delta;
-	if (pt->qbytes_total > pt->st.max_qbytes)
-		pt->st.max_qbytes = pt->qbytes_total;
+	if (pt->qbytes_total > pt->max_qbytes)
+		pt->max_qbytes = pt->qbytes_total;
 }
 
-static inline void pq_push(struct pktq *q, struct packet *p)
+static void port_tx_done(void *obj, uint64_t arg);
+
+/* The port has something to send: start now if the wire is free, else make
+ * sure a port_tx_done event will come when it frees. Ports whose queue is
+ * empty when they finish a packet schedule no event at all, which saves one
+ * event per packet per uncongested hop. */
+static inline void port_kick(struct fabric *f, struct port *pt)
 {
-	p->next = NULL;
-	if (q->tail)
-		q->tail->next = p;
-	else
-		q->head = p;
-	q->tail = p;
+	if (pt->tx_ev)
+		return;
+	if (f->q->now >= pt->busy_until) {
+		port_try_send(f, pt);
+	} else {
+		pt->tx_ev = true;
+		evq_at(f->q, &pt->evs, pt->busy_until, port_tx_done, pt, 0);
+	}
 }
 
-static inline struct packet *pq_pop(struct pktq *q)
-{
-	struct packet *p = q->head;
-	q->head = p->next;
-	if (!q->head)
-		q->tail = NULL;
-	return p;
-}
+static void port_transmit(struct fabric *f, struct port *pt, struct packet *p);
+static void switch_depart(struct fabric *f, struct port *pt, struct packet *p);
 
 static void port_enqueue(struct fabric *f, struct port *pt, struct packet *p)
 {
-	pq_push(&pt->q[p->cls], p);
+	/* fast path: an idle, empty, unpaused, up port sends at once; the packet
+	 * never touches the queue ring (same result as queue-then-dequeue) */
+	if (!pt->tx_ev && pt->qbytes_total == 0 && f->q->now >= pt->busy_until && pt->up &&
+	    !(pt->paused & (1u << p->cls)) &&
+	    (pt->owner->kind == NODE_SWITCH || !((struct host *)pt->owner)->ring)) {
+		if (pt->owner->kind == NODE_SWITCH && p->type != PKT_PAUSE)
+			switch_depart(f, pt, p);
+		port_transmit(f, pt, p);
+		return;
+	}
+	pring_push(&pt->q[p->cls], p);
 	q_change(f, pt, p->cls, p->size);
-	if (!pt->busy)
-		port_try_send(f, pt);
+	port_kick(f, pt);
 }
 
 /* ---- PFC ------------------------------------------------------------------ */
@@ -102,8 +116,7 @@ static void pfc_on_frame(struct fabric *f, struct port *pt, const struct packet 
 		if (pt->paused & bit) {
 			pt->paused &= (uint8_t)~bit;
 			pt->st.paused_time += f->q->now - pt->paused_at[p->p0];
-			if (!pt->busy)
-				port_try_send(f, pt);
+			port_kick(f, pt);
 		}
 	} else if (!(pt->paused & bit)) {
 		pt->paused |= bit;
@@ -112,13 +125,93 @@ static void pfc_on_frame(struct fabric *f, struct port *pt, const struct packet 
 	}
 }
 
+/* ---- the wire ---------------------------------------------------------------- */
+/* Put a packet on the wire, arriving at `at` (never before the packet ahead
+ * of it: a link does not reorder, even when its delay has just shrunk). */
+static void wire_push(struct fabric *f, struct port *pt, struct packet *p, simtime_t at)
+{
+	if (pt->wire.n) {
+		simtime_t last = wring_last(&pt->wire)->at;
+		if (at < last)
+			at = last;
+	} else {
+		evq_at(f->q, &pt->evs, at, port_wire_arrive, pt, (uint64_t)(uintptr_t)p);
+	}
+	struct wire_slot *w = wring_push(&pt->wire);
+	w->p = p;
+	w->at = at;
+}
+
+void port_wire_arrive(void *obj, uint64_t unused)
+{
+	(void)unused;
+	struct port *pt = obj;
+	struct wire_slot w = wring_pop(&pt->wire);
+	if (pt->wire.n) {
+		const struct wire_slot *h = &pt->wire.v[pt->wire.head];
+		evq_at(pt->owner->fab->q, &pt->evs, h->at, port_wire_arrive, pt,
+		       (uint64_t)(uintptr_t)h->p);
+	}
+	node_recv(pt->peer, w.p);
+}
+
+void port_drain(struct fabric *f, struct port *pt)
+{
+	while (pt->wire.n)
+		pkt_free(f, wring_pop(&pt->wire).p);
+	for (int c = 0; c < NCLS; c++)
+		while (pt->q[c].n)
+			pkt_free(f, pring_pop(&pt->q[c]));
+}
+
 /* ---- transmission ----------------------------------------------------------- */
 static void port_tx_done(void *obj, uint64_t arg)
 {
 	(void)arg;
 	struct port *pt = obj;
-	pt->busy = false;
+	pt->tx_ev = false;
 	port_try_send(pt->owner->fab, pt);
+}
+
+/* Is there anything this port could send once the wire frees? */
+static inline bool port_has_work(const struct port *pt)
+{
+	if (pt->qbytes_total)
+		return true;
+	return pt->owner->kind == NODE_HOST && ((const struct host *)pt->owner)->ring;
+}
+
+/* A packet leaves a switch's buffer: release it, let PFC resume the port it
+ * came in on, and mark ECN on the queue it leaves behind. */
+static void switch_depart(struct fabric *f, struct port *pt, struct packet *p)
+{
+	struct node *n = pt->owner;
+	struct sw *s = (struct sw *)n;
+	uint8_t c = p->cls;
+	s->buf_used -= p->size;
+	if (f->cfg.mode == BUF_LOSSLESS) {
+		struct port *ip = &n->ports[p->in_port];
+		ip->ingress_bytes[c] -= p->size;
+		if (ip->pause_sent & (1u << c)) {
+			uint64_t xoff = pfc_xoff(f, s);
+			if (ip->ingress_bytes[c] == 0 ||
+			    ip->ingress_bytes[c] + f->cfg.pfc_xon_gap <= xoff)
+				pfc_send(f, ip, c, true);
+		}
+	}
+	if (f->cfg.ecn && (p->flags & PKT_F_ECT) && p->type == PKT_DATA) {
+		uint64_t q = pt->qbytes[c];
+		if (q >= f->cfg.kmax) {
+			p->flags |= PKT_F_CE;
+		} else if (q > f->cfg.kmin) {
+			double prob = f->cfg.pmax * (double)(q - f->cfg.kmin) /
+				      (double)(f->cfg.kmax - f->cfg.kmin);
+			if (rng_u01(&pt->rng) < prob)
+				p->flags |= PKT_F_CE;
+		}
+		if (p->flags & PKT_F_CE)
+			pt->st.ecn_marks++;
+	}
 }
 
 /* Take the next eligible packet: strict priority over classes not paused by
@@ -126,37 +219,12 @@ static void port_tx_done(void *obj, uint64_t arg)
 static struct packet *port_dequeue(struct fabric *f, struct port *pt)
 {
 	for (uint8_t c = 0; c < NCLS; c++) {
-		if (!pt->q[c].head || (pt->paused & (1u << c)))
+		if (!pt->q[c].n || (pt->paused & (1u << c)))
 			continue;
-		struct packet *p = pq_pop(&pt->q[c]);
+		struct packet *p = pring_pop(&pt->q[c]);
 		q_change(f, pt, c, -(int64_t)p->size);
-		struct node *n = pt->owner;
-		if (n->kind == NODE_SWITCH && p->type != PKT_PAUSE) {
-			struct sw *s = (struct sw *)n;
-			s->buf_used -= p->size;
-			struct port *ip = &n->ports[p->in_port];
-			ip->ingress_bytes[c] -= p->size;
-			uint8_t bit = (uint8_t)(1u << c);
-			if ((ip->pause_sent & bit)) {
-				uint64_t xoff = pfc_xoff(f, s);
-				if (ip->ingress_bytes[c] == 0 ||
-				    ip->ingress_bytes[c] + f->cfg.pfc_xon_gap <= xoff)
-					pfc_send(f, ip, c, true);
-			}
-			if (f->cfg.ecn && (p->flags & PKT_F_ECT) && p->type == PKT_DATA) {
-				uint64_t q = pt->qbytes[c];
-				if (q >= f->cfg.kmax) {
-					p->flags |= PKT_F_CE;
-				} else if (q > f->cfg.kmin) {
-					double prob = f->cfg.pmax * (double)(q - f->cfg.kmin) /
-						      (double)(f->cfg.kmax - f->cfg.kmin);
-					if (rng_u01(&pt->rng) < prob)
-						p->flags |= PKT_F_CE;
-				}
-				if (p->flags & PKT_F_CE)
-					pt->st.ecn_marks++;
-			}
-		}
+		if (pt->owner->kind == NODE_SWITCH && p->type != PKT_PAUSE)
+			switch_depart(f, pt, p);
 		return p;
 	}
 	if (pt->owner->kind == NODE_HOST && !(pt->paused & (1u << CLS_DATA))) {
@@ -174,30 +242,39 @@ static struct packet *port_dequeue(struct fabric *f, struct port *pt)
 	return NULL;
 }
 
+/* Serialise p now (the wire is free) and put it on the wire. */
+static void port_transmit(struct fabric *f, struct port *pt, struct packet *p)
+{
+	simtime_t now = f->q->now;
+	simtime_t ser = time_ser_exact(p->size, pt->rate_bps, &pt->ser_rem);
+	pt->busy_until = now + ser;
+	pt->tx_pkts++;
+	pt->tx_bytes += p->size;
+	if (p->type == PKT_DATA)
+		pt->st.tx_data_bytes += p->size;
+	if (port_has_work(pt)) {
+		pt->tx_ev = true;
+		evq_at(f->q, &pt->evs, now + ser, port_tx_done, pt, 0);
+	}
+	if (__builtin_expect(pt->loss_rate > 0, 0) && p->type != PKT_PAUSE &&
+	    rng_u01(&pt->rng) < pt->loss_rate) {
+		pt->st.drops_link++;
+		pkt_free(f, p);
+	} else {
+		wire_push(f, pt, p, now + ser + pt->delay);
+	}
+}
+
 static void port_try_send(struct fabric *f, struct port *pt)
 {
 	struct packet *p;
 	while ((p = port_dequeue(f, pt)) != NULL) {
-		if (!pt->up) {
+		if (__builtin_expect(!pt->up, 0)) {
 			pt->st.drops_link++;
 			pkt_free(f, p);
 			continue;
 		}
-		simtime_t now = f->q->now;
-		simtime_t ser = time_ser_exact(p->size, pt->rate_bps, &pt->ser_rem);
-		pt->busy = true;
-		pt->st.tx_pkts++;
-		pt->st.tx_bytes += p->size;
-		if (p->type == PKT_DATA)
-			pt->st.tx_data_bytes += p->size;
-		evq_at(f->q, &pt->evs, now + ser, port_tx_done, pt, 0);
-		if (pt->loss_rate > 0 && p->type != PKT_PAUSE && rng_u01(&pt->rng) < pt->loss_rate) {
-			pt->st.drops_link++;
-			pkt_free(f, p);
-		} else {
-			evq_at(f->q, &pt->evs, now + ser + pt->delay + pt->proc_delay, node_recv,
-			       pt->peer, (uint64_t)(uintptr_t)p);
-		}
+		port_transmit(f, pt, p);
 		return;
 	}
 }
@@ -224,9 +301,7 @@ void nic_activate(struct fabric *f, struct nic_flow *fl)
 		head->prev->next = fl;
 		head->prev = fl;
 	}
-	struct port *pt = &h->node.ports[0];
-	if (!pt->busy)
-		port_try_send(f, pt);
+	port_kick(f, &h->node.ports[0]);
 }
 
 void nic_deactivate(struct fabric *f, struct nic_flow *fl)
@@ -250,13 +325,12 @@ void nic_deactivate(struct fabric *f, struct nic_flow *fl)
 /* ---- switching --------------------------------------------------------------- */
 static uint16_t route_port(struct fabric *f, struct sw *s, struct packet *p)
 {
-	const struct host *dst = f->hosts[p->dst];
-	if (dst->tor == s)
-		return dst->tor_port;
-	uint32_t r = s->route[dst->tor->tor_idx];
-	if (__builtin_expect(r == UINT32_MAX, 0))
+	uint32_t t = f->host_tor[p->dst];
+	if (t == s->tor_idx)
+		return f->host_port[p->dst];
+	const struct nhset *nh = &s->route[t];
+	if (__builtin_expect(nh->n == 0, 0))
 		return UINT16_MAX;
-	const struct nhset *nh = &f->nhsets[r];
 	const uint16_t *cand = f->nh_ports + nh->off;
 	uint16_t out = nh->n == 1 ? cand[0] : f->lb->choose(f, s, p, cand, nh->n);
 	if (__builtin_expect(!s->node.ports[out].up, 0)) {
@@ -301,17 +375,17 @@ static void switch_forward(struct fabric *f, struct sw *s, struct port *in, stru
 	if (s->buf_used > s->buf_peak)
 		s->buf_peak = s->buf_used;
 	p->in_port = in->idx;
-	in->ingress_bytes[c] += p->size;
-	if (cfg->mode == BUF_LOSSLESS && c >= CLS_DATA && !(in->pause_sent & (1u << c)) &&
-	    in->ingress_bytes[c] > pfc_xoff(f, s))
-		pfc_send(f, in, c, false);
+	if (cfg->mode == BUF_LOSSLESS) {
+		in->ingress_bytes[c] += p->size;
+		if (c >= CLS_DATA && !(in->pause_sent & (1u << c)) &&
+		    in->ingress_bytes[c] > pfc_xoff(f, s))
+			pfc_send(f, in, c, false);
+	}
 	port_enqueue(f, out, p);
 }
 
-void node_recv(void *obj, uint64_t arg)
+void node_recv(struct port *in, struct packet *p)
 {
-	struct port *in = obj;
-	struct packet *p = (struct packet *)(uintptr_t)arg;
 	struct node *n = in->owner;
 	struct fabric *f = n->fab;
 	if (__builtin_expect(p->type == PKT_PAUSE, 0)) {

@@ -148,7 +148,7 @@ static void sample(void *obj, uint64_t arg)
 					struct port *pt = &f->nodes[n]->ports[p];
 					if (!port_in_group(pt, sp->group))
 						continue;
-					uint64_t b = pt->st.tx_bytes - pt->ts_tx_bytes;
+					uint64_t b = pt->tx_bytes - pt->ts_tx_bytes;
 					sum += (double)b * 8.0 / ((double)pt->rate_bps * time_to_s(dt));
 					cnt++;
 				}
@@ -166,7 +166,7 @@ static void sample(void *obj, uint64_t arg)
 	/* utilisation baselines move after every sampler has read them */
 	for (uint32_t n = 0; n < f->nnodes; n++)
 		for (uint16_t p = 0; p < f->nodes[n]->nports; p++)
-			f->nodes[n]->ports[p].ts_tx_bytes = f->nodes[n]->ports[p].st.tx_bytes;
+			f->nodes[n]->ports[p].ts_tx_bytes = f->nodes[n]->ports[p].tx_bytes;
 	if (s->w.ndone < s->w.nconns || (s->x->gen.stop_time && now + dt <= s->x->gen.stop_time))
 		evq_at(&s->q, &s->evs, now + dt, sample, s, 0);
 }
@@ -362,6 +362,7 @@ void sim_collect(struct sim *s, struct run_result *r)
 	memset(r, 0, sizeof *r);
 	r->wall_s = sim_wall_now() - s->wall_start;
 	r->events = s->q.processed;
+	r->events_peak_pending = s->q.peak;
 	r->sim_end = s->q.now;
 	r->nflows = s->w.nconns;
 	r->flows = mp_calloc(r->nflows ? r->nflows : 1, sizeof *r->flows);
@@ -403,9 +404,9 @@ void sim_collect(struct sim *s, struct run_result *r)
 				if (pt->paused & (1u << c))
 					pt_paused += s->q.now - pt->paused_at[c];
 			t->paused_time += pt_paused;
-			t->tx_bytes += pt->st.tx_bytes;
-			if (nd->kind == NODE_SWITCH && pt->st.max_qbytes > t->max_queue_bytes)
-				t->max_queue_bytes = pt->st.max_qbytes;
+			t->tx_bytes += pt->tx_bytes;
+			if (nd->kind == NODE_SWITCH && pt->max_qbytes > t->max_queue_bytes)
+				t->max_queue_bytes = pt->max_qbytes;
 		}
 		if (nd->kind == NODE_SWITCH && ((struct sw *)nd)->buf_peak > t->max_buffer_used)
 			t->max_buffer_used = ((struct sw *)nd)->buf_peak;
@@ -422,31 +423,9 @@ void sim_collect(struct sim *s, struct run_result *r)
 	r->nlinks = f->nlinks;
 }
 
-/* Return every packet still in a queue or in flight to the pool, so that the
- * debug pool (malloc per packet) leaves nothing for valgrind to report. */
-static void drain_packets(struct sim *s)
-{
-	struct fabric *f = &s->fab;
-	for (uint32_t n = 0; n < f->nnodes; n++)
-		for (uint16_t p = 0; p < f->nodes[n]->nports; p++)
-			for (int c = 0; c < NCLS; c++) {
-				struct packet *pk = f->nodes[n]->ports[p].q[c].head;
-				while (pk) {
-					struct packet *next = pk->next;
-					pkt_free(f, pk);
-					pk = next;
-				}
-			}
-	for (size_t i = 0; i < s->q.n; i++)
-		if (s->q.heap[i].fn == node_recv)
-			pkt_free(f, (struct packet *)(uintptr_t)s->q.heap[i].arg);
-	s->q.n = 0;
-}
-
 void sim_free(struct sim *s)
 {
-	if (s->fab.port_mem)
-		drain_packets(s);
+	s->q.n = 0; /* pending events hold no packets: queues and wires do (fab_free) */
 	tp_world_free(&s->w);
 	flow_list_free(&s->flows);
 	fab_free(&s->fab);

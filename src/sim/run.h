@@ -45,6 +45,7 @@ struct run_result {
 	struct ts_buf ts;
 	simtime_t sim_end;           /* simulated time when the run stopped, ps */
 	uint64_t events;
+	uint64_t events_peak_pending;
 	double wall_s;
 	uint64_t peak_rss, peak_heap;
 	uint64_t pkt_pool_peak;

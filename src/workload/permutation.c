@@ -110,19 +110,21 @@ static void derange_cross_tor(uint32_t *p, uint32_t n, uint32_t hpt, uint32_t m,
 	while (steps--) {
 		uint32_t len = 2, t, first;
 
-		/* Cycle length: P(len = 2 + g) = 2^-(g+1), unbounded. */
+		/* Cycle length: P(len = 2 + g) = 2^-(g+1), a coin flip per
+		 * step; lengths above n are proposals that are rejected. */
 		for (;;) {
+			int heads;
+
 			if (!nbits) {
 				bits = rng_next(r);
 				nbits = 64;
 			}
-			nbits--;
-			if (!(bits & 1))
-				break;
+			heads = bits & 1;
 			bits >>= 1;
-			len++;
+			nbits--;
+			if (!heads || ++len > n)
+				break;
 		}
-		bits >>= 1;
 		if (len > n)
 			continue; /* rejected */
 		/* A uniformly random ordered tuple of len distinct hosts: the

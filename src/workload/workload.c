@@ -1,16 +1,15 @@
 /* workload.c - the workload registry, the flow list, and helpers shared by the
- * generators (host counts, reading a text file, sorting by start time).
+ * generators (host counts, reading and splitting text files).
  *
  * Owns: workload_registry[] (the one list of generators; adding a workload is
  * one file and one line here) and struct flow_list storage.
  * Invariants: a flow list holds flows with src != dst and bytes > 0, and each
- * flow's id is its index in the list (flow_list_sort_by_start renumbers).
+ * flow's id is its index in the list.
  */
 #include "workload/workload.h"
 
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "core/mem.h"
@@ -61,27 +60,6 @@ void flow_list_free(struct flow_list *l)
 	l->v = NULL;
 	l->n = 0;
 	l->cap = 0;
-}
-
-static int cmp_start_id(const void *a, const void *b)
-{
-	const struct flow_spec *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	if (x->id != y->id)
-		return x->id < y->id ? -1 : 1;
-	return 0;
-}
-
-void flow_list_sort_by_start(struct flow_list *l)
-{
-	/* (start, id) is a total order because ids are distinct, so qsort's
-	 * instability cannot make the result depend on the C library. */
-	if (l->n > 1)
-		qsort(l->v, l->n, sizeof(*l->v), cmp_start_id);
-	for (size_t i = 0; i < l->n; i++)
-		l->v[i].id = (uint32_t)i;
 }
 
 int workload_host_count(uint64_t hosts, uint32_t min, const struct wl_env *env, uint32_t *n,

@@ -100,7 +100,4 @@ char *workload_next_token(char **cursor);
  * Returns 0, or -1 when malformed or above max. */
 int workload_parse_uint(const char *s, uint64_t max, uint64_t *v);
 
-/* Sort by (start, id) and renumber ids to list positions. */
-void flow_list_sort_by_start(struct flow_list *l);
-
 #endif

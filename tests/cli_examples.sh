@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# cli_examples.sh MPSIM REPO_ROOT - every shipped experiment file validates.
+#
+# examples/*.yaml and experiments/**/*.yaml must each pass `mpsim validate`: exit 0,
+# "FILE: ok (...)" on stdout, nothing on stderr. They are validated from an
+# unrelated working directory, so paths inside them (CDF tables, flow files) must be
+# relative to the experiment file, not to where mpsim happens to be started.
+set -euo pipefail
+
+MPSIM=${1:?usage: cli_examples.sh MPSIM REPO_ROOT}
+ROOT=${2:?usage: cli_examples.sh MPSIM REPO_ROOT}
+MPSIM=$(cd "$(dirname "$MPSIM")" && pwd)/$(basename "$MPSIM")
+ROOT=$(cd "$ROOT" && pwd)
+
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+nfail=0
+fail() { # fail WHAT EXPECTED GOT
+	printf 'FAIL [%s]\n  expected: %s\n  got:      %s\n' "$1" "$2" "$3" >&2
+	nfail=$((nfail + 1))
+}
+
+files=()
+while IFS= read -r -d '' f; do files+=("$f"); done < <(
+	{
+		find "$ROOT/examples" -maxdepth 1 -type f \( -name '*.yaml' -o -name '*.yml' \) -print0 2>/dev/null
+		find "$ROOT/experiments" -type f \( -name '*.yaml' -o -name '*.yml' \) -print0 2>/dev/null
+	} | sort -z)
+
+nexamples=0
+for f in ${files[@]+"${files[@]}"}; do
+	[[ $f == "$ROOT/examples/"* ]] && nexamples=$((nexamples + 1))
+done
+if ((nexamples == 0)); then
+	echo "FAIL: no examples/*.yaml in $ROOT (expected at least one)" >&2
+	exit 1
+fi
+
+cd "$T"
+for f in "${files[@]}"; do
+	rel=${f#"$ROOT"/}
+	set +e
+	"$MPSIM" validate "$f" >out 2>err
+	rc=$?
+	set -e
+	if [[ $rc != 0 ]]; then
+		fail "$rel" "exit 0" "exit $rc: $(cat err)"
+		continue
+	fi
+	grep -qF -- "$f: ok (" out || fail "$rel" "'$f: ok (...)' on stdout" "$(cat out)"
+	[[ ! -s err ]] || fail "$rel" "nothing on stderr" "$(cat err)"
+	# validate writes nothing
+	for x in "$T"/* "$T"/.[!.]*; do
+		[[ -e $x && $x != "$T/out" && $x != "$T/err" ]] &&
+			fail "$rel" "validate to write nothing" "$(ls -A "$T")"
+	done
+done
+
+if ((nfail)); then
+	echo "cli_examples: $nfail of ${#files[@]} file(s) failed" >&2
+	exit 1
+fi
+echo "cli_examples: ${#files[@]} experiment file(s) validate"
