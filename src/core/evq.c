@@ -1,84 +1,178 @@
-/* evq.c - d-ary min-heap of events stored by value; see evq.h for why. */
+/* evq.c - a radix heap of events; see evq.h for why.
+ *
+ * Invariants: every pending event has t >= last; an event with t == last is
+ * in b[0], others in b[64 - clz(t ^ last)]; b[0] is sorted by key with the
+ * smallest key at the end (popped first); mask has bit i-1 set exactly when
+ * b[i] is not empty (i >= 1). */
 #include "core/evq.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 #include "core/err.h"
 #include "core/mem.h"
 
+/* handler registry: fn <-> 8-bit id */
+static ev_fn handlers[256];
+static unsigned nhandlers;
+static struct { ev_fn fn; unsigned id; } hcache[64];
+
+static inline unsigned handler_id(ev_fn fn)
+{
+	unsigned h = (unsigned)(((uintptr_t)fn >> 4) & 63);
+	if (__builtin_expect(hcache[h].fn == fn, 1))
+		return hcache[h].id;
+	unsigned i;
+	for (i = 0; i < nhandlers; i++)
+		if (handlers[i] == fn)
+			break;
+	if (i == nhandlers) {
+		if (nhandlers == 256)
+			MP_PANIC("more than 256 event handlers");
+		handlers[nhandlers++] = fn;
+	}
+	hcache[h].fn = fn;
+	hcache[h].id = i;
+	return i;
+}
+
 #ifdef MPSIM_SMALL_LIMITS
-#define EVQ_INITIAL_CAP 4 /* tests: make every growth path run */
+#define EVQ_INITIAL_CAP 2 /* tests: make every growth path run */
 #else
-#define EVQ_INITIAL_CAP 4096
+#define EVQ_INITIAL_CAP 64
 #endif
 
-static inline bool ev_less(const struct ev *a, const struct ev *b)
-{
-	return a->t < b->t || (a->t == b->t && a->key < b->key);
-}
-
-void evq_init(struct evq *q)
-{
-	q->n = 0;
-	q->cap = EVQ_INITIAL_CAP;
-	q->heap = mp_malloc(q->cap * sizeof *q->heap);
-	q->now = 0;
-	q->processed = 0;
-	q->peak = 0;
-	q->stop = false;
-}
+void evq_init(struct evq *q) { memset(q, 0, sizeof *q); }
 
 void evq_free(struct evq *q)
 {
-	mp_free(q->heap);
-	q->heap = NULL;
-	q->n = q->cap = 0;
+	for (int i = 0; i < 65; i++)
+		mp_free(q->b[i].v);
+	memset(q, 0, sizeof *q);
+}
+
+static void bucket_grow(struct evq_bucket *b)
+{
+	b->cap = b->cap ? b->cap * 2 : EVQ_INITIAL_CAP;
+	b->v = mp_realloc(b->v, (size_t)b->cap * sizeof *b->v);
+}
+
+static inline unsigned bucket_of(simtime_t t, simtime_t last)
+{
+	return t == last ? 0 : 64u - (unsigned)__builtin_clzll(t ^ last);
+}
+
+/* b[0] holds events of time `last`, largest key first */
+static void b0_insert(struct evq *q, const struct evs *e)
+{
+	struct evq_bucket *b = &q->b[0];
+	if (b->n == b->cap)
+		bucket_grow(b);
+	uint32_t i = b->n;
+	while (i > 0 && b->v[i - 1].key < e->key) {
+		b->v[i] = b->v[i - 1];
+		i--;
+	}
+	b->v[i] = *e;
+	b->n++;
 }
 
 void evq_push(struct evq *q, simtime_t t, uint64_t key, ev_fn fn, void *obj, uint64_t arg)
 {
-	if (__builtin_expect(t < q->now, 0))
+	if (__builtin_expect(t < q->now || t < q->last, 0))
 		MP_PANIC("event scheduled in the past (t=%llu ps, now=%llu ps)",
 			 (unsigned long long)t, (unsigned long long)q->now);
-	if (__builtin_expect(q->n == q->cap, 0)) {
-		q->cap *= 2;
-		q->heap = mp_realloc(q->heap, q->cap * sizeof *q->heap);
-	}
-	struct ev e = { .t = t, .key = key, .fn = fn, .obj = obj, .arg = arg };
-	struct ev *h = q->heap;
-	size_t i = q->n++;
+	struct evs e = { .t = t, .key = (key << 8) | handler_id(fn), .obj = obj, .arg = arg };
+	q->n++;
 	if (q->n > q->peak)
 		q->peak = q->n;
-	while (i > 0) {
-		size_t p = (i - 1) / EVQ_ARITY;
-		if (!ev_less(&e, &h[p]))
-			break;
-		h[i] = h[p];
-		i = p;
+	unsigned i = bucket_of(t, q->last);
+	if (__builtin_expect(i == 0, 0)) {
+		b0_insert(q, &e);
+		return;
 	}
-	h[i] = e;
+	struct evq_bucket *b = &q->b[i];
+	if (__builtin_expect(b->n == b->cap, 0))
+		bucket_grow(b);
+	b->v[b->n++] = e;
+	q->mask |= 1ULL << (i - 1);
+}
+
+static int key_desc(const void *a, const void *b)
+{
+	uint64_t x = ((const struct evs *)a)->key, y = ((const struct evs *)b)->key;
+	return (x < y) - (x > y);
+}
+
+/* Earliest time in the lowest non-empty bucket (b[0] empty, mask != 0). */
+static simtime_t lowest_min(const struct evq *q, unsigned *bi)
+{
+	unsigned i = (unsigned)__builtin_ctzll(q->mask) + 1;
+	const struct evq_bucket *b = &q->b[i];
+	simtime_t m = b->v[0].t;
+	for (uint32_t j = 1; j < b->n; j++)
+		if (b->v[j].t < m)
+			m = b->v[j].t;
+	*bi = i;
+	return m;
+}
+
+/* Move bucket i down around its minimum m; afterwards b[0] is not empty. */
+static void redistribute(struct evq *q, unsigned i, simtime_t m)
+{
+	struct evq_bucket *src = &q->b[i];
+	q->last = m;
+	q->mask &= ~(1ULL << (i - 1));
+	for (uint32_t j = 0; j < src->n; j++) {
+		const struct evs *e = &src->v[j];
+		unsigned k = bucket_of(e->t, m); /* k < i */
+		struct evq_bucket *d = &q->b[k];
+		if (__builtin_expect(d->n == d->cap, 0))
+			bucket_grow(d);
+		d->v[d->n++] = *e;
+		if (k)
+			q->mask |= 1ULL << (k - 1);
+	}
+	src->n = 0;
+	if (q->b[0].n > 1)
+		qsort(q->b[0].v, q->b[0].n, sizeof(struct evs), key_desc);
+}
+
+simtime_t evq_next_time(const struct evq *q)
+{
+	if (q->n == 0)
+		return SIMTIME_MAX;
+	if (q->b[0].n)
+		return q->last;
+	unsigned i;
+	return lowest_min(q, &i);
+}
+
+bool evq_pop_until(struct evq *q, simtime_t until, struct ev *e)
+{
+	if (q->n == 0)
+		return false;
+	if (q->b[0].n == 0) {
+		unsigned i;
+		simtime_t m = lowest_min(q, &i);
+		if (m > until)
+			return false;
+		redistribute(q, i, m);
+	} else if (q->last > until) {
+		return false;
+	}
+	struct evs s = q->b[0].v[--q->b[0].n];
+	*e = (struct ev){ .t = s.t, .key = s.key >> 8, .fn = handlers[s.key & 255], .obj = s.obj, .arg = s.arg };
+	q->n--;
+	return true;
 }
 
 struct ev evq_pop(struct evq *q)
 {
-	struct ev *h = q->heap;
-	struct ev top = h[0];
-	struct ev last = h[--q->n];
-	size_t n = q->n, i = 0;
-	for (;;) {
-		size_t c = i * EVQ_ARITY + 1;
-		if (c >= n)
-			break;
-		size_t best = c, end = c + EVQ_ARITY < n ? c + EVQ_ARITY : n;
-		for (size_t j = c + 1; j < end; j++)
-			if (ev_less(&h[j], &h[best]))
-				best = j;
-		if (!ev_less(&h[best], &last))
-			break;
-		h[i] = h[best];
-		i = best;
-	}
-	if (n)
-		h[i] = last;
-	return top;
+	struct ev e;
+	if (!evq_pop_until(q, SIMTIME_MAX, &e))
+		MP_PANIC("evq_pop on an empty queue");
+	return e;
 }
 
 uint64_t evq_run(struct evq *q, simtime_t until) { return evq_run_n(q, until, UINT64_MAX); }
@@ -86,19 +180,18 @@ uint64_t evq_run(struct evq *q, simtime_t until) { return evq_run_n(q, until, UI
 uint64_t evq_run_n(struct evq *q, simtime_t until, uint64_t budget)
 {
 	uint64_t start = q->processed;
+	struct ev e;
 	q->stop = false;
-	while (q->n && !q->stop && q->processed - start < budget) {
-		if (q->heap[0].t > until)
-			break;
-		struct ev e = evq_pop(q);
+	while (!q->stop && q->processed - start < budget && evq_pop_until(q, until, &e)) {
 		q->now = e.t;
 		q->processed++;
-		if (q->n) {
+		if (q->b[0].n) {
 			/* the next event's object (and its argument, when that is a
 			 * pointer: prefetching any other value is harmless) load while
 			 * this one runs */
-			__builtin_prefetch(q->heap[0].obj);
-			__builtin_prefetch((const void *)(uintptr_t)q->heap[0].arg);
+			const struct evs *nx = &q->b[0].v[q->b[0].n - 1];
+			__builtin_prefetch(nx->obj);
+			__builtin_prefetch((const void *)(uintptr_t)nx->arg);
 		}
 		e.fn(e.obj, e.arg);
 	}
