@@ -104,6 +104,29 @@ static void test_hold_model(void **state)
 	evq_free(&q);
 }
 
+/* many events at one time from many creators: popped in key order */
+static void test_many_ties(void **state)
+{
+	(void)state;
+	struct evq q;
+	evq_init(&q);
+	struct ev_src src[300];
+	struct mp_rng r;
+	rng_init(&r, 3, RNG_TEST, 0);
+	for (int i = 0; i < 300; i++)
+		src[i] = (struct ev_src){ .id = (uint32_t)(rng_below(&r, 1000000) + 1) };
+	norder = 0;
+	for (int k = 0; k < 4; k++)
+		for (int i = 0; i < 300; i++)
+			evq_at(&q, &src[i], 5000, record, NULL, evq_key(&(struct ev_src){ src[i].id, src[i].seq }));
+	evq_at(&q, &src[0], 4999, record, NULL, 0);
+	evq_run(&q, SIMTIME_MAX);
+	assert_int_equal(norder, 1201);
+	for (size_t i = 2; i < norder; i++)
+		assert_true(order[i - 1] < order[i]);
+	evq_free(&q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -111,6 +134,7 @@ int main(void)
 		cmocka_unit_test(test_tie_break),
 		cmocka_unit_test(test_until_and_budget),
 		cmocka_unit_test(test_hold_model),
+		cmocka_unit_test(test_many_ties),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,10 @@
 #include "core/err.h"
 #include "core/mem.h"
 
+#ifndef EVQ_PREFETCH
+#define EVQ_PREFETCH 2 /* events ahead whose objects are prefetched */
+#endif
+
 /* handler registry: fn <-> 8-bit id */
 static ev_fn handlers[256];
 static unsigned nhandlers;
@@ -98,10 +102,48 @@ void evq_push(struct evq *q, simtime_t t, uint64_t key, ev_fn fn, void *obj, uin
 	q->mask |= 1ULL << (i - 1);
 }
 
-static int key_desc(const void *a, const void *b)
+/* Sort v[0..n) by key, largest first: b[0] is refilled with every event of
+ * one time, which in a synchronised fabric can be thousands. Quicksort with a
+ * median-of-three pivot over insertion sort; no allocation, no callbacks. */
+static void sort_key_desc(struct evs *v, size_t n)
 {
-	uint64_t x = ((const struct evs *)a)->key, y = ((const struct evs *)b)->key;
-	return (x < y) - (x > y);
+	while (n > 16) {
+		size_t m = n / 2;
+		uint64_t a = v[0].key, b = v[m].key, c = v[n - 1].key;
+		uint64_t piv = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+		size_t i = 0, j = n - 1;
+		for (;;) {
+			while (v[i].key > piv)
+				i++;
+			while (v[j].key < piv)
+				j--;
+			if (i >= j)
+				break;
+			struct evs t = v[i];
+			v[i] = v[j];
+			v[j] = t;
+			i++;
+			j--;
+		}
+		/* recurse into the smaller side, loop on the larger */
+		if (j + 1 < n - j - 1) {
+			sort_key_desc(v, j + 1);
+			v += j + 1;
+			n -= j + 1;
+		} else {
+			sort_key_desc(v + j + 1, n - j - 1);
+			n = j + 1;
+		}
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct evs t = v[i];
+		size_t j = i;
+		while (j > 0 && v[j - 1].key < t.key) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = t;
+	}
 }
 
 /* Earliest time in the lowest non-empty bucket (b[0] empty, mask != 0). */
@@ -135,7 +177,7 @@ static void redistribute(struct evq *q, unsigned i, simtime_t m)
 	}
 	src->n = 0;
 	if (q->b[0].n > 1)
-		qsort(q->b[0].v, q->b[0].n, sizeof(struct evs), key_desc);
+		sort_key_desc(q->b[0].v, q->b[0].n);
 }
 
 simtime_t evq_next_time(const struct evq *q)
@@ -185,11 +227,15 @@ uint64_t evq_run_n(struct evq *q, simtime_t until, uint64_t budget)
 	while (!q->stop && q->processed - start < budget && evq_pop_until(q, until, &e)) {
 		q->now = e.t;
 		q->processed++;
-		if (q->b[0].n) {
-			/* the next event's object (and its argument, when that is a
-			 * pointer: prefetching any other value is harmless) load while
-			 * this one runs */
-			const struct evs *nx = &q->b[0].v[q->b[0].n - 1];
+		if (q->b[0].n >= EVQ_PREFETCH) {
+			/* the object (and the argument, when that is a pointer:
+			 * prefetching any other value is harmless) of the event a few
+			 * places ahead loads while this one and the next run */
+			const struct evs *nx = &q->b[0].v[q->b[0].n - EVQ_PREFETCH];
+			__builtin_prefetch(nx->obj);
+			__builtin_prefetch((const void *)(uintptr_t)nx->arg);
+		} else if (q->b[0].n) {
+			const struct evs *nx = &q->b[0].v[0];
 			__builtin_prefetch(nx->obj);
 			__builtin_prefetch((const void *)(uintptr_t)nx->arg);
 		}

@@ -72,6 +72,7 @@ struct port {
 	uint8_t paused;           /* bit per class: paused by the downstream peer */
 	uint8_t pause_sent;       /* bit per class: we have paused our upstream */
 	uint8_t tier;             /* link tier for stats (see enum link_tier) */
+	uint8_t qmask;            /* bit per class: that class's queue is not empty */
 	uint64_t tx_pkts;
 	uint64_t max_qbytes;      /* max total bytes queued */
 	simtime_t q_last_change;  /* for the time-weighted mean queue */

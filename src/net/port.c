@@ -74,6 +74,7 @@ static void port_enqueue(struct fabric *f, struct port *pt, struct packet *p)
 		return;
 	}
 	pring_push(&pt->q[p->cls], p);
+	pt->qmask |= (uint8_t)(1u << p->cls);
 	q_change(f, pt, p->cls, p->size);
 	port_kick(f, pt);
 }
@@ -162,6 +163,7 @@ void port_drain(struct fabric *f, struct port *pt)
 	for (int c = 0; c < NCLS; c++)
 		while (pt->q[c].n)
 			pkt_free(f, pring_pop(&pt->q[c]));
+	pt->qmask = 0;
 }
 
 /* ---- transmission ----------------------------------------------------------- */
@@ -218,10 +220,12 @@ static void switch_depart(struct fabric *f, struct port *pt, struct packet *p)
  * PFC; a host NIC pulls data from its round robin when its queues are empty. */
 static struct packet *port_dequeue(struct fabric *f, struct port *pt)
 {
-	for (uint8_t c = 0; c < NCLS; c++) {
-		if (!pt->q[c].n || (pt->paused & (1u << c)))
-			continue;
+	unsigned ready = pt->qmask & ~pt->paused;
+	if (ready) {
+		uint8_t c = (uint8_t)__builtin_ctz(ready); /* strict priority: lowest class */
 		struct packet *p = pring_pop(&pt->q[c]);
+		if (!pt->q[c].n)
+			pt->qmask &= (uint8_t)~(1u << c);
 		q_change(f, pt, c, -(int64_t)p->size);
 		if (pt->owner->kind == NODE_SWITCH && p->type != PKT_PAUSE)
 			switch_depart(f, pt, p);
