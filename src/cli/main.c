@@ -189,13 +189,10 @@ static int cmd_run(struct args *a, bool run)
 		snprintf(outdir, sizeof outdir, "%s", a->out);
 	else
 		snprintf(outdir, sizeof outdir, "results/%s", x.gen.name);
-	if (!a->out) {
-		/* make results/ when the default is used */
-		if (system("mkdir -p results") != 0) {
-			fprintf(stderr, "mpsim: cannot create results/\n");
-			rc = 4;
-			goto out_sim;
-		}
+	if (results_prepare(outdir, &e)) {
+		fprintf(stderr, "mpsim: %s\n", e.msg);
+		rc = e.status;
+		goto out_sim;
 	}
 	sim_run(&s);
 	struct run_result r;

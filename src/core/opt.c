@@ -655,6 +655,14 @@ static int parse_path(const struct opt_desc *d, void *params, const char *text,
 		mp_free(res);
 		return MP_EUSER;
 	}
+	/* store the absolute path, so that the effective configuration written
+	 * beside the results can be run again from any folder */
+	char *abs = realpath(res, NULL);
+	if (abs) {
+		mp_free(res);
+		res = mp_strdup(abs);
+		free(abs);
+	}
 	char **f = field(params, d);
 	mp_free(*f);
 	*f = res;

@@ -150,6 +150,7 @@ struct builder {
 	int key_line, key_col;
 	struct cfg_node *root;
 	int docs;
+	int tab_line; /* first line with a tab in its leading whitespace, or 0 */
 };
 
 /* Dotted path of the open containers, plus `last` when not NULL. */
@@ -313,6 +314,10 @@ static int syntax_errf(struct builder *b, const yaml_parser_t *p)
 	if (p->error == YAML_MEMORY_ERROR)
 		MP_PANIC("libyaml ran out of memory");
 	int line = (int)p->problem_mark.line + 1;
+	if (b->tab_line == line || (p->context && b->tab_line == (int)p->context_mark.line + 1))
+		return mp_errf(b->e, MP_EUSER,
+			       "%s:%d: YAML syntax error: a tab character; tabs cannot indent YAML, "
+			       "use spaces", doc_name(b->doc), b->tab_line);
 	if (p->context)
 		return mp_errf(b->e, MP_EUSER, "%s:%d: YAML syntax error: %s (%s at line %d)",
 			       doc_name(b->doc), line, problem, p->context,
@@ -346,6 +351,17 @@ static int parse_text(const char *text, size_t len, const char *name, struct cfg
 	memset(doc, 0, sizeof *doc);
 	doc->path = mp_strdup(name);
 	doc->dir = dir_of(name);
+	/* find a tab in a line's indentation, to explain libyaml's complaint */
+	for (size_t i = 0, line = 1, bol = 1; i < len && !b.tab_line; i++) {
+		if (text[i] == '\n') {
+			line++;
+			bol = 1;
+		} else if (bol && text[i] == '\t') {
+			b.tab_line = (int)line;
+		} else if (text[i] != ' ') {
+			bol = 0;
+		}
+	}
 	if (!yaml_parser_initialize(&p))
 		MP_PANIC("libyaml: cannot initialise a parser");
 	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
@@ -488,7 +504,32 @@ int cfg_apply_set(struct cfg_doc *doc, const char *assignment, struct mp_err *e)
 			kid->kind = CFG_SCALAR;
 			kid->line = kid->col = 0;
 		}
-		kid->value = mp_strdup(eq + 1);
+		const char *v = eq + 1;
+		size_t vl = strlen(v);
+		if (vl >= 2 && v[0] == '[' && v[vl - 1] == ']') {
+			/* a flow sequence: --set failures.links=[leaf0-spine1,leaf1-spine0] */
+			kid->kind = CFG_SEQ;
+			const char *p = v + 1, *end = v + vl - 1;
+			while (p < end) {
+				const char *c = memchr(p, ',', (size_t)(end - p));
+				const char *stop = c ? c : end;
+				while (p < stop && *p == ' ')
+					p++;
+				const char *q = stop;
+				while (q > p && q[-1] == ' ')
+					q--;
+				if (q > p) {
+					struct cfg_node *it = node_new(CFG_SCALAR, 0, 0);
+					it->value = mp_malloc((size_t)(q - p) + 1);
+					memcpy(it->value, p, (size_t)(q - p));
+					it->value[q - p] = '\0';
+					node_append(kid, it);
+				}
+				p = stop + 1;
+			}
+			break;
+		}
+		kid->value = mp_strdup(v);
 		break;
 	}
 out:
@@ -526,13 +567,35 @@ static size_t edit_distance(const char *a, const char *b)
 	return d[la][lb];
 }
 
+/* A suggestion must be close: at most one edit per three letters of the
+ * known key (and at most 3), so "size" is never offered for "type". */
 static void consider(const char *key, const char *cand, const char **best, size_t *best_d)
 {
-	size_t dist = edit_distance(key, cand);
-	if (dist <= 3 && dist < strlen(cand) && dist < *best_d) {
+	size_t dist = edit_distance(key, cand), len = strlen(cand);
+	size_t limit = len / 3 < 1 ? 1 : len / 3 > 3 ? 3 : len / 3;
+	if (dist <= limit && dist < len && dist < *best_d) {
 		*best = cand;
 		*best_d = dist;
 	}
+}
+
+const char *cfg_suggest(const char *key, const char *const *known)
+{
+	const char *best = NULL;
+	size_t best_d = (size_t)-1;
+	for (const char *const *k = known; k && *k; k++)
+		consider(key, *k, &best, &best_d);
+	return best;
+}
+
+int cfg_errf_line(struct mp_err *e, const struct cfg_doc *doc, int line, const char *key,
+		  const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = vloc_errf(e, doc, line, key, NULL, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 static int unknown_key(struct mp_err *e, const struct cfg_doc *doc, const struct cfg_node *kid,

@@ -71,4 +71,13 @@ int cfg_apply_table(const struct cfg_doc *doc, const struct cfg_node *map, const
 int cfg_errf(struct mp_err *e, const struct cfg_doc *doc, const struct cfg_node *at,
 	     const char *section, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
+/* "file:LINE: KEY: message", or "--set KEY: message" when line is 0 (the
+ * value came from the command line); KEY is a dotted key such as
+ * "topology.type". */
+int cfg_errf_line(struct mp_err *e, const struct cfg_doc *doc, int line, const char *key,
+		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* The known name closest to `key` (a likely typo), or NULL. */
+const char *cfg_suggest(const char *key, const char *const *known);
+
 #endif

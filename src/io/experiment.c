@@ -71,17 +71,35 @@ static const char *const top_keys[] = { "name",     "seed",     "stop_time", "ti
 int exp_errf(struct mp_err *e, const struct experiment *x, const char *section, const char *fmt,
 	     ...)
 {
-	char msg[768];
+	char msg[768], key[64] = "", dotted[160];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	const struct cfg_node *n = x->doc.root ? cfg_get(x->doc.root, section) : NULL;
-	if (n && n->line > 0)
-		return mp_errf(e, MP_EUSER, "%s:%d: %s.%s", x->doc.path, n->line, section, msg);
-	if (n)
-		return mp_errf(e, MP_EUSER, "--set %s.%s", section, msg);
-	return mp_errf(e, MP_EUSER, "%s: %s.%s", x->doc.path, section, msg);
+	/* a message "key: rest" about a key of this section points at that key */
+	const char *rest = msg;
+	size_t k = strspn(msg, "abcdefghijklmnopqrstuvwxyz0123456789_");
+	if (k > 0 && k < sizeof key && msg[k] == ':' && msg[k + 1] == ' ') {
+		memcpy(key, msg, k);
+		key[k] = '\0';
+		rest = msg + k + 2;
+	}
+	const struct cfg_node *sec = x->doc.root ? cfg_get(x->doc.root, section) : NULL;
+	const struct cfg_node *kn = sec && sec->kind == CFG_MAP && *key ? cfg_get(sec, key) : NULL;
+	int line = kn ? kn->line : sec ? sec->line : -1;
+	if (*key)
+		snprintf(dotted, sizeof dotted, "%s.%s", section, key);
+	else
+		snprintf(dotted, sizeof dotted, "%s", section);
+	return cfg_errf_line(e, &x->doc, line, dotted, "%s", rest);
+}
+
+int exp_reraise(struct mp_err *e, const struct experiment *x, const char *section)
+{
+	char msg[sizeof e->msg];
+	snprintf(msg, sizeof msg, "%s", e->msg);
+	mp_err_clear(e);
+	return exp_errf(e, x, section, "%s", msg);
 }
 
 /* A section with a `type` key naming a scheme from a registry. */
@@ -93,35 +111,47 @@ static int load_typed(struct experiment *x, const char *section, const char *def
 {
 	const struct cfg_node *sec = cfg_get(x->doc.root, section);
 	if (sec && sec->kind != CFG_MAP)
-		return cfg_errf(e, &x->doc, sec, "", "%s: expected a mapping with a 'type' key",
-				section);
+		return cfg_errf_line(e, &x->doc, sec->line, section,
+				     "expected a mapping with a 'type' key, got %s",
+				     sec->kind == CFG_SEQ ? "a sequence" : "a single value");
 	const struct cfg_node *tn = sec ? cfg_get(sec, "type") : NULL;
 	const char *type = def_type;
 	if (tn) {
 		if (tn->kind != CFG_SCALAR)
-			return cfg_errf(e, &x->doc, tn, section, "type: expected a name");
+			return cfg_errf(e, &x->doc, tn, section, "expected a name");
 		type = tn->value;
 	}
-	char known[512] = "";
+	char known[512] = "", dotted[64];
+	const char *names[64];
+	size_t nnames = 0;
 	const void *ops = NULL;
 	for (const void *const *o = registry; *o; o++) {
 		const char *nm = *(const char *const *)((const char *)*o + name_off);
 		if (strcmp(nm, type ? type : "") == 0)
 			ops = *o;
+		if (nnames < 63)
+			names[nnames++] = nm;
 		size_t l = strlen(known);
 		snprintf(known + l, sizeof known - l, "%s%s", l ? ", " : "", nm);
 	}
+	names[nnames] = NULL;
+	snprintf(dotted, sizeof dotted, "%s.type", section);
 	if (!type) {
-		const struct cfg_node *at = sec ? sec : x->doc.root;
 		if (sec)
-			return cfg_errf(e, &x->doc, at, section,
-					"type: required key missing (one of: %s)", known);
-		return mp_errf(e, MP_EUSER, "%s: %s: required section missing (with type: one of %s)",
-			       x->doc.path, section, known);
+			return cfg_errf_line(e, &x->doc, sec->line, dotted,
+					     "required key missing (one of: %s)", known);
+		return cfg_errf_line(e, &x->doc, -1, section,
+				     "required section missing (it needs a type: one of %s)", known);
 	}
-	if (!ops)
-		return cfg_errf(e, &x->doc, tn, section, "type: unknown '%s'; expected one of: %s",
-				type, known);
+	if (!ops) {
+		const char *sug = cfg_suggest(type, names);
+		if (sug)
+			return cfg_errf_line(e, &x->doc, tn->line, dotted,
+					     "unknown '%s'; did you mean '%s'? (expected one of: %s)",
+					     type, sug, known);
+		return cfg_errf_line(e, &x->doc, tn->line, dotted,
+				     "unknown '%s'; expected one of: %s", type, known);
+	}
 	const struct opt_desc *opts =
 		*(const struct opt_desc *const *)((const char *)ops + opts_off);
 	size_t size = *(const size_t *)((const char *)ops + size_off);
@@ -144,8 +174,8 @@ static int load_events(struct experiment *x, struct mp_err *e)
 	if (!ev)
 		return MP_OK;
 	if (ev->kind != CFG_SEQ)
-		return cfg_errf(e, &x->doc, ev, "events", "expected a sequence of "
-				"{at, link, action, value} mappings");
+		return cfg_errf_line(e, &x->doc, ev->line, "events",
+				     "expected a sequence of {at, link, action, value} mappings");
 	x->events = mp_calloc(ev->n ? ev->n : 1, sizeof *x->events);
 	for (size_t i = 0; i < ev->n; i++) {
 		const struct cfg_node *m = ev->kids[i];
@@ -156,7 +186,8 @@ static int load_events(struct experiment *x, struct mp_err *e)
 		x->nevents++;
 		v->line = m->line;
 		if (m->kind != CFG_MAP)
-			return cfg_errf(e, &x->doc, m, sec, "expected a mapping {at, link, action, value}");
+			return cfg_errf_line(e, &x->doc, m->line, sec,
+					     "expected a mapping {at, link, action, value}");
 		if (cfg_apply_table(&x->doc, m, sec, event_opts, v, NULL, e))
 			return e->status;
 		const struct cfg_node *vn = cfg_get(m, "value");
@@ -177,9 +208,11 @@ static int load_events(struct experiment *x, struct mp_err *e)
 		default:
 			break;
 		}
+		char vkey[48];
+		snprintf(vkey, sizeof vkey, "%s.value", sec);
 		if (bad)
-			return cfg_errf(e, &x->doc, vn ? vn : m, sec,
-					"value: expected %s for action %s, got '%s'",
+			return cfg_errf_line(e, &x->doc, vn ? vn->line : m->line, vkey,
+					     "expected %s for action %s, got '%s'",
 					v->action == LINK_RATE	  ? "a rate such as 40Gbps" :
 					v->action == LINK_DELAY ? "a time such as 1ms" :
 								  "a probability in [0, 1]",
@@ -202,8 +235,13 @@ static int load_all(struct experiment *x, struct mp_err *e)
 				size_t l = strlen(known);
 				snprintf(known + l, sizeof known - l, "%s%s", l ? ", " : "", *t);
 			}
-			return cfg_errf(e, &x->doc, root->kids[i], "",
-					"%s: unknown top-level key (known: %s)", k, known);
+			const char *sug = cfg_suggest(k, top_keys);
+			if (sug)
+				return cfg_errf_line(e, &x->doc, root->kids[i]->line, k,
+						     "unknown top-level key; did you mean '%s'? "
+						     "(known: %s)", sug, known);
+			return cfg_errf_line(e, &x->doc, root->kids[i]->line, k,
+					     "unknown top-level key (known: %s)", known);
 		}
 	}
 	static const char *const skip_sections[] = { "topology", "switch",   "lb",
@@ -212,11 +250,19 @@ static int load_all(struct experiment *x, struct mp_err *e)
 	opt_set_defaults(exp_general_opts, &x->gen);
 	if (cfg_apply_table(&x->doc, root, "", exp_general_opts, &x->gen, skip_sections, e))
 		return e->status;
+	const char *nm = x->gen.name;
+	if (!*nm || nm[0] == '.' || strspn(nm, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+					      "0123456789._-") != strlen(nm)) {
+		const struct cfg_node *nn = cfg_get(root, "name");
+		return cfg_errf_line(e, &x->doc, nn ? nn->line : -1, "name",
+				     "expected letters, digits, '.', '_' or '-' (it names the "
+				     "results folder), got '%s'", nm);
+	}
 	if (LOAD_TYPED(x, "topology", NULL, topo_registry, struct topo_ops, &x->topo,
 		       &x->topo_params, e))
 		return e->status;
 	if (x->topo->check && x->topo->check(x->topo_params, e))
-		return exp_errf(e, x, "topology", "%s", (e->status = MP_OK, e->msg));
+		return exp_reraise(e, x, "topology");
 	opt_set_defaults(swcfg_opts, &x->sw);
 	if (cfg_apply_table(&x->doc, cfg_get(root, "switch"), "switch", swcfg_opts, &x->sw, NULL, e))
 		return e->status;
@@ -231,7 +277,7 @@ static int load_all(struct experiment *x, struct mp_err *e)
 	if (cm->header >= cm->mtu)
 		return exp_errf(e, x, "transport", "header: expected fewer bytes than mtu");
 	if (x->tp->check && x->tp->check(x->tp_params, e))
-		return exp_errf(e, x, "transport", "%s", (e->status = MP_OK, e->msg));
+		return exp_reraise(e, x, "transport");
 	if (LOAD_TYPED(x, "workload", NULL, workload_registry, struct workload_ops, &x->wl,
 		       &x->wl_params, e))
 		return e->status;

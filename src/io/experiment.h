@@ -93,9 +93,14 @@ void exp_free(struct experiment *x);
 /* The effective configuration (every option of every section, resolved) as YAML. */
 void exp_write_effective(FILE *f, const struct experiment *x);
 
-/* Report a problem found while building (topology, workload, events) against the
- * line of section `section` in the file. */
+/* Report a problem found while building (topology, workload, events). A
+ * message "key: rest" names a key of `section` and points at that key's line
+ * (or "--set section.key" when the value came from the command line); any
+ * other message points at the section. */
 int exp_errf(struct mp_err *e, const struct experiment *x, const char *section, const char *fmt,
 	     ...) __attribute__((format(printf, 4, 5)));
+
+/* The same for a message already in e (from a scheme's check or generator). */
+int exp_reraise(struct mp_err *e, const struct experiment *x, const char *section);
 
 #endif

@@ -178,6 +178,7 @@ static int w_config(FILE *f, const struct experiment *x, const struct run_result
 	return ferror(f) ? -1 : 0;
 }
 
+/* rm -r, without following symbolic links */
 static void remove_tree(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -189,24 +190,55 @@ static void remove_tree(const char *dir)
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-		unlink(path);
+		struct stat st;
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			remove_tree(path);
+		else
+			unlink(path);
 	}
 	closedir(d);
 	rmdir(dir);
 }
 
-int results_write(const char *outdir, const struct experiment *x, const struct run_result *r,
-		  struct mp_err *e)
+/* mkdir -p of every folder above `path` */
+static int make_parents(const char *path, struct mp_err *e)
 {
-	char tmp[4096], old[4096], probe[4096];
+	char buf[4096];
+	snprintf(buf, sizeof buf, "%s", path);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+			return mp_errf(e, MP_EIO, "cannot create folder '%s': %s", buf, strerror(errno));
+		*p = '/';
+	}
+	return MP_OK;
+}
+
+int results_prepare(const char *outdir, struct mp_err *e)
+{
 	struct stat st;
+	char probe[4096];
+	if (!*outdir)
+		return mp_errf(e, MP_EUSER, "results folder: expected a folder name, got ''");
 	if (stat(outdir, &st) == 0) {
 		snprintf(probe, sizeof probe, "%s/summary.json", outdir);
 		if (!S_ISDIR(st.st_mode) || access(probe, F_OK) != 0)
 			return mp_errf(e, MP_EUSER,
-				       "--out %s: exists and is not an mpsim results folder; "
-				       "refusing to replace it", outdir);
+				       "results folder '%s' exists and is not an mpsim results "
+				       "folder; refusing to replace it", outdir);
 	}
+	return make_parents(outdir, e);
+}
+
+int results_write(const char *outdir, const struct experiment *x, const struct run_result *r,
+		  struct mp_err *e)
+{
+	char tmp[4096], old[4096];
+	struct stat st;
+	if (results_prepare(outdir, e))
+		return e->status;
 	snprintf(tmp, sizeof tmp, "%s.partial-%ld", outdir, (long)getpid());
 	remove_tree(tmp);
 	if (mkdir(tmp, 0777) != 0)

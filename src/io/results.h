@@ -16,6 +16,9 @@
 #include "io/experiment.h"
 #include "sim/run.h"
 
+/* Check before a run that `outdir` can receive results (absent, or an earlier
+ * mpsim results folder) and create the folders above it. */
+int results_prepare(const char *outdir, struct mp_err *e);
 int results_write(const char *outdir, const struct experiment *x, const struct run_result *r,
 		  struct mp_err *e);
 void results_print_table(FILE *f, const struct experiment *x, const struct run_result *r);

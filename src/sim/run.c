@@ -248,9 +248,8 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 	struct topo_info info = { 0 };
 	x->topo->build(x->topo_params, &s->fab, &info);
 	if (s->fab.nnodes + 1 + 2 * s->fab.nlinks >= TP_ENTITY_BASE)
-		return exp_errf(e, x, "topology", "type: the fabric has too many ports for "
-				"mpsim's event keys (%u nodes, %u links)", s->fab.nnodes,
-				s->fab.nlinks);
+		return exp_errf(e, x, "topology", "the fabric has too many ports for mpsim's "
+				"event keys (%u nodes, %u links)", s->fab.nnodes, s->fab.nlinks);
 	uint32_t *down = NULL;
 	size_t ndown = 0;
 	if (pick_random_links(s, TIER_1, x->fail.random_tier1, &down, &ndown, e) ||
@@ -267,7 +266,7 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 		down[ndown++] = l;
 	}
 	if (fab_finalize(&s->fab, down, ndown, e)) {
-		exp_errf(e, x, "topology", "type: %s", (e->status = MP_OK, e->msg));
+		exp_reraise(e, x, ndown ? "failures" : "topology");
 		goto fail_down;
 	}
 	mp_free(down);
@@ -281,9 +280,16 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 	for (size_t i = 0; i < x->nevents; i++) {
 		const struct exp_event *ev = &x->events[i];
 		uint32_t l = fab_find_link(&s->fab, ev->link);
-		if (l == UINT32_MAX)
-			return mp_errf(e, MP_EUSER, "%s:%d: events[%zu].link: no link named '%s'",
-				       x->doc.path, ev->line, i, ev->link);
+		if (l == UINT32_MAX) {
+			char key[48];
+			const struct cfg_node *evs = cfg_get(x->doc.root, "events");
+			const struct cfg_node *ln = evs && i < evs->n ? cfg_get(evs->kids[i], "link") : NULL;
+			snprintf(key, sizeof key, "events[%zu].link", i);
+			return cfg_errf_line(e, &x->doc, ln ? ln->line : ev->line, key,
+					     "no link named '%s' (links are named after their two "
+					     "nodes, e.g. leaf0-spine3; see the topology's names)",
+					     ev->link);
+		}
 		evq_at(&s->q, &s->evs, ev->at, link_event, s, ((uint64_t)i << 32) | l);
 	}
 	struct wl_env env = { .nhosts = s->fab.nhosts,
@@ -292,16 +298,16 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 			      .seed = x->gen.seed,
 			      .base_dir = x->doc.dir };
 	if (x->wl->generate(x->wl_params, &env, &s->flows, e))
-		return exp_errf(e, x, "workload", "%s", (e->status = MP_OK, e->msg));
+		return exp_reraise(e, x, "workload");
 	if (s->flows.n == 0)
-		return exp_errf(e, x, "workload", "type: the workload produced no flows");
+		return exp_errf(e, x, "workload", "the workload produced no flows");
 	tp_world_init(&s->w, &s->q, &s->fab, x->tp, x->tp_params, x->gen.seed);
 	s->w.on_complete = on_complete;
 	s->w.ctx = s;
 	for (size_t i = 0; i < s->flows.n; i++) {
 		const struct flow_spec *fs = &s->flows.v[i];
 		if (fs->src >= s->fab.nhosts || fs->dst >= s->fab.nhosts || fs->src == fs->dst)
-			return exp_errf(e, x, "workload", "type: flow %zu goes from host %u to host %u "
+			return exp_errf(e, x, "workload", "flow %zu goes from host %u to host %u "
 					"but the fabric has hosts 0..%u", i, fs->src, fs->dst,
 					s->fab.nhosts - 1);
 		struct conn *c = tp_conn_add(&s->w, fs->src, fs->dst, fs->bytes, fs->start);

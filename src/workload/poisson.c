@@ -159,8 +159,12 @@ static int poisson_generate(const void *params, const struct wl_env *env, struct
 	if (!pp->cdf)
 		return mp_errf(e, MP_EUSER, "cdf: expected the path of a flow-size CDF table");
 	rc = cdf_load(&cdf, pp->cdf, env->base_dir, (enum cdf_format)pp->cdf_format, e);
-	if (rc)
-		return rc;
+	if (rc) {
+		char msg[sizeof e->msg];
+		snprintf(msg, sizeof msg, "%s", e->msg);
+		mp_err_clear(e);
+		return mp_errf(e, rc, "cdf: %s", msg);
+	}
 	mean = cdf_mean(&cdf);
 	if (mean < 1.0) {
 		rc = mp_errf(e, MP_EUSER, "cdf: expected a mean flow size of at least 1 byte, %s "
