@@ -223,6 +223,21 @@ static void test_failures(void **state)
 	double gbps = 10e6 * 8 / time_to_s(r.flows[0].fct) / 1e9;
 	assert_true(gbps > 38 && gbps <= 40);
 	run_result_free(&r);
+	/* a slow switch: 5 us extra at each egress of `right` delays the last data
+	 * packet (right -> h1) and its ACK (right -> left) by 5 us each */
+	struct run_result base;
+	simtest_run("topology: {type: dumbbell}\n"
+		    "transport: {type: ref, window: 10MB}\n"
+		    "workload: {type: incast, senders: 1, receiver: 1, size: 1MB}\n",
+		    &base);
+	simtest_run("topology: {type: dumbbell}\n"
+		    "transport: {type: ref, window: 10MB}\n"
+		    "workload: {type: incast, senders: 1, receiver: 1, size: 1MB}\n"
+		    "events: [{at: 0us, node: right, action: proc_delay, value: 5us}]\n",
+		    &r);
+	assert_int_equal(r.flows[0].fct, base.flows[0].fct + 10 * PS_PER_US);
+	run_result_free(&r);
+	run_result_free(&base);
 }
 
 int main(void)

@@ -53,13 +53,16 @@ const struct opt_desc exp_output_opts[] = {
 
 static const struct opt_desc event_opts[] = {
 	{ "at", OPT_TIME, offsetof(struct exp_event, at), NULL, 0, 1e16, "when" },
-	{ "link", OPT_STRING, offsetof(struct exp_event, link), NULL, 0, 0,
+	{ "link", OPT_STRING, offsetof(struct exp_event, link), "", 0, 0,
 	  "the link, named a-b (both directions change)" },
+	{ "node", OPT_STRING, offsetof(struct exp_event, node), "", 0, 0,
+	  "instead of link: a switch or host; the action applies to each of its links" },
 	{ "action", OPT_ENUM, offsetof(struct exp_event, action), NULL, 0, 0,
-	  "what happens to the link",
-	  (const char *const[]){ "down", "up", "rate", "delay", "loss", NULL } },
+	  "what happens: down, up, rate, delay (propagation), loss, or proc_delay (extra "
+	  "processing per packet at the egress ports: a slow switch)",
+	  (const char *const[]){ "down", "up", "rate", "delay", "loss", "proc_delay", NULL } },
 	{ "value", OPT_STRING, offsetof(struct exp_event, value), "", 0, 0,
-	  "new rate (rate), propagation delay (delay) or loss probability (loss)" },
+	  "new rate (rate), delay (delay, proc_delay) or loss probability (loss)" },
 	OPT_END
 };
 
@@ -190,6 +193,9 @@ static int load_events(struct experiment *x, struct mp_err *e)
 					     "expected a mapping {at, link, action, value}");
 		if (cfg_apply_table(&x->doc, m, sec, event_opts, v, NULL, e))
 			return e->status;
+		if (!*v->link == !*v->node)
+			return cfg_errf_line(e, &x->doc, m->line, sec,
+					     "expected exactly one of link (a-b) or node");
 		const struct cfg_node *vn = cfg_get(m, "value");
 		int bad = 0;
 		switch (v->action) {
@@ -197,6 +203,7 @@ static int load_events(struct experiment *x, struct mp_err *e)
 			bad = opt_parse_rate(v->value, &v->u) || v->u == 0;
 			break;
 		case LINK_DELAY:
+		case LINK_PROC_DELAY:
 			bad = opt_parse_time(v->value, &v->u);
 			break;
 		case LINK_LOSS: {
@@ -213,10 +220,10 @@ static int load_events(struct experiment *x, struct mp_err *e)
 		if (bad)
 			return cfg_errf_line(e, &x->doc, vn ? vn->line : m->line, vkey,
 					     "expected %s for action %s, got '%s'",
-					v->action == LINK_RATE	  ? "a rate such as 40Gbps" :
-					v->action == LINK_DELAY ? "a time such as 1ms" :
-								  "a probability in [0, 1]",
-					event_opts[2].choices[v->action], v->value);
+					v->action == LINK_RATE ? "a rate such as 40Gbps" :
+					v->action == LINK_LOSS ? "a probability in [0, 1]" :
+								 "a time such as 1ms",
+					event_opts[3].choices[v->action], v->value);
 	}
 	return MP_OK;
 }
@@ -371,9 +378,10 @@ void exp_write_effective(FILE *f, const struct experiment *x)
 		for (size_t i = 0; i < x->nevents; i++) {
 			char at[64];
 			opt_format_value(&event_opts[0], &x->events[i], at, sizeof at);
-			fprintf(f, "  - {at: %s, link: %s, action: %s, value: \"%s\"}\n", at,
-				x->events[i].link, event_opts[2].choices[x->events[i].action],
-				x->events[i].value);
+			fprintf(f, "  - {at: %s, %s: %s, action: %s, value: \"%s\"}\n", at,
+				*x->events[i].link ? "link" : "node",
+				*x->events[i].link ? x->events[i].link : x->events[i].node,
+				event_opts[3].choices[x->events[i].action], x->events[i].value);
 		}
 	}
 	fputs("output:\n", f);

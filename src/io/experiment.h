@@ -8,7 +8,7 @@
  *   transport:{type: ref|...}   a host transport and its options
  *   workload: {type: ...}       a workload generator and its options
  *   failures: {...}             links down from t=0 (random per tier, or named)
- *   events:   [{at, link, action, value}, ...]  link changes during the run
+ *   events:   [{at, link|node, action, value}, ...]  link and switch changes during the run
  *   output:   {...}             time series and what to record
  * Loading stops at the first problem with "file:line: key: expected ..." and
  * status MP_EUSER; nothing is built or written.
@@ -34,7 +34,7 @@ struct exp_general {
 	simtime_t time_limit;  /* safety net: stop here even if flows remain */
 };
 
-enum link_action { LINK_DOWN, LINK_UP, LINK_RATE, LINK_DELAY, LINK_LOSS };
+enum link_action { LINK_DOWN, LINK_UP, LINK_RATE, LINK_DELAY, LINK_LOSS, LINK_PROC_DELAY };
 
 struct exp_failures {
 	uint64_t random_tier1; /* leaf-spine / edge-agg links down at t=0, chosen at random */
@@ -46,7 +46,8 @@ struct exp_failures {
 
 struct exp_event {
 	simtime_t at;
-	char *link;
+	char *link;            /* a link "a-b" (both directions), or "" */
+	char *node;            /* a node: every link of it, or "" */
 	int action;            /* enum link_action */
 	char *value;           /* as written; parsed per action */
 	uint64_t u;            /* parsed rate (bit/s) or delay (ps) */

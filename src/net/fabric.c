@@ -314,6 +314,20 @@ void fab_link_set_delay(struct fabric *f, uint32_t link, simtime_t delay)
 	f->links[link].delay = delay;
 }
 
+void fab_port_set_proc_delay(struct port *pt, simtime_t d)
+{
+	pt->proc_delay = d;
+	pt->delay = pt->prop_delay + d;
+}
+
+void fab_link_set_proc_delay(struct fabric *f, uint32_t link, simtime_t d)
+{
+	struct port *a, *b;
+	link_ports(f, link, &a, &b);
+	fab_port_set_proc_delay(a, d);
+	fab_port_set_proc_delay(b, d);
+}
+
 void fab_link_set_loss(struct fabric *f, uint32_t link, double loss_rate)
 {
 	struct port *a, *b;

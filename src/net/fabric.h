@@ -244,6 +244,9 @@ void fab_link_set_up(struct fabric *f, uint32_t link, bool up);
 void fab_link_set_rate(struct fabric *f, uint32_t link, uint64_t rate_bps);
 void fab_link_set_delay(struct fabric *f, uint32_t link, simtime_t delay);
 void fab_link_set_loss(struct fabric *f, uint32_t link, double loss_rate);
+/* Extra per-packet delay at a port's egress (a slow switch), and at both ends of a link. */
+void fab_port_set_proc_delay(struct port *pt, simtime_t d);
+void fab_link_set_proc_delay(struct fabric *f, uint32_t link, simtime_t d);
 /* "a-b" or "a-b#k" (k-th parallel link, from 0); UINT32_MAX when unknown */
 uint32_t fab_find_link(const struct fabric *f, const char *name);
 void fab_link_name(const struct fabric *f, uint32_t link, char *buf, size_t n);

@@ -187,19 +187,38 @@ static void on_complete(void *ctx, struct conn *c)
 		s->q.stop = true;
 }
 
-static void link_event(void *obj, uint64_t arg)
+static void apply_link(struct fabric *f, const struct exp_event *ev, uint32_t link)
 {
-	struct sim *s = obj;
-	const struct exp_event *ev = &s->x->events[arg >> 32];
-	uint32_t link = (uint32_t)arg;
-	struct fabric *f = &s->fab;
 	switch (ev->action) {
 	case LINK_DOWN: fab_link_set_up(f, link, false); break;
 	case LINK_UP: fab_link_set_up(f, link, true); break;
 	case LINK_RATE: fab_link_set_rate(f, link, ev->u); break;
 	case LINK_DELAY: fab_link_set_delay(f, link, ev->u); break;
 	case LINK_LOSS: fab_link_set_loss(f, link, ev->d); break;
+	case LINK_PROC_DELAY: fab_link_set_proc_delay(f, link, ev->u); break;
 	}
+}
+
+/* arg: event index << 32 | link, or | node id with bit 31 set */
+static void link_event(void *obj, uint64_t arg)
+{
+	struct sim *s = obj;
+	const struct exp_event *ev = &s->x->events[arg >> 32];
+	uint32_t low = (uint32_t)arg;
+	struct fabric *f = &s->fab;
+	if (!(low & 0x80000000u)) {
+		apply_link(f, ev, low);
+		return;
+	}
+	struct node *n = f->nodes[low & 0x7fffffffu];
+	if (ev->action == LINK_PROC_DELAY) { /* a slow node: its egress ports only */
+		for (uint16_t p = 0; p < n->nports; p++)
+			fab_port_set_proc_delay(&n->ports[p], ev->u);
+		return;
+	}
+	for (uint32_t l = 0; l < f->nlinks; l++)
+		if (f->links[l].a == n->id || f->links[l].b == n->id)
+			apply_link(f, ev, l);
 }
 
 static int pick_random_links(struct sim *s, uint8_t tier, uint64_t k, uint32_t **down,
@@ -279,6 +298,22 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 	}
 	for (size_t i = 0; i < x->nevents; i++) {
 		const struct exp_event *ev = &x->events[i];
+		if (*ev->node) {
+			struct node *n = fab_find_node(&s->fab, ev->node);
+			if (!n) {
+				char key[48];
+				const struct cfg_node *evs = cfg_get(x->doc.root, "events");
+				const struct cfg_node *nn =
+					evs && i < evs->n ? cfg_get(evs->kids[i], "node") : NULL;
+				snprintf(key, sizeof key, "events[%zu].node", i);
+				return cfg_errf_line(e, &x->doc, nn ? nn->line : ev->line, key,
+						     "no node named '%s' (e.g. h0, leaf0, spine3, "
+						     "edge0_1, agg0_1, core2)", ev->node);
+			}
+			evq_at(&s->q, &s->evs, ev->at, link_event, s,
+			       ((uint64_t)i << 32) | 0x80000000u | n->id);
+			continue;
+		}
 		uint32_t l = fab_find_link(&s->fab, ev->link);
 		if (l == UINT32_MAX) {
 			char key[48];

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# mpsim benchmarks: fixed scenarios, each reporting wall time, events, events
+# per second and peak RSS. Not a test: nothing here fails on a slow machine.
+#   bench/run.sh [BUILD_DIR] [--quick]
+# --quick skips the 16 MB reference run (about a minute).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${1:-build}
+QUICK=0
+[ "${2:-}" = "--quick" ] && QUICK=1
+MPSIM=$BUILD/mpsim
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+
+echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(uname -r)"
+echo "== mpsim $($MPSIM --version | cut -d' ' -f2), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+
+echo
+echo "== engine alone: hold model, 100,000 pending events, 20 M steps (best of 3)"
+for i in 1 2 3; do "$BUILD/bench_evq" 100000 20000000; done | sort -t: -k2 | tail -3
+
+run() { # name, file, extra --set options...
+	local name=$1 file=$2
+	shift 2
+	local best="" line
+	for i in 1 2; do
+		/usr/bin/time -f "%M" -o "$OUT/rss" "$MPSIM" run "$file" --out "$OUT/r" --quiet "$@" >/dev/null
+		line=$(python3 - "$OUT/r/summary.json" "$OUT/rss" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["run"]
+rss = int(open(sys.argv[2]).read().split()[-1]) / 1024
+print(f'{r["wall_s"]:.2f} s wall, {r["events"]} events, {r["events_per_s"]/1e6:.1f} M events/s, '
+      f'{rss:.0f} MB peak RSS, {r["events_peak_pending"]} events pending at most')
+PY
+)
+		if [ -z "$best" ] || [ "$(echo "$line" | cut -d' ' -f1)" \< "$(echo "$best" | cut -d' ' -f1)" ]; then best=$line; fi
+	done
+	echo "$name: $best"
+}
+
+echo
+echo "== reference scenario (bench/reference.yaml): k=16 fat tree, 1024 hosts, 400 Gb/s,"
+echo "   1 us links, 4000 B packets, permutation, spraying over 256 entropies (best of 2)"
+run "2 MB per flow " bench/reference.yaml
+if [ $QUICK = 0 ]; then
+	run "16 MB per flow" bench/reference.yaml --set workload.size=16MB
+fi
+
+echo
+echo "== building the STrack fabric: 8192 hosts, 192 switches (examples/strack_8192.yaml)"
+/usr/bin/time -f "%e s wall, %M KB peak RSS" "$MPSIM" validate examples/strack_8192.yaml 2>&1 | tr '\n' ' '
+echo
