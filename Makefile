@@ -33,8 +33,7 @@ valgrind: deps
 	@cmake -S . -B build-vg -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPSIM_POOL_DEBUG=ON \
 		-DMPSIM_SMALL_LIMITS=ON >/dev/null
 	@cmake --build build-vg -j $(JOBS)
-	@cd build-vg && ctest --output-on-failure -T memcheck \
-		--overwrite MemoryCheckCommandOptions="--leak-check=full --error-exitcode=1"
+	@scripts/valgrind.sh build-vg
 
 bench: build
 	@bench/run.sh $(BUILD)

@@ -57,7 +57,7 @@ static void rig_init(struct rig *r, const struct swcfg *cfg, int nhosts)
 	r->f.lb = &ecmp_lb_ops;
 	r->s = fab_add_switch(&r->f, "sw0", 1);
 	for (int i = 0; i < nhosts; i++) {
-		char name[8];
+		char name[16];
 		snprintf(name, sizeof name, "h%d", i);
 		fab_add_link(&r->f, &fab_add_host(&r->f, name)->node, &r->s->node, 100000000000ULL,
 			     1000000, TIER_HOST);
