@@ -363,7 +363,15 @@ static void progress(struct sim *s, bool final)
 {
 	double el = sim_wall_now() - s->wall_start;
 	double evps = el > 0 ? (double)s->q.processed / el : 0;
+	/* progress: the larger of flows done and bytes acknowledged */
 	double frac = s->w.nconns ? (double)s->w.ndone / s->w.nconns : 0;
+	uint64_t acked = 0, total = 0;
+	for (uint32_t i = 0; i < s->w.nconns; i++) {
+		acked += s->w.conns[i]->acked_bytes;
+		total += s->w.conns[i]->bytes;
+	}
+	if (total && (double)acked / (double)total > frac)
+		frac = (double)acked / (double)total;
 	simtime_t lim = s->x->gen.stop_time ? s->x->gen.stop_time : 0;
 	if (lim)
 		frac = time_to_s(s->q.now) / time_to_s(lim);
