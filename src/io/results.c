@@ -105,6 +105,24 @@ static int write_summary(FILE *f, const struct experiment *x, const struct run_r
 		time_to_us(t->paused_time), (unsigned long long)retx,
 		(unsigned long long)t->max_queue_bytes, (unsigned long long)t->max_buffer_used,
 		(unsigned long long)t->lossless_overflow);
+	fputs("  \"ports\": {", f);
+	bool firstg = true;
+	for (int g = 0; g < G_N; g++) {
+		const struct group_totals *gt = &r->groups[g];
+		if (!gt->nports)
+			continue;
+		fprintf(f, "%s\n    \"%s\": {\"ports\": %u, \"tx_bytes\": %llu, "
+			   "\"utilisation\": %.6f, \"max_queue_bytes\": %llu, "
+			   "\"mean_queue_bytes\": %.3f, \"drops\": %llu, \"ecn_marks\": %llu, "
+			   "\"pause_frames\": %llu}",
+			firstg ? "" : ",", port_group_names[g], gt->nports,
+			(unsigned long long)gt->tx_bytes, gt->utilisation,
+			(unsigned long long)gt->max_qbytes, gt->mean_qbytes,
+			(unsigned long long)gt->drops, (unsigned long long)gt->ecn_marks,
+			(unsigned long long)gt->pauses);
+		firstg = false;
+	}
+	fputs("\n  },\n", f);
 	fprintf(f, "  \"run\": {\"sim_time_us\": %.6f, \"events\": %llu, "
 		   "\"events_peak_pending\": %llu, \"wall_s\": %.3f, "
 		   "\"events_per_s\": %.0f, \"peak_rss_bytes\": %llu, \"peak_heap_bytes\": %llu, "
@@ -127,6 +145,25 @@ static int write_flows(FILE *f, const struct run_result *r)
 			fr->dst, (unsigned long long)fr->bytes, time_to_us(fr->start),
 			time_to_us(fr->finish), time_to_us(fr->fct), time_to_us(fr->ideal_fct),
 			fr->slowdown, (unsigned long long)fr->retx_bytes, fr->completed ? 1 : 0);
+	}
+	return ferror(f) ? -1 : 0;
+}
+
+static int write_ports(FILE *f, const struct run_result *r)
+{
+	fputs("port,link,group,rate_gbps,tx_bytes,tx_pkts,utilisation,max_queue_bytes,"
+	      "mean_queue_bytes,drops_buffer,drops_link,ecn_marks,pause_sent,resume_sent,"
+	      "pause_rcvd,paused_us\n", f);
+	for (size_t i = 0; i < r->nports; i++) {
+		const struct port_rec *p = &r->ports[i];
+		fprintf(f, "%s,%u,%s,%.3f,%llu,%llu,%.6f,%llu,%.3f,%llu,%llu,%llu,%llu,%llu,%llu,%.6f\n",
+			p->name, p->link, port_group_names[p->group], (double)p->rate_bps / 1e9,
+			(unsigned long long)p->tx_bytes, (unsigned long long)p->tx_pkts,
+			p->utilisation, (unsigned long long)p->max_qbytes, p->mean_qbytes,
+			(unsigned long long)p->drops_buffer, (unsigned long long)p->drops_link,
+			(unsigned long long)p->ecn_marks, (unsigned long long)p->pause_sent,
+			(unsigned long long)p->resume_sent, (unsigned long long)p->pause_rcvd,
+			time_to_us(p->paused_time));
 	}
 	return ferror(f) ? -1 : 0;
 }
@@ -165,6 +202,11 @@ static int w_flows(FILE *f, const struct experiment *x, const struct run_result 
 {
 	(void)x;
 	return write_flows(f, r);
+}
+static int w_ports(FILE *f, const struct experiment *x, const struct run_result *r)
+{
+	(void)x;
+	return write_ports(f, r);
 }
 static int w_ts(FILE *f, const struct experiment *x, const struct run_result *r)
 {
@@ -246,6 +288,7 @@ int results_write(const char *outdir, const struct experiment *x, const struct r
 	if (write_file(tmp, "config.yaml", e, w_config, x, r) ||
 	    write_file(tmp, "flows.csv", e, w_flows, x, r) ||
 	    write_file(tmp, "timeseries.csv", e, w_ts, x, r) ||
+	    write_file(tmp, "ports.csv", e, w_ports, x, r) ||
 	    write_file(tmp, "summary.json", e, w_summary, x, r)) {
 		remove_tree(tmp);
 		return e->status;

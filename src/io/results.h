@@ -1,9 +1,11 @@
 /* results.h - the results folder and the summary table.
  *
- * A results folder holds summary.json, flows.csv, timeseries.csv and
- * config.yaml (the effective configuration). It is written into a temporary
+ * A results folder holds summary.json, flows.csv, ports.csv (one row per
+ * egress port: bytes, utilisation, max and mean queue, drops, ECN marks, PFC
+ * pauses and paused time), timeseries.csv and config.yaml (the effective
+ * configuration). It is written into a temporary
  * sibling folder and renamed into place at the end, so an interrupted run never
- * leaves a folder that looks complete. flows.csv and timeseries.csv depend only
+ * leaves a folder that looks complete. flows.csv, ports.csv and timeseries.csv depend only
  * on the experiment and seed (byte-identical across runs); summary.json also
  * holds wall time and memory, which do not.
  */

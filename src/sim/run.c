@@ -11,9 +11,9 @@
 #include "core/rng.h"
 
 enum samp_kind { SAMP_QUEUE_PORT, SAMP_QUEUE_MAX, SAMP_UTIL, SAMP_FLOW_TPUT };
-enum port_group { G_HOST_UP, G_LAST_HOP, G_T1_UP, G_T1_DOWN, G_T2_UP, G_T2_DOWN, G_ALL, G_N };
-static const char *const group_names[] = { "host_up",  "last_hop",   "tier1_up", "tier1_down",
-					   "tier2_up", "tier2_down", "all",      NULL };
+const char *const port_group_names[] = { "host_up",  "last_hop",   "tier1_up", "tier1_down",
+					"tier2_up", "tier2_down", "all",      NULL };
+#define group_names port_group_names
 
 struct ts_sampler {
 	enum samp_kind kind;
@@ -406,6 +406,74 @@ void sim_run(struct sim *s)
 		progress(s, true);
 }
 
+/* The group a port belongs to (the first that matches; G_ALL for none). */
+static int port_group_of(const struct port *pt)
+{
+	for (int g = 0; g < G_ALL; g++)
+		if (port_in_group(pt, g))
+			return g;
+	return G_ALL;
+}
+
+static void collect_ports(struct sim *s, struct run_result *r)
+{
+	struct fabric *f = &s->fab;
+	double T = (double)s->q.now;
+	r->nports = f->nports;
+	r->ports = mp_calloc(f->nports ? f->nports : 1, sizeof *r->ports);
+	size_t k = 0;
+	for (uint32_t l = 0; l < f->nlinks; l++) {
+		const struct fab_link_spec *ls = &f->links[l];
+		for (int end = 0; end < 2; end++) {
+			struct node *n = f->nodes[end ? ls->b : ls->a];
+			struct port *pt = &n->ports[end ? ls->pb : ls->pa];
+			struct port_rec *pr = &r->ports[k++];
+			snprintf(pr->name, sizeof pr->name, "%s-%s", n->name, pt->peer->owner->name);
+			pr->link = l;
+			pr->group = port_group_of(pt);
+			pr->rate_bps = pt->rate_bps;
+			pr->tx_bytes = pt->tx_bytes;
+			pr->tx_pkts = pt->tx_pkts;
+			pr->utilisation = T > 0 ? (double)pt->tx_bytes * 8.0 /
+							  ((double)pt->rate_bps * T / (double)PS_PER_S) :
+						  0;
+			pr->max_qbytes = pt->max_qbytes;
+			pr->mean_qbytes = T > 0 ? (double)pt->qbytes_integral / T : 0;
+			pr->drops_buffer = pt->st.drops_buffer;
+			pr->drops_link = pt->st.drops_link;
+			pr->ecn_marks = pt->st.ecn_marks;
+			pr->pause_sent = pt->st.pause_sent;
+			pr->resume_sent = pt->st.resume_sent;
+			pr->pause_rcvd = pt->st.pause_rcvd;
+			pr->paused_time = pt->st.paused_time;
+			for (int c = 0; c < NCLS; c++)
+				if (pt->paused & (1u << c))
+					pr->paused_time += s->q.now - pt->paused_at[c];
+			for (int g = 0; g < G_N; g++) {
+				if (g != G_ALL && g != pr->group)
+					continue;
+				if (g == G_ALL && n->kind == NODE_HOST)
+					continue; /* "all" = every switch port */
+				struct group_totals *gt = &r->groups[g];
+				gt->nports++;
+				gt->tx_bytes += pr->tx_bytes;
+				gt->utilisation += pr->utilisation;
+				gt->mean_qbytes += pr->mean_qbytes;
+				if (pr->max_qbytes > gt->max_qbytes)
+					gt->max_qbytes = pr->max_qbytes;
+				gt->drops += pr->drops_buffer + pr->drops_link;
+				gt->ecn_marks += pr->ecn_marks;
+				gt->pauses += pr->pause_sent;
+			}
+		}
+	}
+	for (int g = 0; g < G_N; g++)
+		if (r->groups[g].nports) {
+			r->groups[g].utilisation /= r->groups[g].nports;
+			r->groups[g].mean_qbytes /= r->groups[g].nports;
+		}
+}
+
 void sim_collect(struct sim *s, struct run_result *r)
 {
 	memset(r, 0, sizeof *r);
@@ -461,6 +529,7 @@ void sim_collect(struct sim *s, struct run_result *r)
 			t->max_buffer_used = ((struct sw *)nd)->buf_peak;
 	}
 	t->drops_no_route = f->no_route_drops;
+	collect_ports(s, r);
 	t->lossless_overflow = f->lossless_overflow;
 	r->ts = *s->ts;
 	memset(s->ts, 0, sizeof *s->ts);
@@ -490,6 +559,7 @@ void sim_free(struct sim *s)
 
 void run_result_free(struct run_result *r)
 {
+	mp_free(r->ports);
 	mp_free(r->flows);
 	ts_free(&r->ts);
 	memset(r, 0, sizeof *r);

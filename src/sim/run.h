@@ -38,7 +38,38 @@ struct net_totals {
 	uint64_t tx_bytes;
 };
 
+/* One egress port, as ports.csv lists it. */
+struct port_rec {
+	char name[96];          /* "node-peer" (the port at node, toward peer) */
+	uint32_t link;          /* link index (parallel links share a name) */
+	int group;              /* enum port_group */
+	uint64_t rate_bps;
+	uint64_t tx_bytes, tx_pkts;
+	double utilisation;     /* tx_bytes * 8 / (rate * simulated time) */
+	uint64_t max_qbytes;
+	double mean_qbytes;     /* time-weighted */
+	uint64_t drops_buffer, drops_link, ecn_marks;
+	uint64_t pause_sent, resume_sent, pause_rcvd;
+	simtime_t paused_time;
+};
+
+/* Ports grouped by their place in the fabric. */
+enum port_group { G_HOST_UP, G_LAST_HOP, G_T1_UP, G_T1_DOWN, G_T2_UP, G_T2_DOWN, G_ALL, G_N };
+extern const char *const port_group_names[]; /* G_N entries, NULL-terminated */
+
+struct group_totals {
+	uint32_t nports;
+	uint64_t tx_bytes;
+	double utilisation;     /* mean over the group's ports */
+	uint64_t max_qbytes;
+	double mean_qbytes;     /* mean over ports of each port's time-weighted mean */
+	uint64_t drops, ecn_marks, pauses;
+};
+
 struct run_result {
+	struct port_rec *ports;
+	size_t nports;
+	struct group_totals groups[G_N];
 	struct flow_rec *flows;
 	size_t nflows, ncompleted;
 	struct net_totals net;
