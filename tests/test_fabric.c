@@ -108,6 +108,23 @@ static void test_incast_lossless(void **state)
 			}
 	}
 	assert_true(checked > 10);
+	/* per port: every sender's NIC was paused, and the pauses add up */
+	uint64_t sent = 0;
+	int paused_senders = 0;
+	for (size_t i = 0; i < r.nports; i++) {
+		const struct port_rec *p = &r.ports[i];
+		sent += p->pause_sent;
+		if (p->group == G_HOST_UP && strcmp(p->name, "h0-sw0") != 0 && p->pause_rcvd > 0 &&
+		    p->paused_time > 0)
+			paused_senders++;
+		if (!strcmp(p->name, "sw0-h0")) {
+			/* the receiver's link: busy for all but the first packet's way in */
+			assert_true(p->utilisation > 0.99);
+			assert_true(p->mean_qbytes > 0 && p->mean_qbytes < (double)p->max_qbytes);
+		}
+	}
+	assert_int_equal(sent, r.net.pause_frames);
+	assert_int_equal(paused_senders, 15);
 	run_result_free(&r);
 }
 
