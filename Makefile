@@ -39,7 +39,7 @@ bench: build
 	@bench/run.sh $(BUILD)
 
 format:
-	@clang-format -i src/*/*.c src/*/*.h tests/*.c bench/*.c
+	@clang-format -i src/*/*.c src/*/*.h tests/*.c tests/*.h bench/*.c
 
 clean:
 	rm -rf $(BUILD) build-asan build-vg

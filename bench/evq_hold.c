@@ -47,7 +47,8 @@ int main(int argc, char **argv)
 		evq_at(&q, &src[i & 63], e.t + rng_below(&r, 2000000), handler, NULL, i);
 	}
 	double dt = now_s() - t0;
-	printf("evq: %zu pending, %llu hold steps in %.3f s: %.1f M events/s\n", pending, (unsigned long long)steps, dt, (double)steps / dt / 1e6);
+	printf("evq: %zu pending, %llu hold steps in %.3f s: %.1f M events/s\n", pending,
+	       (unsigned long long)steps, dt, (double)steps / dt / 1e6);
 	evq_free(&q);
 	return (int)(sink & 0);
 }

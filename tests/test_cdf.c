@@ -89,8 +89,8 @@ static void test_dialect_fraction(void **state)
 	cdf_free(&w);
 	cdf_free(&c);
 	/* Tabs, CRLF line ends, comments and blank lines. */
-	assert_int_equal(parse(&c, "# size cdf\r\n0\t0\r\n\r\n100\t0.5\r\n200\t1\r\n", CDF_FRACTION,
-			       &e), 0);
+	assert_int_equal(
+	    parse(&c, "# size cdf\r\n0\t0\r\n\r\n100\t0.5\r\n200\t1\r\n", CDF_FRACTION, &e), 0);
 	assert_int_equal(c.n, 3);
 	assert_true(fabs(cdf_mean(&c) - 100.0) < 1e-9);
 	cdf_free(&c);
@@ -132,9 +132,9 @@ static const struct {
 	const char *file;
 	double readme_mean; /* bytes */
 } shipped[] = {
-	{ "websearch.txt", 1711e3 },       { "websearch_conweave.txt", 1710e3 },
-	{ "mining.txt", 7488e3 },          { "cachefollower.txt", 712.6e3 },
-	{ "webserver.txt", 66.1e3 },       { "fbhdp.txt", 120.4e3 },
+	{ "websearch.txt", 1711e3 },	  { "websearch_conweave.txt", 1710e3 },
+	{ "mining.txt", 7488e3 },	  { "cachefollower.txt", 712.6e3 },
+	{ "webserver.txt", 66.1e3 },	  { "fbhdp.txt", 120.4e3 },
 	{ "alistorage2019.txt", 40.9e3 }, { "googlerpc2008.txt", 2.9e3 },
 };
 

@@ -17,23 +17,23 @@
 #include "core/opt.h"
 #include "io/cfg.h"
 
-#define assert_has(hay, needle)                                                         \
-	do {                                                                            \
-		if (!strstr((hay), (needle)))                                           \
-			fail_msg("expected \"%s\" in \"%s\"", (needle), (hay));        \
+#define assert_has(hay, needle)                                                 \
+	do {                                                                    \
+		if (!strstr((hay), (needle)))                                   \
+			fail_msg("expected \"%s\" in \"%s\"", (needle), (hay)); \
 	} while (0)
 
-#define assert_lacks(hay, needle)                                                       \
-	do {                                                                            \
-		if (strstr((hay), (needle)))                                            \
-			fail_msg("did not expect \"%s\" in \"%s\"", (needle), (hay));  \
+#define assert_lacks(hay, needle)                                                     \
+	do {                                                                          \
+		if (strstr((hay), (needle)))                                          \
+			fail_msg("did not expect \"%s\" in \"%s\"", (needle), (hay)); \
 	} while (0)
 
 struct topo {
 	uint64_t hosts;
 	uint64_t hosts_per_leaf;
 	uint64_t link_rate; /* bit/s */
-	uint64_t delay;     /* ps */
+	uint64_t delay;	    /* ps */
 	int lb;
 	char *label;
 	char *cdf;
@@ -44,8 +44,10 @@ static const char *const lbs[] = { "ecmp", "spray", "conga", NULL };
 
 static const struct opt_desc topo_tbl[] = {
 	{ "hosts", OPT_UINT, offsetof(struct topo, hosts), NULL, 1, 100000, "hosts", NULL },
-	{ "hosts_per_leaf", OPT_UINT, offsetof(struct topo, hosts_per_leaf), "16", 1, 512, "", NULL },
-	{ "link_rate", OPT_RATE, offsetof(struct topo, link_rate), "400Gbps", 1e6, 1.6e12, "", NULL },
+	{ "hosts_per_leaf", OPT_UINT, offsetof(struct topo, hosts_per_leaf), "16", 1, 512, "",
+	  NULL },
+	{ "link_rate", OPT_RATE, offsetof(struct topo, link_rate), "400Gbps", 1e6, 1.6e12, "",
+	  NULL },
 	{ "delay", OPT_TIME, offsetof(struct topo, delay), "1us", 0, 0, "", NULL },
 	{ "lb", OPT_ENUM, offsetof(struct topo, lb), "ecmp", 0, 0, "", lbs },
 	{ "label", OPT_STRING, offsetof(struct topo, label), "default", 0, 0, "", NULL },
@@ -139,7 +141,7 @@ static void test_tree_lines(void **state)
 	assert_int_equal(cfg_get(r, "seed")->line, 11);
 
 	assert_null(cfg_get(r, "nope"));
-	assert_null(cfg_get(h, "x"));   /* a scalar has no children */
+	assert_null(cfg_get(h, "x")); /* a scalar has no children */
 	assert_null(cfg_get(NULL, "x"));
 	cfg_free(&doc);
 	assert_null(doc.root);
@@ -148,7 +150,7 @@ static void test_tree_lines(void **state)
 
 static void test_empty_files(void **state)
 {
-	const char *texts[] = { "", "# only a comment\n", "---\n", "---\n...\n", "\n\n", "{}\n",
+	const char *texts[] = { "",  "# only a comment\n", "---\n", "---\n...\n", "\n\n", "{}\n",
 				NULL };
 	for (int i = 0; texts[i]; i++) {
 		struct cfg_doc doc;
@@ -172,14 +174,16 @@ static void test_rejected_documents(void **state)
 	load_bad("a: 1\n b: 2\n", "exp.yaml:2: YAML syntax error: ", true);
 	load_bad("a: \"unterminated\n", "YAML syntax error", true);
 	load_bad("a:\n\tb: 1\n", "YAML syntax error", true);
-	load_bad("- a\n- b\n", "exp.yaml:1: the top level must be a mapping of keys to values, "
-			   "got a sequence", false);
+	load_bad("- a\n- b\n",
+		 "exp.yaml:1: the top level must be a mapping of keys to values, "
+		 "got a sequence",
+		 false);
 	load_bad("hello\n", "got a scalar", true);
 	load_bad("a: 1\n---\nb: 2\n", "exp.yaml:2: a second YAML document starts here", true);
 	load_bad("a: &x 1\nb: *x\n", "exp.yaml:1: a: anchors (&x) are not supported", true);
 	load_bad("a: 1\nb: *x\n", "aliases", true);
-	load_bad("top:\n  ? [a, b]\n  : 1\n", "exp.yaml:2: top: a key must be a scalar, got a sequence",
-		 false);
+	load_bad("top:\n  ? [a, b]\n  : 1\n",
+		 "exp.yaml:2: top: a key must be a scalar, got a sequence", false);
 	load_bad("{a: 1}: 2\n", "a key must be a scalar, got a mapping", true);
 
 	char deep[1000];
@@ -449,7 +453,8 @@ static void test_apply_errors(void **state)
 	apply_bad("topology:\n  hosts: 4\n  delay: 5\n",
 		  "exp.yaml:3: topology.delay: expected a time with a unit", true);
 	apply_bad("topology:\n  hosts: 4\n  lb: drill\n",
-		  "exp.yaml:3: topology.lb: expected one of ecmp, spray, conga, got 'drill'", false);
+		  "exp.yaml:3: topology.lb: expected one of ecmp, spray, conga, got 'drill'",
+		  false);
 	apply_bad("topology:\n  hosts: 4\n  jobs:\n    - a\n    - {b: 1}\n",
 		  "exp.yaml:5: topology.jobs: expected a list of scalars, got a mapping as item 2",
 		  false);
@@ -475,8 +480,7 @@ static void test_apply_absent_section(void **state)
 	struct cfg_doc doc;
 	defaults(&t);
 	load(&doc, "\n# nothing here\nseed: 1\n");
-	assert_int_equal(cfg_apply_table(&doc, NULL, "topology", topo_tbl, &t, NULL, &e),
-			 MP_EUSER);
+	assert_int_equal(cfg_apply_table(&doc, NULL, "topology", topo_tbl, &t, NULL, &e), MP_EUSER);
 	assert_string_equal(e.msg, "exp.yaml:3: topology.hosts: required key missing");
 	cfg_free(&doc);
 
@@ -520,9 +524,9 @@ static void test_apply_set_values(void **state)
 	/* a section that exists only through --set lacks a line of its own */
 	mp_err_clear(&e);
 	assert_int_equal(cfg_apply_set(&doc, "other.label=x", &e), MP_OK);
-	assert_int_equal(cfg_apply_table(&doc, cfg_get(doc.root, "other"), "other", topo_tbl, &t,
-					 NULL, &e),
-			 MP_EUSER);
+	assert_int_equal(
+	    cfg_apply_table(&doc, cfg_get(doc.root, "other"), "other", topo_tbl, &t, NULL, &e),
+	    MP_EUSER);
 	assert_string_equal(e.msg, "exp.yaml: other.hosts: required key missing");
 	cfg_free(&doc);
 	opt_free(topo_tbl, &t);

@@ -118,7 +118,8 @@ static void test_many_ties(void **state)
 	norder = 0;
 	for (int k = 0; k < 4; k++)
 		for (int i = 0; i < 300; i++)
-			evq_at(&q, &src[i], 5000, record, NULL, evq_key(&(struct ev_src){ src[i].id, src[i].seq }));
+			evq_at(&q, &src[i], 5000, record, NULL,
+			       evq_key(&(struct ev_src){ src[i].id, src[i].seq }));
 	evq_at(&q, &src[0], 4999, record, NULL, 0);
 	evq_run(&q, SIMTIME_MAX);
 	assert_int_equal(norder, 1201);
@@ -130,10 +131,8 @@ static void test_many_ties(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_time_order),
-		cmocka_unit_test(test_tie_break),
-		cmocka_unit_test(test_until_and_budget),
-		cmocka_unit_test(test_hold_model),
+		cmocka_unit_test(test_time_order),	 cmocka_unit_test(test_tie_break),
+		cmocka_unit_test(test_until_and_budget), cmocka_unit_test(test_hold_model),
 		cmocka_unit_test(test_many_ties),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

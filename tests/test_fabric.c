@@ -151,12 +151,12 @@ static void test_incast_lossy_recovers(void **state)
 }
 
 static const char *perm_yaml =
-	"seed: %d\n"
-	"topology: {type: leaf_spine, hosts_per_leaf: 16, leaves: 8, spines: 16,"
-	" host_rate: 100Gbps, fabric_rate: 100Gbps}\n"
-	"switch: {buffer: 16MB}\n"
-	"transport: {type: ref, entropy: %s, paths: 65536, window: %s}\n"
-	"workload: {type: permutation, size: 2MB}\n";
+    "seed: %d\n"
+    "topology: {type: leaf_spine, hosts_per_leaf: 16, leaves: 8, spines: 16,"
+    " host_rate: 100Gbps, fabric_rate: 100Gbps}\n"
+    "switch: {buffer: 16MB}\n"
+    "transport: {type: ref, entropy: %s, paths: 65536, window: %s}\n"
+    "workload: {type: permutation, size: 2MB}\n";
 
 /* Permutation on a non-blocking 128-host leaf-spine. Per-packet spraying
  * (a random entropy per packet) keeps the max FCT near ideal; one entropy per

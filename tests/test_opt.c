@@ -16,15 +16,15 @@
 #include "core/mem.h"
 #include "core/opt.h"
 
-#define assert_has(hay, needle)                                                         \
-	do {                                                                            \
-		if (!strstr((hay), (needle)))                                           \
-			fail_msg("expected \"%s\" in \"%s\"", (needle), (hay));        \
+#define assert_has(hay, needle)                                                 \
+	do {                                                                    \
+		if (!strstr((hay), (needle)))                                   \
+			fail_msg("expected \"%s\" in \"%s\"", (needle), (hay)); \
 	} while (0)
 
 struct tp {
-	uint64_t buf;  /* bytes */
-	uint64_t rate; /* bit/s */
+	uint64_t buf;	/* bytes */
+	uint64_t rate;	/* bit/s */
 	uint64_t delay; /* ps */
 	int64_t shift;
 	uint64_t count;
@@ -35,7 +35,7 @@ struct tp {
 	char *file;
 	struct opt_strlist list;
 	uint64_t minbuf; /* bytes, lower bound only */
-	uint64_t hosts;  /* required */
+	uint64_t hosts;	 /* required */
 };
 
 static const char *const modes[] = { "dcqcn", "strack", "udmp", NULL };
@@ -136,10 +136,12 @@ static void test_sizes(void **state)
 	assert_true(size_of("16777215TiB") == 16777215ULL << 40);
 
 	uint64_t v = 77;
-	const char *rejects[] = { "", " ", "abc", "-1KB", "-0", "4XB", "4KiBx", "4 K", "1.5B",
-				  "KB", ".", "1..5KB", "1.0001KB", "18446744073709551616",
-				  "20000000TB", "4kb", "4KIB", "+4KB", "0x10", "1e", "4KB 5",
-				  NULL };
+	const char *rejects[] = {
+		"",	      " ",    "abc",  "-1KB", "-0",	"4XB",	    "4KiBx",
+		"4 K",	      "1.5B", "KB",   ".",    "1..5KB", "1.0001KB", "18446744073709551616",
+		"20000000TB", "4kb",  "4KIB", "+4KB", "0x10",	"1e",	    "4KB 5",
+		NULL
+	};
 	for (int i = 0; rejects[i]; i++) {
 		if (opt_parse_size(rejects[i], &v) == 0)
 			fail_msg("size '%s' accepted as %" PRIu64, rejects[i], v);
@@ -170,8 +172,8 @@ static void test_rates(void **state)
 		    1000000000ULL);
 
 	uint64_t v = 5;
-	const char *rejects[] = { "1.5bps", "-1Gbps", "10GBps", "10 Gbpsx", "Gbps", "1e-1",
-				  "0.0000000001Gbps", "1e30bps", "fast", NULL };
+	const char *rejects[] = { "1.5bps", "-1Gbps",		"10GBps",  "10 Gbpsx", "Gbps",
+				  "1e-1",   "0.0000000001Gbps", "1e30bps", "fast",     NULL };
 	for (int i = 0; rejects[i]; i++) {
 		if (opt_parse_rate(rejects[i], &v) == 0)
 			fail_msg("rate '%s' accepted as %" PRIu64, rejects[i], v);
@@ -198,8 +200,8 @@ static void test_times(void **state)
 	assert_true(time_of("18446744.073709551615s") == UINT64_MAX);
 
 	uint64_t v = 9;
-	const char *rejects[] = { "5", "1.5", "0.5ps", "-1us", "18446745s", "1 hour", "us",
-				  "0.0001ns", "3m", "3S", NULL };
+	const char *rejects[] = { "5",	"1.5",	    "0.5ps", "-1us", "18446745s", "1 hour",
+				  "us", "0.0001ns", "3m",    "3S",   NULL };
 	for (int i = 0; rejects[i]; i++) {
 		if (opt_parse_time(rejects[i], &v) == 0)
 			fail_msg("time '%s' accepted as %" PRIu64, rejects[i], v);
@@ -631,9 +633,15 @@ static char *capture(void (*fn)(FILE *, const void *), const void *arg)
 	return out;
 }
 
-static void print_tbl(FILE *f, const void *arg) { opt_print_table(f, tbl, "  "); }
+static void print_tbl(FILE *f, const void *arg)
+{
+	opt_print_table(f, tbl, "  ");
+}
 
-static void dump_tbl(FILE *f, const void *arg) { opt_dump_yaml(f, tbl, arg, "    "); }
+static void dump_tbl(FILE *f, const void *arg)
+{
+	opt_dump_yaml(f, tbl, arg, "    ");
+}
 
 static void test_print_table(void **state)
 {
@@ -706,20 +714,13 @@ static void test_misc(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sizes),
-		cmocka_unit_test(test_rates),
-		cmocka_unit_test(test_times),
-		cmocka_unit_test(test_unit_messages),
-		cmocka_unit_test(test_numbers),
-		cmocka_unit_test(test_bool_enum_string),
-		cmocka_unit_test(test_path),
-		cmocka_unit_test(test_defaults_and_lists),
-		cmocka_unit_test(test_ranges),
-		cmocka_unit_test(test_format),
-		cmocka_unit_test(test_round_trip),
-		cmocka_unit_test(test_print_table),
-		cmocka_unit_test(test_dump_yaml),
-		cmocka_unit_test(test_misc),
+		cmocka_unit_test(test_sizes),	   cmocka_unit_test(test_rates),
+		cmocka_unit_test(test_times),	   cmocka_unit_test(test_unit_messages),
+		cmocka_unit_test(test_numbers),	   cmocka_unit_test(test_bool_enum_string),
+		cmocka_unit_test(test_path),	   cmocka_unit_test(test_defaults_and_lists),
+		cmocka_unit_test(test_ranges),	   cmocka_unit_test(test_format),
+		cmocka_unit_test(test_round_trip), cmocka_unit_test(test_print_table),
+		cmocka_unit_test(test_dump_yaml),  cmocka_unit_test(test_misc),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

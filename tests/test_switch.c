@@ -107,9 +107,15 @@ static void inject(struct rig *r, int from, int to, uint32_t psn)
 static void test_ecn_at_dequeue(void **state)
 {
 	(void)state;
-	struct swcfg cfg = { .buffer = 100000000, .dt_alpha = 1000, .mode = BUF_LOSSY,
-			     .ecn = true, .kmin = 20 * PKT, .kmax = 80 * PKT, .pmax = 0.2,
-			     .ctrl_size = 64, .pfc_xon_gap = 1 };
+	struct swcfg cfg = { .buffer = 100000000,
+			     .dt_alpha = 1000,
+			     .mode = BUF_LOSSY,
+			     .ecn = true,
+			     .kmin = 20 * PKT,
+			     .kmax = 80 * PKT,
+			     .pmax = 0.2,
+			     .ctrl_size = 64,
+			     .pfc_xon_gap = 1 };
 	rig_init(&R, &cfg, 3);
 	enum { N = 100, ROUNDS = 3000 };
 	static uint32_t marks[N];
@@ -129,8 +135,9 @@ static void test_ecn_at_dequeue(void **state)
 	/* packet i leaves with (N-1-i) packets behind it */
 	for (int i = 0; i < N; i++) {
 		double q = (double)(N - 1 - i) * PKT;
-		double want = q <= cfg.kmin ? 0 : q >= cfg.kmax ? 1 :
-			      cfg.pmax * (q - cfg.kmin) / (cfg.kmax - cfg.kmin);
+		double want = q <= cfg.kmin   ? 0
+			      : q >= cfg.kmax ? 1
+					      : cfg.pmax * (q - cfg.kmin) / (cfg.kmax - cfg.kmin);
 		double got = (double)marks[i] / ROUNDS;
 		/* binomial: 4.5 sigma, at least 0.005 */
 		double tol = 4.5 * sqrt(want * (1 - want) / ROUNDS) + 0.005;
@@ -151,8 +158,12 @@ static void test_ecn_at_dequeue(void **state)
 static void test_dynamic_threshold(void **state)
 {
 	(void)state;
-	struct swcfg cfg = { .buffer = 300 * PKT, .dt_alpha = 1, .mode = BUF_LOSSY,
-			     .ecn = false, .ctrl_size = 64, .pfc_xon_gap = 1 };
+	struct swcfg cfg = { .buffer = 300 * PKT,
+			     .dt_alpha = 1,
+			     .mode = BUF_LOSSY,
+			     .ecn = false,
+			     .ctrl_size = 64,
+			     .pfc_xon_gap = 1 };
 	rig_init(&R, &cfg, 4);
 	pfc_to_port(&R, 1, false);
 	for (int i = 0; i < 400; i++)
@@ -186,15 +197,19 @@ static void test_dynamic_threshold(void **state)
 static void test_pfc_xoff_xon(void **state)
 {
 	(void)state;
-	struct swcfg cfg = { .buffer = 50 * PKT, .dt_alpha = 1, .mode = BUF_LOSSLESS,
-			     .ecn = false, .pfc_xoff = 20 * PKT, .pfc_xon_gap = 5 * PKT,
+	struct swcfg cfg = { .buffer = 50 * PKT,
+			     .dt_alpha = 1,
+			     .mode = BUF_LOSSLESS,
+			     .ecn = false,
+			     .pfc_xoff = 20 * PKT,
+			     .pfc_xon_gap = 5 * PKT,
 			     .ctrl_size = 64 };
 	rig_init(&R, &cfg, 3);
 	pfc_to_port(&R, 1, false);
 	for (int i = 0; i < 80; i++)
 		inject(&R, 0, 1, (uint32_t)i);
 	struct port *in = &R.s->node.ports[0];
-	assert_int_equal(in->st.pause_sent, 1);      /* once, when crossing XOFF */
+	assert_int_equal(in->st.pause_sent, 1); /* once, when crossing XOFF */
 	assert_true(in->pause_sent & (1u << CLS_DATA));
 	assert_int_equal(R.s->node.ports[1].st.drops_buffer, 0);
 	assert_int_equal(R.f.lossless_overflow, 30 * PKT); /* 80 packets in a 50-packet buffer */

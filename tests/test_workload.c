@@ -58,8 +58,10 @@ static void params_free(const struct workload_ops *ops, void *p)
 
 static struct wl_env env_of(uint32_t nhosts, uint32_t hpt, uint64_t seed)
 {
-	return (struct wl_env){ .nhosts = nhosts, .hosts_per_tor = hpt,
-				.host_rate_bps = 100000000000ull, .seed = seed };
+	return (struct wl_env){ .nhosts = nhosts,
+				.hosts_per_tor = hpt,
+				.host_rate_bps = 100000000000ull,
+				.seed = seed };
 }
 
 /* Generate and expect success. */
@@ -129,8 +131,8 @@ static int make_tmpdir(void **state)
 }
 
 /* Every name temp_file() is given in this file. */
-static const char *const temp_names[] = { "flows.csv", "bad.csv", "perm.cm", "t0.cm",
-					  "bad.cm", "bad_cdf.txt", NULL };
+static const char *const temp_names[] = { "flows.csv", "bad.csv",     "perm.cm", "t0.cm",
+					  "bad.cm",    "bad_cdf.txt", NULL };
 
 static int remove_tmpdir(void **state)
 {
@@ -243,8 +245,7 @@ static void test_permutation_uniform(void **state)
 			continue;
 		kinds++;
 		if (abs(count[c] - 2000) > 200)
-			fail_msg("derangement %d drawn %d times, expected about 2000", c,
-				 count[c]);
+			fail_msg("derangement %d drawn %d times, expected about 2000", c, count[c]);
 	}
 	assert_int_equal(kinds, 9);
 	params_free(ops, p);
@@ -301,8 +302,8 @@ static void test_permutation_cross_tor(void **state)
 	(void)state;
 	/* Locality holds for several shapes, including two ToRs (every host must
 	 * go to the other half) and a partial last ToR. */
-	static const uint32_t shapes[][2] = { { 64, 8 }, { 16, 8 }, { 12, 4 }, { 10, 4 },
-					      { 1000, 32 }, { 7, 1 } };
+	static const uint32_t shapes[][2] = { { 64, 8 }, { 16, 8 },    { 12, 4 },
+					      { 10, 4 }, { 1000, 32 }, { 7, 1 } };
 	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
 		struct wl_env env = env_of(shapes[s][0], shapes[s][1], 9 + s);
 		struct flow_list l;
@@ -385,7 +386,8 @@ static void check_cross_tor_uniform(uint32_t n, uint32_t hpt, int expect_valid)
 	for (int code = 0; code < ncodes; code++)
 		if (count[code] && (count[code] < 140 || count[code] > 260))
 			fail_msg("%u hosts, %u per ToR: permutation %d drawn %d times, "
-				 "expected about 200", n, hpt, code, count[code] < 0 ? 0 : count[code]);
+				 "expected about 200",
+				 n, hpt, code, count[code] < 0 ? 0 : count[code]);
 	free(count);
 	params_free(ops, p);
 }
@@ -420,8 +422,7 @@ static void test_incast(void **state)
 	params_free(ops, p);
 
 	/* Every other host into host 3: the receiver is skipped. */
-	p = params_new(ops, "senders", "15", "receiver", "3", "size", "1MiB", "start", "2us",
-		       NULL);
+	p = params_new(ops, "senders", "15", "receiver", "3", "size", "1MiB", "start", "2us", NULL);
 	gen_ok(ops, p, &env, &l);
 	assert_int_equal(l.n, 15);
 	for (size_t i = 0; i < l.n; i++) {
@@ -533,7 +534,8 @@ static const struct {
 	const char *text;
 	const char *msg; /* after "<path>:" */
 } flows_bad[] = {
-	{ "src,dst,bytes,start\n0,0,1,0\n", "2: expected dst different from src (both are host 0)" },
+	{ "src,dst,bytes,start\n0,0,1,0\n",
+	  "2: expected dst different from src (both are host 0)" },
 	{ "src,dst,bytes,start\n0,1,1,0\n0,99,1,0\n", "3: dst: expected a host index below 8" },
 	{ "src,dst,bytes,start\n8,1,1,0\n", "2: src: expected a host index below 8" },
 	{ "src,dst,bytes,start\n-1,2,100,0\n", "2: src: expected a host index (an unsigned" },
@@ -541,9 +543,9 @@ static const struct {
 	{ "src,dst,bytes,start\n0,1,0,0\n", "2: bytes: expected a size above 0" },
 	{ "src,dst,bytes,start\n0,1,100,5\n", "2: start: expected a time with a unit" },
 	{ "src,dst,bytes,start\n\n# c\n0,1,100\n", "4: expected 4 comma-separated fields "
-						  "(src,dst,bytes,start), found 3" },
+						   "(src,dst,bytes,start), found 3" },
 	{ "src,dst,bytes,start\n0,1,100,0,9\n", "2: expected 4 comma-separated fields "
-					       "(src,dst,bytes,start), found more than 4" },
+						"(src,dst,bytes,start), found more than 4" },
 	{ "src,dst,bytes\n0,1,100\n", "1: expected the header line 'src,dst,bytes,start'" },
 	{ "# only a comment\n", "1: expected the header line" },
 	{ "src,dst,bytes,start\n# nothing\n", "2: expected at least one flow after the header" },
@@ -594,8 +596,7 @@ static void test_htsim_cm(void **state)
 	assert_true(l.v[1].src == 5 && l.v[1].dst == 3 && l.v[1].start == PS_PER_US);
 	assert_true(l.v[2].src == 3 && l.v[2].dst == 0 && l.v[2].bytes == 4096 &&
 		    l.v[2].start == 2500000);
-	assert_true(l.v[3].src == 7 && l.v[3].dst == 6 && l.v[3].bytes == 1 &&
-		    l.v[3].start == 12);
+	assert_true(l.v[3].src == 7 && l.v[3].dst == 6 && l.v[3].bytes == 1 && l.v[3].start == 12);
 	flow_list_free(&l);
 	/* Fewer nodes than the fabric's hosts is fine; more is not. */
 	struct wl_env big = env_of(128, 0, 1), small = env_of(4, 0, 1);
@@ -606,8 +607,9 @@ static void test_htsim_cm(void **state)
 	params_free(ops, p);
 
 	/* Triggers 0 and Failures 0 headers, id omitted, no final newline. */
-	p = params_new(ops, "file", temp_file("t0.cm", "Nodes 4\nConnections 1\nTriggers 0\n"
-						       "Failures 0\n1->2 start 5 size 10"),
+	p = params_new(ops, "file",
+		       temp_file("t0.cm", "Nodes 4\nConnections 1\nTriggers 0\n"
+					  "Failures 0\n1->2 start 5 size 10"),
 		       NULL);
 	gen_ok(ops, p, &env, &l);
 	assert_int_equal(l.n, 1);
@@ -631,7 +633,8 @@ static const struct {
 	  "3: 'recv_done_trigger' (flow dependencies) is not supported yet" },
 	{ "Nodes 8\nConnections 1\nTriggers 1\n", "3: Triggers 1: triggers (flow dependencies) "
 						  "are not supported yet" },
-	{ "Nodes 8\nConnections 1\nFailures 2\n", "3: Failures 2: link failures are not supported" },
+	{ "Nodes 8\nConnections 1\nFailures 2\n",
+	  "3: Failures 2: link failures are not supported" },
 	{ CM_HDR "0->1 id 1 start 0 size 10\ntrigger id 1 oneshot\n",
 	  "4: 'trigger' lines (flow dependencies) are not supported yet" },
 	{ CM_HDR "failure switch_type TOR switch_id 0 link_id 1\n",
@@ -639,11 +642,11 @@ static const struct {
 	{ CM_HDR "0->1 id 1 start 0 size 10 prio 3\n", "3: 'prio' (flow priorities) is not "
 						       "supported yet" },
 	{ CM_HDR "2->2 id 1 start 0 size 10\n", "3: expected a destination different from the "
-					       "source (both 2)" },
+						"source (both 2)" },
 	{ CM_HDR "0->8 id 1 start 0 size 10\n", "3: expected node indices below 8 (the Nodes "
-					       "line), found 0->8" },
+						"line), found 0->8" },
 	{ CM_HDR "0->x id 1 start 0 size 10\n", "3: expected a connection 'src->dst' with node "
-					       "indices, found '0->x'" },
+						"indices, found '0->x'" },
 	{ CM_HDR "0->1 id 1 size 10\n", "3: expected 'start <picoseconds>'" },
 	{ CM_HDR "0->1 id 1 start 0\n", "3: expected 'size <bytes>'" },
 	{ CM_HDR "0->1 id 1 start 0 size\n", "3: expected a value after 'size'" },
@@ -723,7 +726,8 @@ static void test_poisson_load(void **state)
 	for (size_t i = 0; i < l.n; i++)
 		bytes += (double)l.v[i].bytes;
 	print_message("websearch, load 0.5, 16 hosts, 500 ms: %zu flows, offered load %.4f, "
-		      "mean size %.0f B (cdf_mean %.0f B)\n", l.n, load, bytes / l.n, mean);
+		      "mean size %.0f B (cdf_mean %.0f B)\n",
+		      l.n, load, bytes / l.n, mean);
 	assert_true(fabs(load / 0.5 - 1.0) < 0.05);
 	assert_true(fabs(bytes / l.n / mean - 1.0) < 0.05);
 	cdf_free(&c);
@@ -766,8 +770,8 @@ static void test_poisson_webserver(void **state)
 	cv = sqrt(gap_sq / (double)ngaps - mean_gap * mean_gap) / mean_gap;
 	print_message("webserver, load 0.3, 32 hosts, 20 ms: %zu flows, offered load %.4f, "
 		      "mean size %.0f B, gap %.1f ns (expected %.1f), gap CV %.3f\n",
-		      l.n, load, bytes / l.n, mean_gap / 1000,
-		      8.0 * 66121.0 / (0.3 * 100e9) * 1e9, cv);
+		      l.n, load, bytes / l.n, mean_gap / 1000, 8.0 * 66121.0 / (0.3 * 100e9) * 1e9,
+		      cv);
 	assert_true(fabs(bytes / l.n / 66121.0 - 1.0) < 0.02);
 	assert_true(fabs(load / 0.3 - 1.0) < 0.05);
 	assert_true(fabs(mean_gap / (8.0 * 66121.0 / (0.3 * 100e9) * 1e12) - 1.0) < 0.02);
@@ -781,8 +785,8 @@ static void test_poisson_determinism(void **state)
 	const struct workload_ops *ops = &poisson_workload_ops;
 	struct wl_env e1 = env_of(8, 4, 21), e2 = env_of(8, 4, 22);
 	struct flow_list a, b, c, d;
-	void *p = params_new(ops, "cdf", DATA_DIR "/fbhdp.txt", "load", "0.8", "duration", "2ms",
-			     NULL);
+	void *p =
+	    params_new(ops, "cdf", DATA_DIR "/fbhdp.txt", "load", "0.8", "duration", "2ms", NULL);
 	void *q;
 
 	(void)state;
@@ -807,8 +811,8 @@ static void test_poisson_determinism(void **state)
 	params_free(ops, q);
 	/* A host's flows depend only on its own stream: host 0's flows are the
 	 * same with 8 or 4 hosts except for their destinations. */
-	q = params_new(ops, "cdf", DATA_DIR "/fbhdp.txt", "load", "0.8", "duration", "2ms",
-		       "hosts", "4", NULL);
+	q = params_new(ops, "cdf", DATA_DIR "/fbhdp.txt", "load", "0.8", "duration", "2ms", "hosts",
+		       "4", NULL);
 	gen_ok(ops, q, &e1, &d);
 	for (size_t i = 0; i < d.n; i++)
 		assert_true(d.v[i].src < 4 && d.v[i].dst < 4);

@@ -18,3 +18,12 @@ foreach(src ${MPSIM_SH_TESTS})
   get_filename_component(name ${src} NAME_WE)
   add_test(NAME ${name} COMMAND bash ${src} $<TARGET_FILE:mpsim> ${CMAKE_CURRENT_SOURCE_DIR})
 endforeach()
+# Formatting is machine-checked (.clang-format); skipped where clang-format is absent.
+find_program(CLANG_FORMAT clang-format)
+if(CLANG_FORMAT)
+  file(GLOB_RECURSE MPSIM_FORMAT_FILES CONFIGURE_DEPENDS
+    ${CMAKE_CURRENT_SOURCE_DIR}/src/*.c ${CMAKE_CURRENT_SOURCE_DIR}/src/*.h
+    ${CMAKE_CURRENT_SOURCE_DIR}/tests/*.c ${CMAKE_CURRENT_SOURCE_DIR}/tests/*.h
+    ${CMAKE_CURRENT_SOURCE_DIR}/bench/*.c)
+  add_test(NAME format COMMAND ${CLANG_FORMAT} --dry-run --Werror ${MPSIM_FORMAT_FILES})
+endif()

@@ -11,44 +11,44 @@
 #include "sim/run.h"
 
 static const char usage_text[] =
-	"mpsim - a packet-level simulator for multipath transports, congestion control\n"
-	"and load balancing in AI/ML datacenter fabrics\n"
-	"\n"
-	"USAGE\n"
-	"  mpsim run EXPERIMENT.yaml [--out DIR] [--seed N] [--set key.path=value ...]\n"
-	"  mpsim validate EXPERIMENT.yaml [--set key.path=value ...]\n"
-	"  mpsim list [topologies|transports|lbs|workloads|sections]\n"
-	"  mpsim --help | --version\n"
-	"\n"
-	"COMMANDS\n"
-	"  run       Check the experiment file, build the fabric and workload, simulate,\n"
-	"            print a summary table and write a results folder (default\n"
-	"            results/<name>) holding summary.json, flows.csv, timeseries.csv and\n"
-	"            config.yaml, the effective configuration with every default filled in.\n"
-	"            The folder is written under a temporary name and renamed at the end,\n"
-	"            so an interrupted run never leaves a complete-looking folder.\n"
-	"  validate  Check the file and build the fabric and workload without running.\n"
-	"  list      Every topology, transport, load balancer and workload with each of its\n"
-	"            parameters, unit, default and range.\n"
-	"\n"
-	"OPTIONS\n"
-	"  --out DIR            results folder (an existing mpsim results folder is replaced)\n"
-	"  --seed N             override the experiment's seed\n"
-	"  --set key.path=value override one option, e.g. --set topology.leaves=4\n"
-	"                       --set transport.entropy=rr (repeatable)\n"
-	"  --quiet              no summary table\n"
-	"\n"
-	"UNITS\n"
-	"  sizes  4000, 4KB (1000), 4KiB (1024), 16MB, 1GiB\n"
-	"  rates  400Gbps, 100Mbps, 1.6Tbps (bit/s)\n"
-	"  times  8us, 1.5ms, 100ns, 250ps, 2s (a unit is required)\n"
-	"\n"
-	"EXIT STATUS\n"
-	"  0 success; 2 bad input (a sentence names file:line, the key and what was expected;\n"
-	"  nothing is written); 4 results could not be written; 3 internal error.\n"
-	"\n"
-	"Simulated time is integer picoseconds; a run is deterministic for a given file and\n"
-	"seed. See README.md for a tour of the experiment files.\n";
+    "mpsim - a packet-level simulator for multipath transports, congestion control\n"
+    "and load balancing in AI/ML datacenter fabrics\n"
+    "\n"
+    "USAGE\n"
+    "  mpsim run EXPERIMENT.yaml [--out DIR] [--seed N] [--set key.path=value ...]\n"
+    "  mpsim validate EXPERIMENT.yaml [--set key.path=value ...]\n"
+    "  mpsim list [topologies|transports|lbs|workloads|sections]\n"
+    "  mpsim --help | --version\n"
+    "\n"
+    "COMMANDS\n"
+    "  run       Check the experiment file, build the fabric and workload, simulate,\n"
+    "            print a summary table and write a results folder (default\n"
+    "            results/<name>) holding summary.json, flows.csv, timeseries.csv and\n"
+    "            config.yaml, the effective configuration with every default filled in.\n"
+    "            The folder is written under a temporary name and renamed at the end,\n"
+    "            so an interrupted run never leaves a complete-looking folder.\n"
+    "  validate  Check the file and build the fabric and workload without running.\n"
+    "  list      Every topology, transport, load balancer and workload with each of its\n"
+    "            parameters, unit, default and range.\n"
+    "\n"
+    "OPTIONS\n"
+    "  --out DIR            results folder (an existing mpsim results folder is replaced)\n"
+    "  --seed N             override the experiment's seed\n"
+    "  --set key.path=value override one option, e.g. --set topology.leaves=4\n"
+    "                       --set transport.entropy=rr (repeatable)\n"
+    "  --quiet              no summary table\n"
+    "\n"
+    "UNITS\n"
+    "  sizes  4000, 4KB (1000), 4KiB (1024), 16MB, 1GiB\n"
+    "  rates  400Gbps, 100Mbps, 1.6Tbps (bit/s)\n"
+    "  times  8us, 1.5ms, 100ns, 250ps, 2s (a unit is required)\n"
+    "\n"
+    "EXIT STATUS\n"
+    "  0 success; 2 bad input (a sentence names file:line, the key and what was expected;\n"
+    "  nothing is written); 4 results could not be written; 3 internal error.\n"
+    "\n"
+    "Simulated time is integer picoseconds; a run is deterministic for a given file and\n"
+    "seed. See README.md for a tour of the experiment files.\n";
 
 static void list_table(const char *kind, const char *name, const char *summary,
 		       const struct opt_desc *opts)
@@ -66,8 +66,8 @@ static int cmd_list(const char *what)
 	bool all = !what;
 	if (all || !strcmp(what, "sections")) {
 		printf("== experiment file sections ==\n\n");
-		list_table("top level", "(name, seed, stop_time, time_limit)",
-			   "general settings", exp_general_opts);
+		list_table("top level", "(name, seed, stop_time, time_limit)", "general settings",
+			   exp_general_opts);
 		list_table("section", "switch", "shared buffer, ECN and PFC of every switch",
 			   swcfg_opts);
 		list_table("section", "failures", "links down from t=0, and per-packet loss",
@@ -98,8 +98,10 @@ static int cmd_list(const char *what)
 	}
 	if (!all && strcmp(what, "sections") && strcmp(what, "topologies") &&
 	    strcmp(what, "transports") && strcmp(what, "lbs") && strcmp(what, "workloads")) {
-		fprintf(stderr, "mpsim list: unknown category '%s' (expected topologies, "
-				"transports, lbs, workloads or sections)\n", what);
+		fprintf(stderr,
+			"mpsim list: unknown category '%s' (expected topologies, "
+			"transports, lbs, workloads or sections)\n",
+			what);
 		return 2;
 	}
 	return 0;
@@ -133,8 +135,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 				char *end;
 				unsigned long long x = strtoull(v, &end, 10);
 				if (*end || end == v || *v == '-' || x > INT64_MAX) {
-					fprintf(stderr, "mpsim: --seed: expected a non-negative "
-							"integer, got '%s'\n", v);
+					fprintf(stderr,
+						"mpsim: --seed: expected a non-negative "
+						"integer, got '%s'\n",
+						v);
 					return 2;
 				}
 				a->seed = (int64_t)x;
@@ -238,8 +242,10 @@ int main(int argc, char **argv)
 		return cmd_list(argc == 3 ? argv[2] : NULL);
 	}
 	if (strcmp(cmd, "run") && strcmp(cmd, "validate")) {
-		fprintf(stderr, "mpsim: unknown command '%s' (expected run, validate or list; "
-				"see mpsim --help)\n", cmd);
+		fprintf(stderr,
+			"mpsim: unknown command '%s' (expected run, validate or list; "
+			"see mpsim --help)\n",
+			cmd);
 		return 2;
 	}
 	struct args a;

@@ -19,7 +19,10 @@
 /* handler registry: fn <-> 8-bit id */
 static ev_fn handlers[256];
 static unsigned nhandlers;
-static struct { ev_fn fn; unsigned id; } hcache[64];
+static struct {
+	ev_fn fn;
+	unsigned id;
+} hcache[64];
 
 static inline unsigned handler_id(ev_fn fn)
 {
@@ -46,7 +49,10 @@ static inline unsigned handler_id(ev_fn fn)
 #define EVQ_INITIAL_CAP 64
 #endif
 
-void evq_init(struct evq *q) { memset(q, 0, sizeof *q); }
+void evq_init(struct evq *q)
+{
+	memset(q, 0, sizeof *q);
+}
 
 void evq_free(struct evq *q)
 {
@@ -110,7 +116,8 @@ static void sort_key_desc(struct evs *v, size_t n)
 	while (n > 16) {
 		size_t m = n / 2;
 		uint64_t a = v[0].key, b = v[m].key, c = v[n - 1].key;
-		uint64_t piv = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+		uint64_t piv =
+		    a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
 		size_t i = 0, j = n - 1;
 		for (;;) {
 			while (v[i].key > piv)
@@ -204,7 +211,9 @@ bool evq_pop_until(struct evq *q, simtime_t until, struct ev *e)
 		return false;
 	}
 	struct evs s = q->b[0].v[--q->b[0].n];
-	*e = (struct ev){ .t = s.t, .key = s.key >> 8, .fn = handlers[s.key & 255], .obj = s.obj, .arg = s.arg };
+	*e = (struct ev){
+		.t = s.t, .key = s.key >> 8, .fn = handlers[s.key & 255], .obj = s.obj, .arg = s.arg
+	};
 	q->n--;
 	return true;
 }
@@ -217,7 +226,10 @@ struct ev evq_pop(struct evq *q)
 	return e;
 }
 
-uint64_t evq_run(struct evq *q, simtime_t until) { return evq_run_n(q, until, UINT64_MAX); }
+uint64_t evq_run(struct evq *q, simtime_t until)
+{
+	return evq_run_n(q, until, UINT64_MAX);
+}
 
 uint64_t evq_run_n(struct evq *q, simtime_t until, uint64_t budget)
 {

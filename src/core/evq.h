@@ -34,7 +34,6 @@
 
 #include "core/time.h"
 
-
 #define EVQ_SEQ_BITS 32
 #define EVQ_MAX_ENTITY ((1u << 24) - 1) /* key: 24 + 32 bits, << 8 in the queue */
 
@@ -70,13 +69,13 @@ struct ev_src {
 
 struct evq {
 	struct evq_bucket b[65]; /* b[0]: time == last, sorted by key, last popped first */
-	uint64_t mask;           /* bit i-1 set when b[i] (i >= 1) is not empty */
-	simtime_t last;          /* time of the last event popped (or moved to b[0]) */
-	size_t n;                /* events pending */
-	simtime_t now;       /* time of the event being handled */
-	uint64_t processed;  /* events handled so far */
-	size_t peak;         /* most events pending at once */
-	bool stop;           /* set by a handler to end evq_run early */
+	uint64_t mask;		 /* bit i-1 set when b[i] (i >= 1) is not empty */
+	simtime_t last;		 /* time of the last event popped (or moved to b[0]) */
+	size_t n;		 /* events pending */
+	simtime_t now;		 /* time of the event being handled */
+	uint64_t processed;	 /* events handled so far */
+	size_t peak;		 /* most events pending at once */
+	bool stop;		 /* set by a handler to end evq_run early */
 };
 
 void evq_init(struct evq *q);
@@ -102,7 +101,10 @@ bool evq_pop_until(struct evq *q, simtime_t until, struct ev *e);
 /* Remove and return the earliest event; q must not be empty. */
 struct ev evq_pop(struct evq *q);
 
-static inline bool evq_empty(const struct evq *q) { return q->n == 0; }
+static inline bool evq_empty(const struct evq *q)
+{
+	return q->n == 0;
+}
 /* Time of the earliest pending event (SIMTIME_MAX when none); changes nothing. */
 simtime_t evq_next_time(const struct evq *q);
 

@@ -23,7 +23,10 @@ static void *account(unsigned char *b, size_t n)
 	return b + HDR;
 }
 
-void *mp_malloc(size_t n) { return account(malloc(n + HDR), n); }
+void *mp_malloc(size_t n)
+{
+	return account(malloc(n + HDR), n);
+}
 
 void *mp_calloc(size_t count, size_t n)
 {
@@ -63,8 +66,14 @@ char *mp_strdup(const char *s)
 	return d;
 }
 
-uint64_t mp_mem_live(void) { return live; }
-uint64_t mp_mem_peak(void) { return peak; }
+uint64_t mp_mem_live(void)
+{
+	return live;
+}
+uint64_t mp_mem_peak(void)
+{
+	return peak;
+}
 
 uint64_t mp_mem_peak_rss(void)
 {

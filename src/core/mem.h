@@ -13,8 +13,8 @@ void *mp_realloc(void *p, size_t n);
 void mp_free(void *p);
 char *mp_strdup(const char *s);
 
-uint64_t mp_mem_live(void);  /* bytes currently allocated through mp_* */
-uint64_t mp_mem_peak(void);  /* high-water mark of mp_mem_live() */
+uint64_t mp_mem_live(void);	/* bytes currently allocated through mp_* */
+uint64_t mp_mem_peak(void);	/* high-water mark of mp_mem_live() */
 uint64_t mp_mem_peak_rss(void); /* process peak RSS in bytes (from the OS) */
 
 #endif

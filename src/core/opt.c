@@ -58,9 +58,15 @@ static void sb_putn(struct sb *b, const char *s, size_t n)
 	b->p[b->len] = '\0';
 }
 
-static void sb_puts(struct sb *b, const char *s) { sb_putn(b, s, strlen(s)); }
+static void sb_puts(struct sb *b, const char *s)
+{
+	sb_putn(b, s, strlen(s));
+}
 
-static void sb_putc(struct sb *b, char c) { sb_putn(b, &c, 1); }
+static void sb_putc(struct sb *b, char c)
+{
+	sb_putn(b, &c, 1);
+}
 
 static void sb_printf(struct sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -86,7 +92,10 @@ static void sb_printf(struct sb *b, const char *fmt, ...)
 }
 
 /* The text so far (never NULL); the builder keeps ownership. */
-static const char *sb_str(const struct sb *b) { return b->p ? b->p : ""; }
+static const char *sb_str(const struct sb *b)
+{
+	return b->p ? b->p : "";
+}
 
 static void sb_done(struct sb *b)
 {
@@ -108,22 +117,37 @@ struct unit {
 #define T1 1000000000000ULL
 
 static const struct unit size_in[] = {
-	{ "B", 1 },	      { "KB", K1 },	    { "kB", K1 },	 { "MB", M1 },
-	{ "GB", G1 },	      { "TB", T1 },	    { "KiB", 1ULL << 10 }, { "MiB", 1ULL << 20 },
-	{ "GiB", 1ULL << 30 }, { "TiB", 1ULL << 40 }, { NULL, 0 },
+	{ "B", 1 },
+	{ "KB", K1 },
+	{ "kB", K1 },
+	{ "MB", M1 },
+	{ "GB", G1 },
+	{ "TB", T1 },
+	{ "KiB", 1ULL << 10 },
+	{ "MiB", 1ULL << 20 },
+	{ "GiB", 1ULL << 30 },
+	{ "TiB", 1ULL << 40 },
+	{ NULL, 0 },
 };
 
 static const struct unit size_out[] = {
-	{ "B", 1 },	      { "KB", K1 },	    { "MB", M1 },	   { "GB", G1 },
-	{ "TB", T1 },	      { "KiB", 1ULL << 10 }, { "MiB", 1ULL << 20 }, { "GiB", 1ULL << 30 },
-	{ "TiB", 1ULL << 40 }, { NULL, 0 },
+	{ "B", 1 },
+	{ "KB", K1 },
+	{ "MB", M1 },
+	{ "GB", G1 },
+	{ "TB", T1 },
+	{ "KiB", 1ULL << 10 },
+	{ "MiB", 1ULL << 20 },
+	{ "GiB", 1ULL << 30 },
+	{ "TiB", 1ULL << 40 },
+	{ NULL, 0 },
 };
 
 static const struct unit rate_in[] = {
-	{ "bps", 1 },	    { "Kbps", K1 },   { "kbps", K1 },	{ "Mbps", M1 },	  { "Gbps", G1 },
-	{ "Tbps", T1 },	    { "b/s", 1 },     { "Kb/s", K1 },	{ "kb/s", K1 },	  { "Mb/s", M1 },
-	{ "Gb/s", G1 },	    { "Tb/s", T1 },   { "bit/s", 1 },	{ "Kbit/s", K1 }, { "kbit/s", K1 },
-	{ "Mbit/s", M1 },   { "Gbit/s", G1 }, { "Tbit/s", T1 }, { NULL, 0 },
+	{ "bps", 1 },	  { "Kbps", K1 },   { "kbps", K1 },   { "Mbps", M1 },	{ "Gbps", G1 },
+	{ "Tbps", T1 },	  { "b/s", 1 },	    { "Kb/s", K1 },   { "kb/s", K1 },	{ "Mb/s", M1 },
+	{ "Gb/s", G1 },	  { "Tb/s", T1 },   { "bit/s", 1 },   { "Kbit/s", K1 }, { "kbit/s", K1 },
+	{ "Mbit/s", M1 }, { "Gbit/s", G1 }, { "Tbit/s", T1 }, { NULL, 0 },
 };
 
 static const struct unit rate_out[] = {
@@ -131,14 +155,10 @@ static const struct unit rate_out[] = {
 };
 
 static const struct unit time_in[] = {
-	{ "ps", 1 },
-	{ "ns", K1 },
-	{ "us", M1 },
+	{ "ps", 1 },	     { "ns", K1 }, { "us", M1 },
 	{ "\xc2\xb5s", M1 }, /* U+00B5 micro sign */
 	{ "\xce\xbcs", M1 }, /* U+03BC greek mu */
-	{ "ms", G1 },
-	{ "s", T1 },
-	{ NULL, 0 },
+	{ "ms", G1 },	     { "s", T1 },  { NULL, 0 },
 };
 
 static const struct unit time_out[] = {
@@ -147,21 +167,27 @@ static const struct unit time_out[] = {
 
 /* What a kind of quantity is called in messages, and its units. */
 struct ukind {
-	const char *noun;     /* "a size" */
-	const char *example;  /* "4KiB or 16MB" */
-	const char *units;    /* list for messages */
-	const char *base;     /* "bytes" */
+	const char *noun;    /* "a size" */
+	const char *example; /* "4KiB or 16MB" */
+	const char *units;   /* list for messages */
+	const char *base;    /* "bytes" */
 	const struct unit *in, *out;
-	bool bare_ok;	      /* a number without a unit is in base units */
+	bool bare_ok; /* a number without a unit is in base units */
 };
 
 static const struct ukind kind_size = {
 	"a size", "4KiB or 16MB", "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB; a bare number is bytes",
-	"bytes", size_in, size_out, true,
+	"bytes",  size_in,	  size_out,
+	true,
 };
 static const struct ukind kind_rate = {
-	"a rate", "400Gbps or 100Mb/s", "bps, Kbps, Mbps, Gbps, Tbps or Gb/s style; a bare number is bit/s",
-	"bit/s", rate_in, rate_out, true,
+	"a rate",
+	"400Gbps or 100Mb/s",
+	"bps, Kbps, Mbps, Gbps, Tbps or Gb/s style; a bare number is bit/s",
+	"bit/s",
+	rate_in,
+	rate_out,
+	true,
 };
 static const struct ukind kind_time = {
 	"a time", "8us or 1.5ms", "ps, ns, us, ms, s", "picoseconds", time_in, time_out, false,
@@ -194,15 +220,21 @@ enum num_err {
 	NUM_NEED_UNIT, /* bare non-zero number where a unit is required */
 };
 
-static bool is_blank(char c) { return c == ' ' || c == '\t'; }
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
 
-static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
 
 /* Parse "<digits>[.<digits>][e[+-]<digits>][ ]<unit>" exactly. */
 static enum num_err parse_exact(const char *text, const struct ukind *k, uint64_t *out)
 {
 	const char *s = text;
-	u128 n = 0;	 /* value = n * 10^-scale */
+	u128 n = 0; /* value = n * 10^-scale */
 	long scale = 0;
 	long pending = 0; /* fraction zeros not yet applied (dropped if trailing) */
 	bool digits = false;
@@ -313,12 +345,14 @@ static int unit_errf(struct mp_err *e, const struct ukind *k, enum num_err err, 
 {
 	switch (err) {
 	case NUM_NEG:
-		return mp_errf(e, MP_EUSER, "expected a non-negative %s, got '%s'", k->noun + 2, text);
+		return mp_errf(e, MP_EUSER, "expected a non-negative %s, got '%s'", k->noun + 2,
+			       text);
 	case NUM_BIG:
-		return mp_errf(e, MP_EUSER, "expected %s of at most %" PRIu64 " %s, got '%s'", k->noun,
-			       UINT64_MAX, k->base, text);
+		return mp_errf(e, MP_EUSER, "expected %s of at most %" PRIu64 " %s, got '%s'",
+			       k->noun, UINT64_MAX, k->base, text);
 	case NUM_FRAC:
-		return mp_errf(e, MP_EUSER, "expected a whole number of %s, got '%s'", k->base, text);
+		return mp_errf(e, MP_EUSER, "expected a whole number of %s, got '%s'", k->base,
+			       text);
 	case NUM_DIGITS:
 		return mp_errf(e, MP_EUSER,
 			       "expected %s with at most 38 significant digits, got '%s'", k->noun,
@@ -444,7 +478,10 @@ static void fmt_yaml_string(struct sb *b, const char *s, bool flow)
 
 /* ---- fields ------------------------------------------------------------ */
 
-static void *field(void *params, const struct opt_desc *d) { return (char *)params + d->offset; }
+static void *field(void *params, const struct opt_desc *d)
+{
+	return (char *)params + d->offset;
+}
 
 static const void *cfield(const void *params, const struct opt_desc *d)
 {
@@ -496,9 +533,15 @@ static void strlist_push(struct opt_strlist *l, const char *s, size_t len)
 
 /* ---- ranges ------------------------------------------------------------ */
 
-static bool has_range(const struct opt_desc *d) { return d->min != 0 || d->max != 0; }
+static bool has_range(const struct opt_desc *d)
+{
+	return d->min != 0 || d->max != 0;
+}
 
-static bool has_upper(const struct opt_desc *d) { return has_range(d) && !(d->max == 0 && d->min > 0); }
+static bool has_upper(const struct opt_desc *d)
+{
+	return has_range(d) && !(d->max == 0 && d->min > 0);
+}
 
 /* Compare an integer with a double exactly: -1, 0 or 1 as v <, ==, > x. */
 static int cmp_u64(uint64_t v, double x)
@@ -669,8 +712,8 @@ static int parse_path(const struct opt_desc *d, void *params, const char *text,
 	return MP_OK;
 }
 
-int opt_parse_scalar(const struct opt_desc *d, void *params, const char *text,
-		     const char *base_dir, struct mp_err *e)
+int opt_parse_scalar(const struct opt_desc *d, void *params, const char *text, const char *base_dir,
+		     struct mp_err *e)
 {
 	const struct ukind *k = ukind_of(d->type);
 	struct sb got = { 0 };
@@ -699,8 +742,10 @@ int opt_parse_scalar(const struct opt_desc *d, void *params, const char *text,
 		if (!*text || *end || end == text)
 			return mp_errf(e, MP_EUSER, "expected an integer, got '%s'", text);
 		if (errno == ERANGE)
-			return mp_errf(e, MP_EUSER, "expected an integer between %" PRId64 " and %" PRId64
-				       ", got '%s'", INT64_MIN, INT64_MAX, text);
+			return mp_errf(e, MP_EUSER,
+				       "expected an integer between %" PRId64 " and %" PRId64
+				       ", got '%s'",
+				       INT64_MIN, INT64_MAX, text);
 		sb_printf(&got, "%lld", v);
 		rc = check_range(d, cmp_i64(v, d->min), cmp_i64(v, d->max), &got, e);
 		if (rc == MP_OK)
@@ -712,14 +757,17 @@ int opt_parse_scalar(const struct opt_desc *d, void *params, const char *text,
 		while (isspace((unsigned char)*p))
 			p++;
 		if (*p == '-')
-			return mp_errf(e, MP_EUSER, "expected a non-negative integer, got '%s'", text);
+			return mp_errf(e, MP_EUSER, "expected a non-negative integer, got '%s'",
+				       text);
 		errno = 0;
 		unsigned long long v = strtoull(p, &end, 10);
 		if (!*p || *end || end == p)
-			return mp_errf(e, MP_EUSER, "expected a non-negative integer, got '%s'", text);
+			return mp_errf(e, MP_EUSER, "expected a non-negative integer, got '%s'",
+				       text);
 		if (errno == ERANGE)
-			return mp_errf(e, MP_EUSER, "expected an integer of at most %" PRIu64
-				       ", got '%s'", UINT64_MAX, text);
+			return mp_errf(e, MP_EUSER,
+				       "expected an integer of at most %" PRIu64 ", got '%s'",
+				       UINT64_MAX, text);
 		sb_printf(&got, "%llu", v);
 		rc = check_range(d, cmp_u64(v, d->min), cmp_u64(v, d->max), &got, e);
 		if (rc == MP_OK)
@@ -730,7 +778,8 @@ int opt_parse_scalar(const struct opt_desc *d, void *params, const char *text,
 		errno = 0;
 		double v = strtod(text, &end);
 		if (!*text || *end || end == text || !isfinite(v))
-			return mp_errf(e, MP_EUSER, "expected a finite number such as 0.5 or 1e-3, got '%s'",
+			return mp_errf(e, MP_EUSER,
+				       "expected a finite number such as 0.5 or 1e-3, got '%s'",
 				       text);
 		fmt_double(&got, v);
 		int lo = v < d->min ? -1 : v > d->min, hi = v < d->max ? -1 : v > d->max;
@@ -742,9 +791,9 @@ int opt_parse_scalar(const struct opt_desc *d, void *params, const char *text,
 	case OPT_BOOL: {
 		bool v;
 		if (parse_bool(text, &v) != 0)
-			return mp_errf(e, MP_EUSER,
-				       "expected true or false (also yes/no, on/off, 1/0), got '%s'",
-				       text);
+			return mp_errf(
+			    e, MP_EUSER,
+			    "expected true or false (also yes/no, on/off, 1/0), got '%s'", text);
 		*(bool *)field(params, d) = v;
 		break;
 	}
@@ -816,8 +865,8 @@ void opt_set_defaults(const struct opt_desc *table, void *params)
 		}
 		struct mp_err e = { 0 };
 		if (opt_parse_scalar(d, params, d->def, NULL, &e) != MP_OK)
-			MP_PANIC("option table: default '%s' of '%s' is invalid: %s", d->def, d->name,
-				 e.msg);
+			MP_PANIC("option table: default '%s' of '%s' is invalid: %s", d->def,
+				 d->name, e.msg);
 	}
 }
 
@@ -1057,8 +1106,17 @@ static void fmt_to_buf(uint64_t v, const struct unit *out, char *buf, size_t n)
 	sb_done(&b);
 }
 
-void opt_format_size(uint64_t bytes, char *buf, size_t n) { fmt_to_buf(bytes, size_out, buf, n); }
+void opt_format_size(uint64_t bytes, char *buf, size_t n)
+{
+	fmt_to_buf(bytes, size_out, buf, n);
+}
 
-void opt_format_rate(uint64_t bps, char *buf, size_t n) { fmt_to_buf(bps, rate_out, buf, n); }
+void opt_format_rate(uint64_t bps, char *buf, size_t n)
+{
+	fmt_to_buf(bps, rate_out, buf, n);
+}
 
-void opt_format_time(uint64_t ps, char *buf, size_t n) { fmt_to_buf(ps, time_out, buf, n); }
+void opt_format_time(uint64_t ps, char *buf, size_t n)
+{
+	fmt_to_buf(ps, time_out, buf, n);
+}

@@ -51,23 +51,26 @@ struct opt_strlist {
 };
 
 struct opt_desc {
-	const char *name;           /* key in the experiment file */
+	const char *name; /* key in the experiment file */
 	enum opt_type type;
-	size_t offset;              /* offsetof(params struct, field) */
-	const char *def;            /* default, as it would be written in a file; NULL = required */
-	double min, max;            /* inclusive range in base units; 0,0 = none */
-	const char *help;           /* one line, what it is and its unit */
+	size_t offset;		    /* offsetof(params struct, field) */
+	const char *def;	    /* default, as it would be written in a file; NULL = required */
+	double min, max;	    /* inclusive range in base units; 0,0 = none */
+	const char *help;	    /* one line, what it is and its unit */
 	const char *const *choices; /* OPT_ENUM: NULL-terminated names */
 };
 
-#define OPT_END { .name = NULL }
+#define OPT_END              \
+	{                    \
+		.name = NULL \
+	}
 
 /* Parse one scalar into the field of `params` described by `d`. `base_dir` is
  * used to resolve OPT_PATH (may be NULL = current directory). On failure returns
  * MP_EUSER and writes "what was expected" (without file:line or key) into e;
  * the caller prefixes location and key. */
-int opt_parse_scalar(const struct opt_desc *d, void *params, const char *text,
-		     const char *base_dir, struct mp_err *e);
+int opt_parse_scalar(const struct opt_desc *d, void *params, const char *text, const char *base_dir,
+		     struct mp_err *e);
 
 /* Fill every field of `params` with its default (required ones are zeroed).
  * Panics if a default does not parse: the table itself is broken. */

@@ -39,7 +39,10 @@ void pool_destroy(struct pool *p)
 }
 
 #ifdef MPSIM_POOL_DEBUG
-void *pool_grow_get(struct pool *p) { return pool_get(p); }
+void *pool_grow_get(struct pool *p)
+{
+	return pool_get(p);
+}
 
 void *pool_get(struct pool *p)
 {

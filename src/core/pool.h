@@ -14,8 +14,8 @@
 struct pool_chunk;
 
 struct pool {
-	size_t obj_size;          /* bytes per object (>= sizeof(void *)) */
-	size_t per_chunk;         /* objects per chunk */
+	size_t obj_size;  /* bytes per object (>= sizeof(void *)) */
+	size_t per_chunk; /* objects per chunk */
 	void *free_list;
 	struct pool_chunk *chunks;
 	uint64_t live, peak, chunks_n;

@@ -20,7 +20,10 @@ void rng_init(struct mp_rng *r, uint64_t seed, uint32_t kind, uint64_t id)
 		r->s[0] = 1;
 }
 
-static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+static inline uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
 
 uint64_t rng_next(struct mp_rng *r)
 {

@@ -15,10 +15,10 @@ struct mp_rng {
 enum rng_kind {
 	RNG_WORKLOAD = 1,
 	RNG_TOPOLOGY = 2, /* random failures */
-	RNG_SWITCH = 3,   /* ECN marking, hash seeds, load balancers */
+	RNG_SWITCH = 3,	  /* ECN marking, hash seeds, load balancers */
 	RNG_HOST = 4,
-	RNG_CONN = 5,     /* per-connection protocol randomness */
-	RNG_LINK = 6,     /* per-link bit errors */
+	RNG_CONN = 5, /* per-connection protocol randomness */
+	RNG_LINK = 6, /* per-link bit errors */
 	RNG_TEST = 99,
 };
 

@@ -36,7 +36,13 @@ static inline simtime_t time_ser_exact(uint64_t bytes, uint64_t rate_bps, uint64
 	return (simtime_t)(num / rate_bps);
 }
 
-static inline double time_to_us(simtime_t t) { return (double)t / (double)PS_PER_US; }
-static inline double time_to_s(simtime_t t) { return (double)t / (double)PS_PER_S; }
+static inline double time_to_us(simtime_t t)
+{
+	return (double)t / (double)PS_PER_US;
+}
+static inline double time_to_s(simtime_t t)
+{
+	return (double)t / (double)PS_PER_S;
+}
 
 #endif

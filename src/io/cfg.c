@@ -161,7 +161,8 @@ static void build_path(const struct builder *b, const char *last, char *buf, siz
 	for (int i = 1; i < b->depth && len < n; i++) {
 		const struct cfg_node *nd = b->stack[i], *parent = b->stack[i - 1];
 		if (nd->key)
-			len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? "." : "", nd->key);
+			len +=
+			    (size_t)snprintf(buf + len, n - len, "%s%s", len ? "." : "", nd->key);
 		else
 			len += (size_t)snprintf(buf + len, n - len, "[%zu]", parent->n - 1);
 	}
@@ -170,7 +171,7 @@ static void build_path(const struct builder *b, const char *last, char *buf, siz
 }
 
 static int build_errf(struct builder *b, int line, const char *last, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 static int build_errf(struct builder *b, int line, const char *last, const char *fmt, ...)
 {
@@ -205,9 +206,9 @@ static int attach(struct builder *b, struct cfg_node *nd, const yaml_event_t *ev
 			int line = nd->line;
 			const char *what = a_kind(nd->kind);
 			node_free(nd);
-			return build_errf(b, line, NULL,
-					  "the top level must be a mapping of keys to values, got %s",
-					  what);
+			return build_errf(
+			    b, line, NULL,
+			    "the top level must be a mapping of keys to values, got %s", what);
 		}
 		b->root = nd;
 		return MP_OK;
@@ -215,8 +216,8 @@ static int attach(struct builder *b, struct cfg_node *nd, const yaml_event_t *ev
 	if (parent->kind == CFG_MAP) {
 		struct cfg_node *first = cfg_get(parent, b->key);
 		if (first) {
-			int rc = build_errf(b, b->key_line, b->key, "duplicate key (first at line %d)",
-					    first->line);
+			int rc = build_errf(b, b->key_line, b->key,
+					    "duplicate key (first at line %d)", first->line);
 			node_free(nd);
 			return rc;
 		}
@@ -232,8 +233,8 @@ static int attach(struct builder *b, struct cfg_node *nd, const yaml_event_t *ev
 static int push(struct builder *b, struct cfg_node *nd, const yaml_event_t *ev)
 {
 	if (b->depth == CFG_MAX_DEPTH) {
-		int rc = build_errf(b, nd->line, NULL, "nesting deeper than %d levels",
-				    CFG_MAX_DEPTH);
+		int rc =
+		    build_errf(b, nd->line, NULL, "nesting deeper than %d levels", CFG_MAX_DEPTH);
 		node_free(nd);
 		return rc;
 	}
@@ -315,9 +316,11 @@ static int syntax_errf(struct builder *b, const yaml_parser_t *p)
 		MP_PANIC("libyaml ran out of memory");
 	int line = (int)p->problem_mark.line + 1;
 	if (b->tab_line == line || (p->context && b->tab_line == (int)p->context_mark.line + 1))
-		return mp_errf(b->e, MP_EUSER,
-			       "%s:%d: YAML syntax error: a tab character; tabs cannot indent YAML, "
-			       "use spaces", doc_name(b->doc), b->tab_line);
+		return mp_errf(
+		    b->e, MP_EUSER,
+		    "%s:%d: YAML syntax error: a tab character; tabs cannot indent YAML, "
+		    "use spaces",
+		    doc_name(b->doc), b->tab_line);
 	if (p->context)
 		return mp_errf(b->e, MP_EUSER, "%s:%d: YAML syntax error: %s (%s at line %d)",
 			       doc_name(b->doc), line, problem, p->context,
@@ -438,7 +441,8 @@ int cfg_apply_set(struct cfg_doc *doc, const char *assignment, struct mp_err *e)
 	char at[600];
 
 	if (!eq)
-		return mp_errf(e, MP_EUSER, "--set '%s': expected key=value, e.g. --set topology.k=8",
+		return mp_errf(e, MP_EUSER,
+			       "--set '%s': expected key=value, e.g. --set topology.k=8",
 			       assignment);
 	if (eq == assignment)
 		return mp_errf(e, MP_EUSER, "--set '%s': the key before '=' is empty", assignment);

@@ -17,16 +17,16 @@ enum cfg_kind { CFG_SCALAR, CFG_MAP, CFG_SEQ };
 
 struct cfg_node {
 	enum cfg_kind kind;
-	char *key;              /* key when this node is a value in a mapping, else NULL */
-	char *value;            /* CFG_SCALAR: the text */
-	int line, col;          /* 1-based position of the node (the key for map values) */
+	char *key;		/* key when this node is a value in a mapping, else NULL */
+	char *value;		/* CFG_SCALAR: the text */
+	int line, col;		/* 1-based position of the node (the key for map values) */
 	struct cfg_node **kids; /* CFG_MAP: values (each with key); CFG_SEQ: items */
 	size_t n;
 };
 
 struct cfg_doc {
-	char *path;  /* as given, used in messages */
-	char *dir;   /* folder of the file, to resolve relative paths */
+	char *path;	       /* as given, used in messages */
+	char *dir;	       /* folder of the file, to resolve relative paths */
 	struct cfg_node *root; /* a CFG_MAP (an empty file gives an empty map) */
 };
 

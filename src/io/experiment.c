@@ -42,10 +42,10 @@ const struct opt_desc exp_output_opts[] = {
 	  "tier2_up, tier2_down, all) or a directed link a-b" },
 	{ "utilisation", OPT_STRLIST, offsetof(struct exp_output, utilisation), "", 0, 0,
 	  "groups whose mean link utilisation to sample (same group names)" },
-	{ "flow_throughput", OPT_BOOL, offsetof(struct exp_output, flow_throughput), "false", 0,
-	  0, "sample each flow's goodput (acknowledged bytes per interval)" },
-	{ "flow_throughput_max", OPT_UINT, offsetof(struct exp_output, flow_throughput_max),
-	  "64", 1, 1e6, "only the first this many flows get a throughput series" },
+	{ "flow_throughput", OPT_BOOL, offsetof(struct exp_output, flow_throughput), "false", 0, 0,
+	  "sample each flow's goodput (acknowledged bytes per interval)" },
+	{ "flow_throughput_max", OPT_UINT, offsetof(struct exp_output, flow_throughput_max), "64",
+	  1, 1e6, "only the first this many flows get a throughput series" },
 	{ "progress", OPT_BOOL, offsetof(struct exp_output, progress), "true", 0, 0,
 	  "show a progress line on stderr when it is a terminal (never in CI)" },
 	OPT_END
@@ -66,10 +66,9 @@ static const struct opt_desc event_opts[] = {
 	OPT_END
 };
 
-static const char *const top_keys[] = { "name",     "seed",     "stop_time", "time_limit",
-					"topology", "switch",   "lb",        "transport",
-					"workload", "failures", "events",    "output",
-					NULL };
+static const char *const top_keys[] = { "name",	  "seed",   "stop_time", "time_limit", "topology",
+					"switch", "lb",	    "transport", "workload",   "failures",
+					"events", "output", NULL };
 
 int exp_errf(struct mp_err *e, const struct experiment *x, const char *section, const char *fmt,
 	     ...)
@@ -144,19 +143,21 @@ static int load_typed(struct experiment *x, const char *section, const char *def
 			return cfg_errf_line(e, &x->doc, sec->line, dotted,
 					     "required key missing (one of: %s)", known);
 		return cfg_errf_line(e, &x->doc, -1, section,
-				     "required section missing (it needs a type: one of %s)", known);
+				     "required section missing (it needs a type: one of %s)",
+				     known);
 	}
 	if (!ops) {
 		const char *sug = cfg_suggest(type, names);
 		if (sug)
-			return cfg_errf_line(e, &x->doc, tn->line, dotted,
-					     "unknown '%s'; did you mean '%s'? (expected one of: %s)",
-					     type, sug, known);
+			return cfg_errf_line(
+			    e, &x->doc, tn->line, dotted,
+			    "unknown '%s'; did you mean '%s'? (expected one of: %s)", type, sug,
+			    known);
 		return cfg_errf_line(e, &x->doc, tn->line, dotted,
 				     "unknown '%s'; expected one of: %s", type, known);
 	}
 	const struct opt_desc *opts =
-		*(const struct opt_desc *const *)((const char *)ops + opts_off);
+	    *(const struct opt_desc *const *)((const char *)ops + opts_off);
 	size_t size = *(const size_t *)((const char *)ops + size_off);
 	void *params = mp_calloc(1, size ? size : 1);
 	opt_set_defaults(opts, params);
@@ -166,8 +167,8 @@ static int load_typed(struct experiment *x, const char *section, const char *def
 	return cfg_apply_table(&x->doc, sec, section, opts, params, skip, e);
 }
 
-#define LOAD_TYPED(x, sec, def, reg, type, opsp, parp, e)                                      \
-	load_typed(x, sec, def, (const void *const *)(reg), offsetof(type, name),               \
+#define LOAD_TYPED(x, sec, def, reg, type, opsp, parp, e)                                          \
+	load_typed(x, sec, def, (const void *const *)(reg), offsetof(type, name),                  \
 		   offsetof(type, opts), offsetof(type, params_size), (const void **)(opsp), parp, \
 		   e)
 
@@ -220,10 +221,10 @@ static int load_events(struct experiment *x, struct mp_err *e)
 		if (bad)
 			return cfg_errf_line(e, &x->doc, vn ? vn->line : m->line, vkey,
 					     "expected %s for action %s, got '%s'",
-					v->action == LINK_RATE ? "a rate such as 40Gbps" :
-					v->action == LINK_LOSS ? "a probability in [0, 1]" :
-								 "a time such as 1ms",
-					event_opts[3].choices[v->action], v->value);
+					     v->action == LINK_RATE   ? "a rate such as 40Gbps"
+					     : v->action == LINK_LOSS ? "a probability in [0, 1]"
+								      : "a time such as 1ms",
+					     event_opts[3].choices[v->action], v->value);
 	}
 	return MP_OK;
 }
@@ -246,24 +247,27 @@ static int load_all(struct experiment *x, struct mp_err *e)
 			if (sug)
 				return cfg_errf_line(e, &x->doc, root->kids[i]->line, k,
 						     "unknown top-level key; did you mean '%s'? "
-						     "(known: %s)", sug, known);
+						     "(known: %s)",
+						     sug, known);
 			return cfg_errf_line(e, &x->doc, root->kids[i]->line, k,
 					     "unknown top-level key (known: %s)", known);
 		}
 	}
-	static const char *const skip_sections[] = { "topology", "switch",   "lb",
+	static const char *const skip_sections[] = { "topology",  "switch",   "lb",
 						     "transport", "workload", "failures",
-						     "events",   "output",   NULL };
+						     "events",	  "output",   NULL };
 	opt_set_defaults(exp_general_opts, &x->gen);
 	if (cfg_apply_table(&x->doc, root, "", exp_general_opts, &x->gen, skip_sections, e))
 		return e->status;
 	const char *nm = x->gen.name;
-	if (!*nm || nm[0] == '.' || strspn(nm, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-					      "0123456789._-") != strlen(nm)) {
+	if (!*nm || nm[0] == '.' ||
+	    strspn(nm, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		       "0123456789._-") != strlen(nm)) {
 		const struct cfg_node *nn = cfg_get(root, "name");
 		return cfg_errf_line(e, &x->doc, nn ? nn->line : -1, "name",
 				     "expected letters, digits, '.', '_' or '-' (it names the "
-				     "results folder), got '%s'", nm);
+				     "results folder), got '%s'",
+				     nm);
 	}
 	if (LOAD_TYPED(x, "topology", NULL, topo_registry, struct topo_ops, &x->topo,
 		       &x->topo_params, e))
@@ -271,7 +275,8 @@ static int load_all(struct experiment *x, struct mp_err *e)
 	if (x->topo->check && x->topo->check(x->topo_params, e))
 		return exp_reraise(e, x, "topology");
 	opt_set_defaults(swcfg_opts, &x->sw);
-	if (cfg_apply_table(&x->doc, cfg_get(root, "switch"), "switch", swcfg_opts, &x->sw, NULL, e))
+	if (cfg_apply_table(&x->doc, cfg_get(root, "switch"), "switch", swcfg_opts, &x->sw, NULL,
+			    e))
 		return e->status;
 	if (x->sw.kmax < x->sw.kmin)
 		return exp_errf(e, x, "switch", "kmax: expected kmax >= kmin");

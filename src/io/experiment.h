@@ -30,38 +30,38 @@
 struct exp_general {
 	char *name;
 	uint64_t seed;
-	simtime_t stop_time;   /* 0 = run until every flow completes */
-	simtime_t time_limit;  /* safety net: stop here even if flows remain */
+	simtime_t stop_time;  /* 0 = run until every flow completes */
+	simtime_t time_limit; /* safety net: stop here even if flows remain */
 };
 
 enum link_action { LINK_DOWN, LINK_UP, LINK_RATE, LINK_DELAY, LINK_LOSS, LINK_PROC_DELAY };
 
 struct exp_failures {
-	uint64_t random_tier1; /* leaf-spine / edge-agg links down at t=0, chosen at random */
-	uint64_t random_tier2; /* agg-core links down at t=0 */
+	uint64_t random_tier1;	  /* leaf-spine / edge-agg links down at t=0, chosen at random */
+	uint64_t random_tier2;	  /* agg-core links down at t=0 */
 	struct opt_strlist links; /* named links down at t=0 */
-	double loss_rate;      /* per-packet loss on every fabric (switch-switch) link */
-	double host_loss_rate; /* per-packet loss on every host link */
+	double loss_rate;	  /* per-packet loss on every fabric (switch-switch) link */
+	double host_loss_rate;	  /* per-packet loss on every host link */
 };
 
 struct exp_event {
 	simtime_t at;
-	char *link;            /* a link "a-b" (both directions), or "" */
-	char *node;            /* a node: every link of it, or "" */
-	int action;            /* enum link_action */
-	char *value;           /* as written; parsed per action */
-	uint64_t u;            /* parsed rate (bit/s) or delay (ps) */
-	double d;              /* parsed loss rate */
+	char *link;  /* a link "a-b" (both directions), or "" */
+	char *node;  /* a node: every link of it, or "" */
+	int action;  /* enum link_action */
+	char *value; /* as written; parsed per action */
+	uint64_t u;  /* parsed rate (bit/s) or delay (ps) */
+	double d;    /* parsed loss rate */
 	int line;
 };
 
 struct exp_output {
-	simtime_t interval;        /* time-series sampling interval, 0 = off */
-	struct opt_strlist queues; /* "max:<group>" or a directed link "a-b" */
+	simtime_t interval;		/* time-series sampling interval, 0 = off */
+	struct opt_strlist queues;	/* "max:<group>" or a directed link "a-b" */
 	struct opt_strlist utilisation; /* "<group>" */
-	bool flow_throughput;      /* per-flow throughput series */
-	uint64_t flow_throughput_max; /* at most this many flows get a series */
-	bool progress;             /* a progress line on a terminal */
+	bool flow_throughput;		/* per-flow throughput series */
+	uint64_t flow_throughput_max;	/* at most this many flows get a series */
+	bool progress;			/* a progress line on a terminal */
 };
 
 struct experiment {

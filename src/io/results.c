@@ -12,9 +12,9 @@
 #include "stats/stats.h"
 
 #define NBUCKETS 6
-static const uint64_t bucket_hi[NBUCKETS] = { 10000, 100000, 1000000, 10000000, 100000000,
-					       UINT64_MAX };
-static const char *const bucket_name[NBUCKETS] = { "<=10KB",	  "10KB-100KB", "100KB-1MB",
+static const uint64_t bucket_hi[NBUCKETS] = { 10000,	100000,	   1000000,
+					      10000000, 100000000, UINT64_MAX };
+static const char *const bucket_name[NBUCKETS] = { "<=10KB",   "10KB-100KB", "100KB-1MB",
 						   "1MB-10MB", "10MB-100MB", ">100MB" };
 
 struct fct_stats {
@@ -42,8 +42,9 @@ static void summarize(const struct run_result *r, uint64_t lo, uint64_t hi, stru
 
 static void json_dist(FILE *f, const char *name, const struct dist_summary *d, const char *end)
 {
-	fprintf(f, "\"%s\": {\"n\": %zu, \"mean\": %.6f, \"p50\": %.6f, \"p90\": %.6f, "
-		   "\"p99\": %.6f, \"p999\": %.6f, \"max\": %.6f}%s",
+	fprintf(f,
+		"\"%s\": {\"n\": %zu, \"mean\": %.6f, \"p50\": %.6f, \"p90\": %.6f, "
+		"\"p99\": %.6f, \"p999\": %.6f, \"max\": %.6f}%s",
 		name, d->n, d->mean, d->p50, d->p90, d->p99, d->p999, d->max, end);
 }
 
@@ -72,8 +73,9 @@ static int write_summary(FILE *f, const struct experiment *x, const struct run_r
 	json_string(f, x->gen.name);
 	fprintf(f, ",\n  \"seed\": %llu,\n", (unsigned long long)x->gen.seed);
 	fprintf(f, "  \"mpsim_version\": \"%s\",\n", MPSIM_VERSION);
-	fprintf(f, "  \"topology\": {\"type\": \"%s\", \"hosts\": %u, \"switches\": %u, "
-		   "\"links\": %u},\n",
+	fprintf(f,
+		"  \"topology\": {\"type\": \"%s\", \"hosts\": %u, \"switches\": %u, "
+		"\"links\": %u},\n",
 		x->topo->name, r->nhosts, r->nswitches, r->nlinks);
 	fprintf(f, "  \"transport\": \"%s\",\n  \"workload\": \"%s\",\n", x->tp->name, x->wl->name);
 	fprintf(f, "  \"flows\": {\"count\": %zu, \"completed\": %zu,\n    ", r->nflows,
@@ -94,11 +96,12 @@ static int write_summary(FILE *f, const struct experiment *x, const struct run_r
 	}
 	fputs("\n    ]},\n", f);
 	const struct net_totals *t = &r->net;
-	fprintf(f, "  \"network\": {\"drops_buffer\": %llu, \"drops_link\": %llu, "
-		   "\"drops_no_route\": %llu, \"ecn_marks\": %llu, \"pause_frames\": %llu, "
-		   "\"resume_frames\": %llu, \"paused_time_us\": %.6f, \"retx_bytes\": %llu, "
-		   "\"max_queue_bytes\": %llu, \"max_buffer_used_bytes\": %llu, "
-		   "\"lossless_overflow_bytes\": %llu},\n",
+	fprintf(f,
+		"  \"network\": {\"drops_buffer\": %llu, \"drops_link\": %llu, "
+		"\"drops_no_route\": %llu, \"ecn_marks\": %llu, \"pause_frames\": %llu, "
+		"\"resume_frames\": %llu, \"paused_time_us\": %.6f, \"retx_bytes\": %llu, "
+		"\"max_queue_bytes\": %llu, \"max_buffer_used_bytes\": %llu, "
+		"\"lossless_overflow_bytes\": %llu},\n",
 		(unsigned long long)t->drops_buffer, (unsigned long long)t->drops_link,
 		(unsigned long long)t->drops_no_route, (unsigned long long)t->ecn_marks,
 		(unsigned long long)t->pause_frames, (unsigned long long)t->resume_frames,
@@ -111,10 +114,11 @@ static int write_summary(FILE *f, const struct experiment *x, const struct run_r
 		const struct group_totals *gt = &r->groups[g];
 		if (!gt->nports)
 			continue;
-		fprintf(f, "%s\n    \"%s\": {\"ports\": %u, \"tx_bytes\": %llu, "
-			   "\"utilisation\": %.6f, \"max_queue_bytes\": %llu, "
-			   "\"mean_queue_bytes\": %.3f, \"drops\": %llu, \"ecn_marks\": %llu, "
-			   "\"pause_frames\": %llu}",
+		fprintf(f,
+			"%s\n    \"%s\": {\"ports\": %u, \"tx_bytes\": %llu, "
+			"\"utilisation\": %.6f, \"max_queue_bytes\": %llu, "
+			"\"mean_queue_bytes\": %.3f, \"drops\": %llu, \"ecn_marks\": %llu, "
+			"\"pause_frames\": %llu}",
 			firstg ? "" : ",", port_group_names[g], gt->nports,
 			(unsigned long long)gt->tx_bytes, gt->utilisation,
 			(unsigned long long)gt->max_qbytes, gt->mean_qbytes,
@@ -123,10 +127,11 @@ static int write_summary(FILE *f, const struct experiment *x, const struct run_r
 		firstg = false;
 	}
 	fputs("\n  },\n", f);
-	fprintf(f, "  \"run\": {\"sim_time_us\": %.6f, \"events\": %llu, "
-		   "\"events_peak_pending\": %llu, \"wall_s\": %.3f, "
-		   "\"events_per_s\": %.0f, \"peak_rss_bytes\": %llu, \"peak_heap_bytes\": %llu, "
-		   "\"packet_pool_peak\": %llu}\n}\n",
+	fprintf(f,
+		"  \"run\": {\"sim_time_us\": %.6f, \"events\": %llu, "
+		"\"events_peak_pending\": %llu, \"wall_s\": %.3f, "
+		"\"events_per_s\": %.0f, \"peak_rss_bytes\": %llu, \"peak_heap_bytes\": %llu, "
+		"\"packet_pool_peak\": %llu}\n}\n",
 		time_to_us(r->sim_end), (unsigned long long)r->events,
 		(unsigned long long)r->events_peak_pending, r->wall_s,
 		r->wall_s > 0 ? (double)r->events / r->wall_s : 0.0,
@@ -138,7 +143,8 @@ static int write_summary(FILE *f, const struct experiment *x, const struct run_r
 static int write_flows(FILE *f, const struct run_result *r)
 {
 	fputs("id,src,dst,bytes,start_us,finish_us,fct_us,ideal_fct_us,slowdown,retx_bytes,"
-	      "completed\n", f);
+	      "completed\n",
+	      f);
 	for (size_t i = 0; i < r->nflows; i++) {
 		const struct flow_rec *fr = &r->flows[i];
 		fprintf(f, "%u,%u,%u,%llu,%.6f,%.6f,%.6f,%.6f,%.6f,%llu,%d\n", fr->id, fr->src,
@@ -153,17 +159,20 @@ static int write_ports(FILE *f, const struct run_result *r)
 {
 	fputs("port,link,group,rate_gbps,tx_bytes,tx_pkts,utilisation,max_queue_bytes,"
 	      "mean_queue_bytes,drops_buffer,drops_link,ecn_marks,pause_sent,resume_sent,"
-	      "pause_rcvd,paused_us\n", f);
+	      "pause_rcvd,paused_us\n",
+	      f);
 	for (size_t i = 0; i < r->nports; i++) {
 		const struct port_rec *p = &r->ports[i];
-		fprintf(f, "%s,%u,%s,%.3f,%llu,%llu,%.6f,%llu,%.3f,%llu,%llu,%llu,%llu,%llu,%llu,%.6f\n",
-			p->name, p->link, port_group_names[p->group], (double)p->rate_bps / 1e9,
-			(unsigned long long)p->tx_bytes, (unsigned long long)p->tx_pkts,
-			p->utilisation, (unsigned long long)p->max_qbytes, p->mean_qbytes,
-			(unsigned long long)p->drops_buffer, (unsigned long long)p->drops_link,
-			(unsigned long long)p->ecn_marks, (unsigned long long)p->pause_sent,
-			(unsigned long long)p->resume_sent, (unsigned long long)p->pause_rcvd,
-			time_to_us(p->paused_time));
+		fprintf(
+		    f,
+		    "%s,%u,%s,%.3f,%llu,%llu,%.6f,%llu,%.3f,%llu,%llu,%llu,%llu,%llu,%llu,%.6f\n",
+		    p->name, p->link, port_group_names[p->group], (double)p->rate_bps / 1e9,
+		    (unsigned long long)p->tx_bytes, (unsigned long long)p->tx_pkts, p->utilisation,
+		    (unsigned long long)p->max_qbytes, p->mean_qbytes,
+		    (unsigned long long)p->drops_buffer, (unsigned long long)p->drops_link,
+		    (unsigned long long)p->ecn_marks, (unsigned long long)p->pause_sent,
+		    (unsigned long long)p->resume_sent, (unsigned long long)p->pause_rcvd,
+		    time_to_us(p->paused_time));
 	}
 	return ferror(f) ? -1 : 0;
 }
@@ -252,7 +261,8 @@ static int make_parents(const char *path, struct mp_err *e)
 			continue;
 		*p = '\0';
 		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-			return mp_errf(e, MP_EIO, "cannot create folder '%s': %s", buf, strerror(errno));
+			return mp_errf(e, MP_EIO, "cannot create folder '%s': %s", buf,
+				       strerror(errno));
 		*p = '/';
 	}
 	return MP_OK;
@@ -269,7 +279,8 @@ int results_prepare(const char *outdir, struct mp_err *e)
 		if (!S_ISDIR(st.st_mode) || access(probe, F_OK) != 0)
 			return mp_errf(e, MP_EUSER,
 				       "results folder '%s' exists and is not an mpsim results "
-				       "folder; refusing to replace it", outdir);
+				       "folder; refusing to replace it",
+				       outdir);
 	}
 	return make_parents(outdir, e);
 }
@@ -297,7 +308,8 @@ int results_write(const char *outdir, const struct experiment *x, const struct r
 		snprintf(old, sizeof old, "%s.old-%ld", outdir, (long)getpid());
 		if (rename(outdir, old) != 0) {
 			remove_tree(tmp);
-			return mp_errf(e, MP_EIO, "cannot replace '%s': %s", outdir, strerror(errno));
+			return mp_errf(e, MP_EIO, "cannot replace '%s': %s", outdir,
+				       strerror(errno));
 		}
 		remove_tree(old);
 	}
@@ -313,9 +325,8 @@ void results_print_table(FILE *f, const struct experiment *x, const struct run_r
 {
 	struct fct_stats all;
 	summarize(r, 0, UINT64_MAX, &all);
-	fprintf(f, "\n%s: %s on %s (%u hosts), workload %s, seed %llu\n", x->gen.name,
-		x->tp->name, x->topo->name, r->nhosts, x->wl->name,
-		(unsigned long long)x->gen.seed);
+	fprintf(f, "\n%s: %s on %s (%u hosts), workload %s, seed %llu\n", x->gen.name, x->tp->name,
+		x->topo->name, r->nhosts, x->wl->name, (unsigned long long)x->gen.seed);
 	fprintf(f, "  flows completed %zu / %zu, simulated %.1f us\n\n", r->ncompleted, r->nflows,
 		time_to_us(r->sim_end));
 	fprintf(f, "  %-12s %7s %11s %11s %11s %11s %9s %9s\n", "size", "flows", "FCT mean",
@@ -342,11 +353,13 @@ void results_print_table(FILE *f, const struct experiment *x, const struct run_r
 	fprintf(f, "\n  drops: buffer %llu, link %llu, no route %llu   ECN marks %llu\n",
 		(unsigned long long)t->drops_buffer, (unsigned long long)t->drops_link,
 		(unsigned long long)t->drops_no_route, (unsigned long long)t->ecn_marks);
-	fprintf(f, "  PFC pauses %llu (paused %.1f us in all)   retransmitted %llu B   "
-		   "max queue %llu B\n",
+	fprintf(f,
+		"  PFC pauses %llu (paused %.1f us in all)   retransmitted %llu B   "
+		"max queue %llu B\n",
 		(unsigned long long)t->pause_frames, time_to_us(t->paused_time),
 		(unsigned long long)retx, (unsigned long long)t->max_queue_bytes);
 	fprintf(f, "  %llu events in %.2f s wall (%.1f M events/s), peak RSS %.1f MB\n",
 		(unsigned long long)r->events, r->wall_s,
-		r->wall_s > 0 ? (double)r->events / r->wall_s / 1e6 : 0.0, (double)r->peak_rss / 1e6);
+		r->wall_s > 0 ? (double)r->events / r->wall_s / 1e6 : 0.0,
+		(double)r->peak_rss / 1e6);
 }

@@ -7,6 +7,8 @@
 #include "core/rng.h"
 #include "net/fabric.h"
 
+static const struct opt_desc no_opts[] = { OPT_END };
+
 #define ROCE_UDP_DPORT 4791u
 #define IPPROTO_UDP_NUM 17u
 
@@ -24,7 +26,7 @@ static uint16_t ecmp_choose(struct fabric *f, struct sw *s, const struct packet 
 const struct lb_ops ecmp_lb_ops = {
 	.name = "ecmp",
 	.summary = "hash of the 5-tuple (incl. UDP source port entropy) with a per-switch seed",
-	.opts = (const struct opt_desc[]){ OPT_END },
+	.opts = no_opts,
 	.params_size = 0,
 	.choose = ecmp_choose,
 };
@@ -41,7 +43,7 @@ static uint16_t spray_choose(struct fabric *f, struct sw *s, const struct packet
 const struct lb_ops spray_lb_ops = {
 	.name = "spray",
 	.summary = "random next hop per packet at every switch (switch-side packet spraying)",
-	.opts = (const struct opt_desc[]){ OPT_END },
+	.opts = no_opts,
 	.params_size = 0,
 	.choose = spray_choose,
 };
@@ -65,7 +67,7 @@ static uint16_t rr_choose(struct fabric *f, struct sw *s, const struct packet *p
 const struct lb_ops rr_lb_ops = {
 	.name = "rr",
 	.summary = "per-packet round robin over the next-hop set at every switch",
-	.opts = (const struct opt_desc[]){ OPT_END },
+	.opts = no_opts,
 	.params_size = 0,
 	.state_size = sizeof(struct rr_state),
 	.choose = rr_choose,

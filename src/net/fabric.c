@@ -95,8 +95,9 @@ uint32_t fab_add_link(struct fabric *f, struct node *a, struct node *b, uint64_t
 		f->links = mp_realloc(f->links, f->links_cap * sizeof *f->links);
 	}
 	struct fab_link_spec *l = &f->links[f->nlinks];
-	*l = (struct fab_link_spec){ .a = a->id, .b = b->id, .rate_bps = rate_bps,
-				     .delay = delay, .tier = (uint8_t)tier };
+	*l = (struct fab_link_spec){
+		.a = a->id, .b = b->id, .rate_bps = rate_bps, .delay = delay, .tier = (uint8_t)tier
+	};
 	a->nports++;
 	b->nports++;
 	return f->nlinks++;
@@ -198,11 +199,13 @@ int fab_finalize(struct fabric *f, const uint32_t *down_links, size_t ndown, str
 	for (uint32_t i = 0; i < f->nhosts; i++) {
 		struct host *h = f->hosts[i];
 		if (h->node.nports != 1)
-			return mp_errf(e, MP_EUSER, "topology: host '%s' must have exactly one link",
+			return mp_errf(e, MP_EUSER,
+				       "topology: host '%s' must have exactly one link",
 				       h->node.name);
 		struct node *peer = h->node.ports[0].peer->owner;
 		if (peer->kind != NODE_SWITCH)
-			return mp_errf(e, MP_EUSER, "topology: host '%s' is not attached to a switch",
+			return mp_errf(e, MP_EUSER,
+				       "topology: host '%s' is not attached to a switch",
 				       h->node.name);
 		h->tor = (struct sw *)peer;
 		h->tor_port = h->node.ports[0].peer->idx;

@@ -39,12 +39,12 @@ struct fabric;
 /* ---- per-port counters ---------------------------------------------------- */
 struct port_stats {
 	uint64_t tx_data_bytes;
-	uint64_t drops_buffer;           /* lossy: no room in the shared buffer */
-	uint64_t drops_link;             /* sent onto a down link, or corrupted */
+	uint64_t drops_buffer; /* lossy: no room in the shared buffer */
+	uint64_t drops_link;   /* sent onto a down link, or corrupted */
 	uint64_t ecn_marks;
 	uint64_t pause_sent, resume_sent; /* PFC frames this port sent upstream */
-	uint64_t pause_rcvd;             /* PFC pause frames received (we were paused) */
-	simtime_t paused_time;           /* total time any data class was paused, ps */
+	uint64_t pause_rcvd;		  /* PFC pause frames received (we were paused) */
+	simtime_t paused_time;		  /* total time any data class was paused, ps */
 };
 
 /* ---- port ------------------------------------------------------------------ */
@@ -52,42 +52,42 @@ struct port_stats {
 struct port {
 	/* hot: line 0 is what a packet arriving over this port's wire and a
 	 * packet starting its serialisation touch */
-	struct port *peer;        /* the other end of the link */
+	struct port *peer; /* the other end of the link */
 	/* packets on the wire toward the peer, in order (a link is FIFO): only
 	 * the head has an arrival event pending, so the event queue holds one
 	 * event per busy link rather than one per packet in flight */
 	struct wring wire;
-	simtime_t busy_until;     /* the wire is busy serialising until then, ps */
-	uint64_t rate_bps;        /* bit/s */
-	simtime_t delay;          /* propagation + extra processing ("slow switch"), ps */
-	uint64_t ser_rem;         /* time_ser_exact remainder */
+	simtime_t busy_until; /* the wire is busy serialising until then, ps */
+	uint64_t rate_bps;    /* bit/s */
+	simtime_t delay;      /* propagation + extra processing ("slow switch"), ps */
+	uint64_t ser_rem;     /* time_ser_exact remainder */
 	/* line 1 */
 	struct node *owner;
-	uint64_t qbytes_total;    /* bytes queued, all classes */
-	uint64_t tx_bytes;        /* bytes transmitted (all packets) */
-	struct ev_src evs;        /* events created by this port */
-	uint16_t idx;             /* index in owner->ports */
+	uint64_t qbytes_total; /* bytes queued, all classes */
+	uint64_t tx_bytes;     /* bytes transmitted (all packets) */
+	struct ev_src evs;     /* events created by this port */
+	uint16_t idx;	       /* index in owner->ports */
 	bool up;
-	bool tx_ev;               /* a port_tx_done event is pending */
-	uint8_t paused;           /* bit per class: paused by the downstream peer */
-	uint8_t pause_sent;       /* bit per class: we have paused our upstream */
-	uint8_t tier;             /* link tier for stats (see enum link_tier) */
-	uint8_t qmask;            /* bit per class: that class's queue is not empty */
+	bool tx_ev;	    /* a port_tx_done event is pending */
+	uint8_t paused;	    /* bit per class: paused by the downstream peer */
+	uint8_t pause_sent; /* bit per class: we have paused our upstream */
+	uint8_t tier;	    /* link tier for stats (see enum link_tier) */
+	uint8_t qmask;	    /* bit per class: that class's queue is not empty */
 	uint64_t tx_pkts;
-	uint64_t max_qbytes;      /* max total bytes queued */
-	simtime_t q_last_change;  /* for the time-weighted mean queue */
+	uint64_t max_qbytes;		   /* max total bytes queued */
+	simtime_t q_last_change;	   /* for the time-weighted mean queue */
 	unsigned __int128 qbytes_integral; /* sum of qbytes_total * dt, byte-ps */
-	struct pring q[NCLS];     /* egress queues, strict priority */
-	uint64_t qbytes[NCLS];    /* queued bytes per class */
+	struct pring q[NCLS];		   /* egress queues, strict priority */
+	uint64_t qbytes[NCLS];		   /* queued bytes per class */
 	uint64_t ingress_bytes[NCLS]; /* PFC: bytes in this switch's buffer that arrived here */
 	/* cold */
-	simtime_t prop_delay;     /* propagation delay alone, ps */
-	simtime_t proc_delay;     /* extra per-packet delay at this egress, ps */
-	double loss_rate;         /* per-packet corruption probability on this direction */
+	simtime_t prop_delay; /* propagation delay alone, ps */
+	simtime_t proc_delay; /* extra per-packet delay at this egress, ps */
+	double loss_rate;     /* per-packet corruption probability on this direction */
 	simtime_t paused_at[NCLS];
-	struct mp_rng rng;        /* ECN marking, corruption */
+	struct mp_rng rng; /* ECN marking, corruption */
 	struct port_stats st;
-	uint64_t ts_tx_bytes;     /* tx bytes at the last time-series sample */
+	uint64_t ts_tx_bytes; /* tx bytes at the last time-series sample */
 } __attribute__((aligned(64)));
 
 /* ---- nodes ----------------------------------------------------------------- */
@@ -104,8 +104,8 @@ enum link_tier {
 struct node {
 	enum node_kind kind;
 	struct fabric *fab;
-	uint32_t id;       /* index in fab->nodes */
-	uint32_t level;    /* 0 host, 1 ToR/leaf/edge, 2 spine/agg, 3 core */
+	uint32_t id;	/* index in fab->nodes */
+	uint32_t level; /* 0 host, 1 ToR/leaf/edge, 2 spine/agg, 3 core */
 	char *name;
 	uint16_t nports;
 	struct port *ports;
@@ -113,8 +113,8 @@ struct node {
 
 struct host {
 	struct node node;
-	uint32_t hid;          /* host index 0..nhosts-1 */
-	struct sw *tor;        /* attached switch */
+	uint32_t hid;	       /* host index 0..nhosts-1 */
+	struct sw *tor;	       /* attached switch */
 	uint16_t tor_port;     /* port index on the tor facing this host */
 	struct nic_flow *ring; /* active flows, circular list through ->next */
 	uint64_t rx_bytes;
@@ -122,14 +122,14 @@ struct host {
 
 struct sw {
 	struct node node;
-	uint32_t sid;          /* switch index */
-	uint32_t tor_idx;      /* index among ToRs, or UINT32_MAX */
-	uint64_t buf_used;     /* bytes in the shared buffer */
+	uint32_t sid;	   /* switch index */
+	uint32_t tor_idx;  /* index among ToRs, or UINT32_MAX */
+	uint64_t buf_used; /* bytes in the shared buffer */
 	uint64_t buf_peak;
-	uint64_t hash_seed;    /* per-switch ECMP seed (no polarisation) */
-	struct mp_rng rng;     /* load balancer randomness */
-	struct nhset *route;   /* per ToR: the next-hop set (n = 0: unreachable) */
-	void *lb_state;        /* load balancer private state */
+	uint64_t hash_seed;  /* per-switch ECMP seed (no polarisation) */
+	struct mp_rng rng;   /* load balancer randomness */
+	struct nhset *route; /* per ToR: the next-hop set (n = 0: unreachable) */
+	void *lb_state;	     /* load balancer private state */
 };
 
 /* A connection's presence on a NIC scheduler. Embedded in the transport's
@@ -144,16 +144,16 @@ struct nic_flow {
 enum buf_mode { BUF_LOSSY, BUF_LOSSLESS };
 
 struct swcfg {
-	uint64_t buffer;          /* shared buffer per switch, bytes */
-	double dt_alpha;          /* dynamic threshold: queue <= alpha * free buffer */
-	int mode;                 /* enum buf_mode */
-	bool ecn;                 /* RED/ECN marking at dequeue */
-	uint64_t kmin, kmax;      /* bytes */
+	uint64_t buffer;     /* shared buffer per switch, bytes */
+	double dt_alpha;     /* dynamic threshold: queue <= alpha * free buffer */
+	int mode;	     /* enum buf_mode */
+	bool ecn;	     /* RED/ECN marking at dequeue */
+	uint64_t kmin, kmax; /* bytes */
 	double pmax;
-	uint64_t pfc_xoff;        /* static XOFF per ingress port & class, bytes; 0 = dynamic */
-	uint64_t pfc_xon_gap;     /* XON = XOFF - gap, bytes */
-	double pfc_alpha;         /* dynamic XOFF = alpha * free shared buffer */
-	uint64_t ctrl_size;       /* bytes of a PFC frame on the wire */
+	uint64_t pfc_xoff;    /* static XOFF per ingress port & class, bytes; 0 = dynamic */
+	uint64_t pfc_xon_gap; /* XON = XOFF - gap, bytes */
+	double pfc_alpha;     /* dynamic XOFF = alpha * free shared buffer */
+	uint64_t ctrl_size;   /* bytes of a PFC frame on the wire */
 };
 extern const struct opt_desc swcfg_opts[];
 
@@ -163,7 +163,7 @@ struct lb_ops {
 	const char *summary;
 	const struct opt_desc *opts;
 	size_t params_size;
-	size_t state_size;        /* per-switch private state, zeroed */
+	size_t state_size; /* per-switch private state, zeroed */
 	/* choose one of n candidate egress ports (indices into s->node.ports) */
 	uint16_t (*choose)(struct fabric *f, struct sw *s, const struct packet *p,
 			   const uint16_t *cand, unsigned n);
@@ -173,16 +173,16 @@ const struct lb_ops *lb_find(const char *name);
 
 /* ---- the fabric ------------------------------------------------------------ */
 struct nhset {
-	uint32_t off;   /* into fab->nh_ports */
+	uint32_t off; /* into fab->nh_ports */
 	uint16_t n;
 };
 
-struct fab_link_spec {   /* a link as the builder declared it */
-	uint32_t a, b;       /* node ids */
+struct fab_link_spec { /* a link as the builder declared it */
+	uint32_t a, b; /* node ids */
 	uint64_t rate_bps;
 	simtime_t delay;
 	uint8_t tier;
-	uint16_t pa, pb;     /* port index at a and b (after finalize) */
+	uint16_t pa, pb; /* port index at a and b (after finalize) */
 };
 
 typedef void (*host_rx_fn)(void *ctx, struct host *h, struct packet *p);
@@ -208,11 +208,11 @@ struct fabric {
 	struct fab_link_spec *links;
 	uint32_t nlinks, links_cap;
 	struct port *port_mem;
-	void *port_raw;         /* the allocation port_mem is aligned within */
+	void *port_raw; /* the allocation port_mem is aligned within */
 	uint32_t nports;
 
-	uint32_t *host_tor;    /* per host: tor_idx of its switch (dense, stays in cache) */
-	uint16_t *host_port;   /* per host: port index on that switch */
+	uint32_t *host_tor;  /* per host: tor_idx of its switch (dense, stays in cache) */
+	uint16_t *host_port; /* per host: port index on that switch */
 	uint16_t *nh_ports;
 	uint32_t nnh_ports, nh_ports_cap;
 
@@ -266,7 +266,10 @@ static inline struct packet *pkt_alloc(struct fabric *f)
 	p->hops = 0;
 	return p;
 }
-static inline void pkt_free(struct fabric *f, struct packet *p) { pool_put(f->pkts, p); }
+static inline void pkt_free(struct fabric *f, struct packet *p)
+{
+	pool_put(f->pkts, p);
+}
 
 /* A host sends a packet now (control packets: queued at the NIC in class
  * p->cls; data normally comes through nic_pull instead). */

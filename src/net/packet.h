@@ -28,7 +28,7 @@ enum pkt_flag {
 	PKT_F_RETX = 1u << 3, /* a retransmission */
 	PKT_F_LAST = 1u << 4, /* last packet of a message */
 	PKT_F_ACKREQ = 1u << 5,
-	PKT_F_XON = 1u << 6,  /* PKT_PAUSE: resume (else pause) */
+	PKT_F_XON = 1u << 6, /* PKT_PAUSE: resume (else pause) */
 };
 
 /* Traffic classes, strict priority, lowest number first. Class 0 carries PFC
@@ -38,20 +38,20 @@ enum { CLS_PAUSE = 0, CLS_CTRL = 1, CLS_DATA = 2, CLS_DATA2 = 3, NCLS = 4 };
 
 struct packet {
 	struct packet *next; /* queue link while queued */
-	simtime_t ts;        /* sender's timestamp, ps (echoed by ACKs) */
-	uint32_t conn;       /* connection index */
+	simtime_t ts;	     /* sender's timestamp, ps (echoed by ACKs) */
+	uint32_t conn;	     /* connection index */
 	uint32_t src, dst;   /* host indices */
-	uint32_t psn;        /* packet sequence number */
-	uint16_t size;       /* bytes on the wire, headers included */
+	uint32_t psn;	     /* packet sequence number */
+	uint16_t size;	     /* bytes on the wire, headers included */
 	uint16_t entropy;    /* UDP source port: the multipath entropy */
-	uint8_t type;        /* enum pkt_type */
-	uint8_t flags;       /* enum pkt_flag */
-	uint8_t cls;         /* traffic class (CLS_*) */
-	uint8_t hops;        /* switches traversed */
+	uint8_t type;	     /* enum pkt_type */
+	uint8_t flags;	     /* enum pkt_flag */
+	uint8_t cls;	     /* traffic class (CLS_*) */
+	uint8_t hops;	     /* switches traversed */
 	uint16_t in_port;    /* ingress port index at the current switch */
-	uint16_t aux16;      /* protocol field */
+	uint16_t aux16;	     /* protocol field */
 	uint32_t p0, p1, p2; /* protocol fields */
-	uint64_t u64;        /* protocol field (e.g. a 64-bit SACK bitmap) */
+	uint64_t u64;	     /* protocol field (e.g. a 64-bit SACK bitmap) */
 };
 _Static_assert(sizeof(struct packet) == 64, "struct packet budget is 64 bytes");
 

@@ -101,7 +101,7 @@ static void pfc_send(struct fabric *f, struct port *ip, uint8_t cls, bool xon)
 	p->entropy = 0;
 	p->ts = f->q->now;
 	if (xon) {
-		ip->pause_sent &= (uint8_t)~(1u << cls);
+		ip->pause_sent &= (uint8_t) ~(1u << cls);
 		ip->st.resume_sent++;
 	} else {
 		ip->pause_sent |= (uint8_t)(1u << cls);
@@ -225,7 +225,7 @@ static struct packet *port_dequeue(struct fabric *f, struct port *pt)
 		uint8_t c = (uint8_t)__builtin_ctz(ready); /* strict priority: lowest class */
 		struct packet *p = pring_pop(&pt->q[c]);
 		if (!pt->q[c].n)
-			pt->qmask &= (uint8_t)~(1u << c);
+			pt->qmask &= (uint8_t) ~(1u << c);
 		q_change(f, pt, c, -(int64_t)p->size);
 		if (pt->owner->kind == NODE_SWITCH && p->type != PKT_PAUSE)
 			switch_depart(f, pt, p);

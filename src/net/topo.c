@@ -32,17 +32,20 @@ static void star_build(const void *pp, struct fabric *f, struct topo_info *info)
 	info->host_rate_bps = p->rate;
 }
 
+static const struct opt_desc star_opts[] = {
+	{ "hosts", OPT_UINT, offsetof(struct star_params, hosts), "16", 2, 65535,
+	  "number of hosts" },
+	{ "link_rate", OPT_RATE, offsetof(struct star_params, rate), "100Gbps", 1e6, 1.6e13,
+	  "host link rate" },
+	{ "link_delay", OPT_TIME, offsetof(struct star_params, delay), "1us", 0, 1e12,
+	  "host link propagation delay" },
+	OPT_END
+};
+
 static const struct topo_ops star_topo = {
 	.name = "star",
 	.summary = "N hosts on one switch",
-	.opts = (const struct opt_desc[]){
-		{ "hosts", OPT_UINT, offsetof(struct star_params, hosts), "16", 2, 65535,
-		  "number of hosts" },
-		{ "link_rate", OPT_RATE, offsetof(struct star_params, rate), "100Gbps", 1e6, 1.6e13,
-		  "host link rate" },
-		{ "link_delay", OPT_TIME, offsetof(struct star_params, delay), "1us", 0, 1e12,
-		  "host link propagation delay" },
-		OPT_END },
+	.opts = star_opts,
 	.params_size = sizeof(struct star_params),
 	.build = star_build,
 };
@@ -60,31 +63,37 @@ static void dumbbell_build(const void *pp, struct fabric *f, struct topo_info *i
 	struct sw *l = fab_add_switch(f, "left", 1), *r = fab_add_switch(f, "right", 1);
 	uint32_t i = 0;
 	for (; i < p->left; i++)
-		fab_add_link(f, &host_n(f, i)->node, &l->node, p->host_rate, p->host_delay, TIER_HOST);
+		fab_add_link(f, &host_n(f, i)->node, &l->node, p->host_rate, p->host_delay,
+			     TIER_HOST);
 	for (; i < p->left + p->right; i++)
-		fab_add_link(f, &host_n(f, i)->node, &r->node, p->host_rate, p->host_delay, TIER_HOST);
+		fab_add_link(f, &host_n(f, i)->node, &r->node, p->host_rate, p->host_delay,
+			     TIER_HOST);
 	fab_add_link(f, &l->node, &r->node, p->bottleneck_rate, p->bottleneck_delay, TIER_1);
 	info->hosts_per_tor = (uint32_t)p->left;
 	info->host_rate_bps = p->host_rate;
 }
 
+static const struct opt_desc dumbbell_opts[] = {
+	{ "left", OPT_UINT, offsetof(struct dumbbell_params, left), "1", 1, 65535,
+	  "hosts on the left switch (h0 ...)" },
+	{ "right", OPT_UINT, offsetof(struct dumbbell_params, right), "1", 1, 65535,
+	  "hosts on the right switch (after the left ones)" },
+	{ "host_rate", OPT_RATE, offsetof(struct dumbbell_params, host_rate), "100Gbps", 1e6,
+	  1.6e13, "host link rate" },
+	{ "bottleneck_rate", OPT_RATE, offsetof(struct dumbbell_params, bottleneck_rate), "100Gbps",
+	  1e6, 1.6e13, "rate of the link between the two switches" },
+	{ "host_delay", OPT_TIME, offsetof(struct dumbbell_params, host_delay), "1us", 0, 1e12,
+	  "host link propagation delay" },
+	{ "bottleneck_delay", OPT_TIME, offsetof(struct dumbbell_params, bottleneck_delay), "1us",
+	  0, 1e12, "bottleneck link propagation delay" },
+	OPT_END
+};
+
 static const struct topo_ops dumbbell_topo = {
 	.name = "dumbbell",
-	.summary = "two switches joined by one bottleneck link; hosts h0.. on the left, then the right",
-	.opts = (const struct opt_desc[]){
-		{ "left", OPT_UINT, offsetof(struct dumbbell_params, left), "1", 1, 65535,
-		  "hosts on the left switch (h0 ...)" },
-		{ "right", OPT_UINT, offsetof(struct dumbbell_params, right), "1", 1, 65535,
-		  "hosts on the right switch (after the left ones)" },
-		{ "host_rate", OPT_RATE, offsetof(struct dumbbell_params, host_rate), "100Gbps", 1e6,
-		  1.6e13, "host link rate" },
-		{ "bottleneck_rate", OPT_RATE, offsetof(struct dumbbell_params, bottleneck_rate),
-		  "100Gbps", 1e6, 1.6e13, "rate of the link between the two switches" },
-		{ "host_delay", OPT_TIME, offsetof(struct dumbbell_params, host_delay), "1us", 0, 1e12,
-		  "host link propagation delay" },
-		{ "bottleneck_delay", OPT_TIME, offsetof(struct dumbbell_params, bottleneck_delay),
-		  "1us", 0, 1e12, "bottleneck link propagation delay" },
-		OPT_END },
+	.summary =
+	    "two switches joined by one bottleneck link; hosts h0.. on the left, then the right",
+	.opts = dumbbell_opts,
 	.params_size = sizeof(struct dumbbell_params),
 	.build = dumbbell_build,
 };
@@ -106,7 +115,8 @@ static int leaf_spine_check(const void *pp, struct mp_err *e)
 			       "(each leaf connects to every spine with the same number of links)",
 			       (unsigned long long)p->spines, (unsigned long long)up);
 	if (p->hosts_per_leaf + up > 65535)
-		return mp_errf(e, MP_EUSER, "hosts_per_leaf: a leaf would need more than 65535 ports");
+		return mp_errf(e, MP_EUSER,
+			       "hosts_per_leaf: a leaf would need more than 65535 ports");
 	if (p->leaves * up / p->spines > 65535)
 		return mp_errf(e, MP_EUSER, "leaves: a spine would need more than 65535 ports");
 	if (p->hosts_per_leaf * p->leaves > 1000000)
@@ -144,28 +154,31 @@ static void leaf_spine_build(const void *pp, struct fabric *f, struct topo_info 
 	info->host_rate_bps = p->host_rate;
 }
 
+static const struct opt_desc leaf_spine_opts[] = {
+	{ "hosts_per_leaf", OPT_UINT, offsetof(struct leaf_spine_params, hosts_per_leaf), "16", 1,
+	  65535, "hosts under each leaf (ToR) switch" },
+	{ "leaves", OPT_UINT, offsetof(struct leaf_spine_params, leaves), "8", 1, 65535,
+	  "number of leaf switches" },
+	{ "spines", OPT_UINT, offsetof(struct leaf_spine_params, spines), "16", 1, 65535,
+	  "number of spine switches" },
+	{ "uplinks_per_leaf", OPT_UINT, offsetof(struct leaf_spine_params, uplinks_per_leaf), "0",
+	  0, 65535, "links from each leaf to the spines, spread evenly; 0 = one per spine" },
+	{ "host_rate", OPT_RATE, offsetof(struct leaf_spine_params, host_rate), "100Gbps", 1e6,
+	  1.6e13, "host-leaf link rate" },
+	{ "fabric_rate", OPT_RATE, offsetof(struct leaf_spine_params, fabric_rate), "100Gbps", 1e6,
+	  1.6e13, "leaf-spine link rate" },
+	{ "host_delay", OPT_TIME, offsetof(struct leaf_spine_params, host_delay), "1us", 0, 1e12,
+	  "host-leaf propagation delay" },
+	{ "fabric_delay", OPT_TIME, offsetof(struct leaf_spine_params, fabric_delay), "1us", 0,
+	  1e12, "leaf-spine propagation delay" },
+	OPT_END
+};
+
 static const struct topo_ops leaf_spine_topo = {
 	.name = "leaf_spine",
 	.summary = "two-tier fat tree; oversubscription = hosts_per_leaf*host_rate / "
 		   "(uplinks_per_leaf*fabric_rate)",
-	.opts = (const struct opt_desc[]){
-		{ "hosts_per_leaf", OPT_UINT, offsetof(struct leaf_spine_params, hosts_per_leaf), "16",
-		  1, 65535, "hosts under each leaf (ToR) switch" },
-		{ "leaves", OPT_UINT, offsetof(struct leaf_spine_params, leaves), "8", 1, 65535,
-		  "number of leaf switches" },
-		{ "spines", OPT_UINT, offsetof(struct leaf_spine_params, spines), "16", 1, 65535,
-		  "number of spine switches" },
-		{ "uplinks_per_leaf", OPT_UINT, offsetof(struct leaf_spine_params, uplinks_per_leaf),
-		  "0", 0, 65535, "links from each leaf to the spines, spread evenly; 0 = one per spine" },
-		{ "host_rate", OPT_RATE, offsetof(struct leaf_spine_params, host_rate), "100Gbps", 1e6,
-		  1.6e13, "host-leaf link rate" },
-		{ "fabric_rate", OPT_RATE, offsetof(struct leaf_spine_params, fabric_rate), "100Gbps",
-		  1e6, 1.6e13, "leaf-spine link rate" },
-		{ "host_delay", OPT_TIME, offsetof(struct leaf_spine_params, host_delay), "1us", 0, 1e12,
-		  "host-leaf propagation delay" },
-		{ "fabric_delay", OPT_TIME, offsetof(struct leaf_spine_params, fabric_delay), "1us", 0,
-		  1e12, "leaf-spine propagation delay" },
-		OPT_END },
+	.opts = leaf_spine_opts,
 	.params_size = sizeof(struct leaf_spine_params),
 	.check = leaf_spine_check,
 	.build = leaf_spine_build,
@@ -203,9 +216,10 @@ static int fat_tree_check(const void *pp, struct mp_err *e)
 		return mp_errf(e, MP_EUSER, "k: expected an even number, got %llu",
 			       (unsigned long long)d.k);
 	if (!d.pods || !d.edges_per_pod || !d.aggs_per_pod || !d.hosts_per_edge || !d.cores)
-		return mp_errf(e, MP_EUSER,
-			       "k: with k = 0, pods, edges_per_pod, aggs_per_pod, hosts_per_edge and "
-			       "cores must all be given and non-zero");
+		return mp_errf(
+		    e, MP_EUSER,
+		    "k: with k = 0, pods, edges_per_pod, aggs_per_pod, hosts_per_edge and "
+		    "cores must all be given and non-zero");
 	if (d.cores % d.aggs_per_pod)
 		return mp_errf(e, MP_EUSER,
 			       "cores: expected a multiple of aggs_per_pod (%llu), got %llu",
@@ -240,8 +254,8 @@ static void fat_tree_build(const void *pp, struct fabric *f, struct topo_info *i
 			agg[a] = fab_add_switch(f, name, 2);
 			for (uint32_t c = (uint32_t)(a * group); c < (a + 1) * group; c++)
 				if (core[c])
-					fab_add_link(f, &agg[a]->node, &core[c]->node, d.fabric_rate,
-						     d.fabric_delay, TIER_2);
+					fab_add_link(f, &agg[a]->node, &core[c]->node,
+						     d.fabric_rate, d.fabric_delay, TIER_2);
 		}
 		for (uint32_t e = 0; e < d.edges_per_pod; e++) {
 			snprintf(name, sizeof name, "edge%u_%u", p, e);
@@ -260,33 +274,35 @@ static void fat_tree_build(const void *pp, struct fabric *f, struct topo_info *i
 	info->host_rate_bps = d.host_rate;
 }
 
+static const struct opt_desc fat_tree_opts[] = {
+	{ "k", OPT_UINT, offsetof(struct fat_tree_params, k), "8", 0, 256,
+	  "k-ary fat tree (k pods, k^3/4 hosts); 0 = use the explicit counts below" },
+	{ "pods", OPT_UINT, offsetof(struct fat_tree_params, pods), "0", 0, 4096, "pods (k = 0)" },
+	{ "edges_per_pod", OPT_UINT, offsetof(struct fat_tree_params, edges_per_pod), "0", 0, 4096,
+	  "edge (ToR) switches per pod (k = 0)" },
+	{ "aggs_per_pod", OPT_UINT, offsetof(struct fat_tree_params, aggs_per_pod), "0", 0, 4096,
+	  "aggregation switches per pod (k = 0)" },
+	{ "hosts_per_edge", OPT_UINT, offsetof(struct fat_tree_params, hosts_per_edge), "0", 0,
+	  4096, "hosts per edge switch (k = 0)" },
+	{ "cores", OPT_UINT, offsetof(struct fat_tree_params, cores), "0", 0, 65535,
+	  "core switches (k = 0)" },
+	{ "oversubscription", OPT_UINT, offsetof(struct fat_tree_params, oversub), "1", 1, 64,
+	  "aggregation-core oversubscription N:1 (keeps 1/N of the cores)" },
+	{ "host_rate", OPT_RATE, offsetof(struct fat_tree_params, host_rate), "100Gbps", 1e6,
+	  1.6e13, "host-edge link rate" },
+	{ "fabric_rate", OPT_RATE, offsetof(struct fat_tree_params, fabric_rate), "100Gbps", 1e6,
+	  1.6e13, "edge-agg and agg-core link rate" },
+	{ "host_delay", OPT_TIME, offsetof(struct fat_tree_params, host_delay), "1us", 0, 1e12,
+	  "host-edge propagation delay" },
+	{ "fabric_delay", OPT_TIME, offsetof(struct fat_tree_params, fabric_delay), "1us", 0, 1e12,
+	  "edge-agg and agg-core propagation delay" },
+	OPT_END
+};
+
 static const struct topo_ops fat_tree_topo = {
 	.name = "fat_tree",
 	.summary = "three-tier fat tree with pods (k-ary, or explicit counts as in UDMP)",
-	.opts = (const struct opt_desc[]){
-		{ "k", OPT_UINT, offsetof(struct fat_tree_params, k), "8", 0, 256,
-		  "k-ary fat tree (k pods, k^3/4 hosts); 0 = use the explicit counts below" },
-		{ "pods", OPT_UINT, offsetof(struct fat_tree_params, pods), "0", 0, 4096,
-		  "pods (k = 0)" },
-		{ "edges_per_pod", OPT_UINT, offsetof(struct fat_tree_params, edges_per_pod), "0", 0,
-		  4096, "edge (ToR) switches per pod (k = 0)" },
-		{ "aggs_per_pod", OPT_UINT, offsetof(struct fat_tree_params, aggs_per_pod), "0", 0,
-		  4096, "aggregation switches per pod (k = 0)" },
-		{ "hosts_per_edge", OPT_UINT, offsetof(struct fat_tree_params, hosts_per_edge), "0", 0,
-		  4096, "hosts per edge switch (k = 0)" },
-		{ "cores", OPT_UINT, offsetof(struct fat_tree_params, cores), "0", 0, 65535,
-		  "core switches (k = 0)" },
-		{ "oversubscription", OPT_UINT, offsetof(struct fat_tree_params, oversub), "1", 1, 64,
-		  "aggregation-core oversubscription N:1 (keeps 1/N of the cores)" },
-		{ "host_rate", OPT_RATE, offsetof(struct fat_tree_params, host_rate), "100Gbps", 1e6,
-		  1.6e13, "host-edge link rate" },
-		{ "fabric_rate", OPT_RATE, offsetof(struct fat_tree_params, fabric_rate), "100Gbps",
-		  1e6, 1.6e13, "edge-agg and agg-core link rate" },
-		{ "host_delay", OPT_TIME, offsetof(struct fat_tree_params, host_delay), "1us", 0, 1e12,
-		  "host-edge propagation delay" },
-		{ "fabric_delay", OPT_TIME, offsetof(struct fat_tree_params, fabric_delay), "1us", 0,
-		  1e12, "edge-agg and agg-core propagation delay" },
-		OPT_END },
+	.opts = fat_tree_opts,
 	.params_size = sizeof(struct fat_tree_params),
 	.check = fat_tree_check,
 	.build = fat_tree_build,

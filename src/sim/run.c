@@ -12,7 +12,7 @@
 
 enum samp_kind { SAMP_QUEUE_PORT, SAMP_QUEUE_MAX, SAMP_UTIL, SAMP_FLOW_TPUT };
 const char *const port_group_names[] = { "host_up",  "last_hop",   "tier1_up", "tier1_down",
-					"tier2_up", "tier2_down", "all",      NULL };
+					 "tier2_up", "tier2_down", "all",      NULL };
 #define group_names port_group_names
 
 struct ts_sampler {
@@ -35,13 +35,20 @@ static bool port_in_group(const struct port *pt, int g)
 	uint32_t lo = pt->owner->level, lp = pt->peer->owner->level;
 	bool up = lp > lo || (lp == lo && pt->owner->id < pt->peer->owner->id);
 	switch (g) {
-	case G_HOST_UP: return lo == 0;
-	case G_LAST_HOP: return lp == 0;
-	case G_T1_UP: return pt->tier == TIER_1 && up;
-	case G_T1_DOWN: return pt->tier == TIER_1 && !up;
-	case G_T2_UP: return pt->tier == TIER_2 && up;
-	case G_T2_DOWN: return pt->tier == TIER_2 && !up;
-	default: return lo != 0;
+	case G_HOST_UP:
+		return lo == 0;
+	case G_LAST_HOP:
+		return lp == 0;
+	case G_T1_UP:
+		return pt->tier == TIER_1 && up;
+	case G_T1_DOWN:
+		return pt->tier == TIER_1 && !up;
+	case G_T2_UP:
+		return pt->tier == TIER_2 && up;
+	case G_T2_DOWN:
+		return pt->tier == TIER_2 && !up;
+	default:
+		return lo != 0;
 	}
 }
 
@@ -87,21 +94,25 @@ static int setup_samplers(struct sim *s, struct mp_err *e)
 				return exp_errf(e, s->x, "output",
 						"queues: unknown group '%s'; expected max:host_up, "
 						"max:last_hop, max:tier1_up, max:tier1_down, "
-						"max:tier2_up, max:tier2_down or max:all", q + 4);
+						"max:tier2_up, max:tier2_down or max:all",
+						q + 4);
 		} else {
 			sp.kind = SAMP_QUEUE_PORT;
 			sp.port = find_port(&s->fab, q);
 			if (!sp.port)
-				return exp_errf(e, s->x, "output",
-						"queues: no link named '%s' (expected max:<group> or a "
-						"link such as leaf0-spine1)", q);
+				return exp_errf(
+				    e, s->x, "output",
+				    "queues: no link named '%s' (expected max:<group> or a "
+				    "link such as leaf0-spine1)",
+				    q);
 		}
 		snprintf(name, sizeof name, "queue_bytes:%s", q);
 		sp.series = ts_series(s->ts, name);
 		sampler_add(s, sp);
 	}
 	for (size_t i = 0; i < o->utilisation.n; i++) {
-		struct ts_sampler sp = { .kind = SAMP_UTIL, .group = find_group(o->utilisation.v[i]) };
+		struct ts_sampler sp = { .kind = SAMP_UTIL,
+					 .group = find_group(o->utilisation.v[i]) };
 		if (sp.group < 0)
 			return exp_errf(e, s->x, "output", "utilisation: unknown group '%s'",
 					o->utilisation.v[i]);
@@ -149,7 +160,8 @@ static void sample(void *obj, uint64_t arg)
 					if (!port_in_group(pt, sp->group))
 						continue;
 					uint64_t b = pt->tx_bytes - pt->ts_tx_bytes;
-					sum += (double)b * 8.0 / ((double)pt->rate_bps * time_to_s(dt));
+					sum += (double)b * 8.0 /
+					       ((double)pt->rate_bps * time_to_s(dt));
 					cnt++;
 				}
 			v = cnt ? sum / cnt : 0;
@@ -190,12 +202,24 @@ static void on_complete(void *ctx, struct conn *c)
 static void apply_link(struct fabric *f, const struct exp_event *ev, uint32_t link)
 {
 	switch (ev->action) {
-	case LINK_DOWN: fab_link_set_up(f, link, false); break;
-	case LINK_UP: fab_link_set_up(f, link, true); break;
-	case LINK_RATE: fab_link_set_rate(f, link, ev->u); break;
-	case LINK_DELAY: fab_link_set_delay(f, link, ev->u); break;
-	case LINK_LOSS: fab_link_set_loss(f, link, ev->d); break;
-	case LINK_PROC_DELAY: fab_link_set_proc_delay(f, link, ev->u); break;
+	case LINK_DOWN:
+		fab_link_set_up(f, link, false);
+		break;
+	case LINK_UP:
+		fab_link_set_up(f, link, true);
+		break;
+	case LINK_RATE:
+		fab_link_set_rate(f, link, ev->u);
+		break;
+	case LINK_DELAY:
+		fab_link_set_delay(f, link, ev->u);
+		break;
+	case LINK_LOSS:
+		fab_link_set_loss(f, link, ev->d);
+		break;
+	case LINK_PROC_DELAY:
+		fab_link_set_proc_delay(f, link, ev->u);
+		break;
 	}
 }
 
@@ -234,9 +258,10 @@ static int pick_random_links(struct sim *s, uint8_t tier, uint64_t k, uint32_t *
 			cand[n++] = i;
 	if (k > n) {
 		mp_free(cand);
-		return exp_errf(e, s->x, "failures", "random_tier%u: expected at most %u (the "
-				"topology has %u such links), got %llu", tier, n, n,
-				(unsigned long long)k);
+		return exp_errf(e, s->x, "failures",
+				"random_tier%u: expected at most %u (the "
+				"topology has %u such links), got %llu",
+				tier, n, n, (unsigned long long)k);
 	}
 	struct mp_rng r;
 	rng_init(&r, s->x->gen.seed, RNG_TOPOLOGY, tier);
@@ -267,8 +292,10 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 	struct topo_info info = { 0 };
 	x->topo->build(x->topo_params, &s->fab, &info);
 	if (s->fab.nnodes + 1 + 2 * s->fab.nlinks >= TP_ENTITY_BASE)
-		return exp_errf(e, x, "topology", "the fabric has too many ports for mpsim's "
-				"event keys (%u nodes, %u links)", s->fab.nnodes, s->fab.nlinks);
+		return exp_errf(e, x, "topology",
+				"the fabric has too many ports for mpsim's "
+				"event keys (%u nodes, %u links)",
+				s->fab.nnodes, s->fab.nlinks);
 	uint32_t *down = NULL;
 	size_t ndown = 0;
 	if (pick_random_links(s, TIER_1, x->fail.random_tier1, &down, &ndown, e) ||
@@ -277,8 +304,10 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 	for (size_t i = 0; i < x->fail.links.n; i++) {
 		uint32_t l = fab_find_link(&s->fab, x->fail.links.v[i]);
 		if (l == UINT32_MAX) {
-			exp_errf(e, x, "failures", "links: no link named '%s' (links are named "
-				 "after their two nodes, e.g. leaf0-spine3)", x->fail.links.v[i]);
+			exp_errf(e, x, "failures",
+				 "links: no link named '%s' (links are named "
+				 "after their two nodes, e.g. leaf0-spine3)",
+				 x->fail.links.v[i]);
 			goto fail_down;
 		}
 		down = mp_realloc(down, (ndown + 1) * sizeof *down);
@@ -291,8 +320,8 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 	mp_free(down);
 	down = NULL;
 	for (uint32_t i = 0; i < s->fab.nlinks; i++) {
-		double lr = s->fab.links[i].tier == TIER_HOST ? x->fail.host_loss_rate :
-								  x->fail.loss_rate;
+		double lr =
+		    s->fab.links[i].tier == TIER_HOST ? x->fail.host_loss_rate : x->fail.loss_rate;
 		if (lr > 0)
 			fab_link_set_loss(&s->fab, i, lr);
 	}
@@ -304,11 +333,12 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 				char key[48];
 				const struct cfg_node *evs = cfg_get(x->doc.root, "events");
 				const struct cfg_node *nn =
-					evs && i < evs->n ? cfg_get(evs->kids[i], "node") : NULL;
+				    evs && i < evs->n ? cfg_get(evs->kids[i], "node") : NULL;
 				snprintf(key, sizeof key, "events[%zu].node", i);
 				return cfg_errf_line(e, &x->doc, nn ? nn->line : ev->line, key,
 						     "no node named '%s' (e.g. h0, leaf0, spine3, "
-						     "edge0_1, agg0_1, core2)", ev->node);
+						     "edge0_1, agg0_1, core2)",
+						     ev->node);
 			}
 			evq_at(&s->q, &s->evs, ev->at, link_event, s,
 			       ((uint64_t)i << 32) | 0x80000000u | n->id);
@@ -318,7 +348,8 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 		if (l == UINT32_MAX) {
 			char key[48];
 			const struct cfg_node *evs = cfg_get(x->doc.root, "events");
-			const struct cfg_node *ln = evs && i < evs->n ? cfg_get(evs->kids[i], "link") : NULL;
+			const struct cfg_node *ln =
+			    evs && i < evs->n ? cfg_get(evs->kids[i], "link") : NULL;
 			snprintf(key, sizeof key, "events[%zu].link", i);
 			return cfg_errf_line(e, &x->doc, ln ? ln->line : ev->line, key,
 					     "no link named '%s' (links are named after their two "
@@ -342,9 +373,10 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 	for (size_t i = 0; i < s->flows.n; i++) {
 		const struct flow_spec *fs = &s->flows.v[i];
 		if (fs->src >= s->fab.nhosts || fs->dst >= s->fab.nhosts || fs->src == fs->dst)
-			return exp_errf(e, x, "workload", "flow %zu goes from host %u to host %u "
-					"but the fabric has hosts 0..%u", i, fs->src, fs->dst,
-					s->fab.nhosts - 1);
+			return exp_errf(e, x, "workload",
+					"flow %zu goes from host %u to host %u "
+					"but the fabric has hosts 0..%u",
+					i, fs->src, fs->dst, s->fab.nhosts - 1);
 		struct conn *c = tp_conn_add(&s->w, fs->src, fs->dst, fs->bytes, fs->start);
 		evq_at(&s->q, &c->evs, fs->start, conn_start, c, 0);
 	}
@@ -378,8 +410,8 @@ static void progress(struct sim *s, bool final)
 	char eta[32] = "?";
 	if (frac > 0.001)
 		snprintf(eta, sizeof eta, "%.0fs", el / frac - el);
-	fprintf(stderr, "\r  t=%.1fus  flows %u/%u  %.1f Mev/s  ETA %s   %s",
-		time_to_us(s->q.now), s->w.ndone, s->w.nconns, evps / 1e6, eta, final ? "\n" : "");
+	fprintf(stderr, "\r  t=%.1fus  flows %u/%u  %.1f Mev/s  ETA %s   %s", time_to_us(s->q.now),
+		s->w.ndone, s->w.nconns, evps / 1e6, eta, final ? "\n" : "");
 	fflush(stderr);
 }
 
@@ -428,15 +460,16 @@ static void collect_ports(struct sim *s, struct run_result *r)
 			struct node *n = f->nodes[end ? ls->b : ls->a];
 			struct port *pt = &n->ports[end ? ls->pb : ls->pa];
 			struct port_rec *pr = &r->ports[k++];
-			snprintf(pr->name, sizeof pr->name, "%s-%s", n->name, pt->peer->owner->name);
+			snprintf(pr->name, sizeof pr->name, "%s-%s", n->name,
+				 pt->peer->owner->name);
 			pr->link = l;
 			pr->group = port_group_of(pt);
 			pr->rate_bps = pt->rate_bps;
 			pr->tx_bytes = pt->tx_bytes;
 			pr->tx_pkts = pt->tx_pkts;
 			pr->utilisation = T > 0 ? (double)pt->tx_bytes * 8.0 /
-							  ((double)pt->rate_bps * T / (double)PS_PER_S) :
-						  0;
+						      ((double)pt->rate_bps * T / (double)PS_PER_S)
+						: 0;
 			pr->max_qbytes = pt->max_qbytes;
 			pr->mean_qbytes = T > 0 ? (double)pt->qbytes_integral / T : 0;
 			pr->drops_buffer = pt->st.drops_buffer;

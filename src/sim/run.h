@@ -22,7 +22,7 @@ struct flow_rec {
 	uint32_t id, src, dst;
 	uint64_t bytes;
 	simtime_t start, finish, fct, ideal_fct; /* ps; finish/fct 0 when not completed */
-	double slowdown;                         /* fct / ideal_fct */
+	double slowdown;			 /* fct / ideal_fct */
 	uint64_t retx_bytes, sent_bytes, rcvd_bytes, dup_bytes;
 	bool completed;
 };
@@ -31,23 +31,23 @@ struct net_totals {
 	uint64_t drops_buffer, drops_link, drops_no_route;
 	uint64_t ecn_marks;
 	uint64_t pause_frames, resume_frames;
-	simtime_t paused_time;       /* summed over ports, ps */
-	uint64_t max_queue_bytes;    /* over all switch ports */
-	uint64_t lossless_overflow;  /* bytes */
-	uint64_t max_buffer_used;    /* bytes, over switches */
+	simtime_t paused_time;	    /* summed over ports, ps */
+	uint64_t max_queue_bytes;   /* over all switch ports */
+	uint64_t lossless_overflow; /* bytes */
+	uint64_t max_buffer_used;   /* bytes, over switches */
 	uint64_t tx_bytes;
 };
 
 /* One egress port, as ports.csv lists it. */
 struct port_rec {
-	char name[96];          /* "node-peer" (the port at node, toward peer) */
-	uint32_t link;          /* link index (parallel links share a name) */
-	int group;              /* enum port_group */
+	char name[96]; /* "node-peer" (the port at node, toward peer) */
+	uint32_t link; /* link index (parallel links share a name) */
+	int group;     /* enum port_group */
 	uint64_t rate_bps;
 	uint64_t tx_bytes, tx_pkts;
-	double utilisation;     /* tx_bytes * 8 / (rate * simulated time) */
+	double utilisation; /* tx_bytes * 8 / (rate * simulated time) */
 	uint64_t max_qbytes;
-	double mean_qbytes;     /* time-weighted */
+	double mean_qbytes; /* time-weighted */
 	uint64_t drops_buffer, drops_link, ecn_marks;
 	uint64_t pause_sent, resume_sent, pause_rcvd;
 	simtime_t paused_time;
@@ -60,9 +60,9 @@ extern const char *const port_group_names[]; /* G_N entries, NULL-terminated */
 struct group_totals {
 	uint32_t nports;
 	uint64_t tx_bytes;
-	double utilisation;     /* mean over the group's ports */
+	double utilisation; /* mean over the group's ports */
 	uint64_t max_qbytes;
-	double mean_qbytes;     /* mean over ports of each port's time-weighted mean */
+	double mean_qbytes; /* mean over ports of each port's time-weighted mean */
 	uint64_t drops, ecn_marks, pauses;
 };
 
@@ -74,7 +74,7 @@ struct run_result {
 	size_t nflows, ncompleted;
 	struct net_totals net;
 	struct ts_buf ts;
-	simtime_t sim_end;           /* simulated time when the run stopped, ps */
+	simtime_t sim_end; /* simulated time when the run stopped, ps */
 	uint64_t events;
 	uint64_t events_peak_pending;
 	double wall_s;
@@ -91,7 +91,7 @@ struct sim {
 	struct fabric fab;
 	struct tp_world w;
 	struct flow_list flows;
-	struct ev_src evs;           /* the runner's own events (entity 0) */
+	struct ev_src evs; /* the runner's own events (entity 0) */
 	struct ts_buf *ts;
 	/* time-series plumbing */
 	uint32_t nsamplers;

@@ -20,8 +20,8 @@ void stats_summarize(double *v, size_t n, struct dist_summary *out);
 double stats_percentile_sorted(const double *v, size_t n, double p);
 
 struct ts_row {
-	simtime_t t;       /* ps */
-	uint32_t series;   /* index into ts_buf names */
+	simtime_t t;	 /* ps */
+	uint32_t series; /* index into ts_buf names */
 	double value;
 };
 

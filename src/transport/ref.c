@@ -22,34 +22,40 @@ enum ref_entropy { REF_FIXED, REF_RR, REF_RANDOM };
 
 struct ref_params {
 	struct tp_common common;
-	uint64_t window;   /* bytes; 0 = one BDP of the flow's path */
-	int entropy;       /* enum ref_entropy */
-	uint64_t paths;    /* entropies to spray over */
-	simtime_t rto;     /* ps */
-	bool ecn;          /* send ECN-capable packets (marks only counted) */
+	uint64_t window; /* bytes; 0 = one BDP of the flow's path */
+	int entropy;	 /* enum ref_entropy */
+	uint64_t paths;	 /* entropies to spray over */
+	simtime_t rto;	 /* ps */
+	bool ecn;	 /* send ECN-capable packets (marks only counted) */
 };
 
 struct ref_state {
 	/* sender */
-	uint32_t npkts;       /* packets in the message */
-	uint32_t next_psn;    /* next new PSN to send */
-	uint32_t cum;         /* every PSN below is acknowledged */
+	uint32_t npkts;	   /* packets in the message */
+	uint32_t next_psn; /* next new PSN to send */
+	uint32_t cum;	   /* every PSN below is acknowledged */
 	uint32_t nacked;
-	uint32_t inflight;    /* packets believed in the network */
+	uint32_t inflight; /* packets believed in the network */
 	uint32_t wnd_pkts;
-	uint32_t retx_next;   /* scan position during recovery */
-	uint32_t retx_end;    /* recovery covers PSNs below this */
+	uint32_t retx_next; /* scan position during recovery */
+	uint32_t retx_end;  /* recovery covers PSNs below this */
 	uint16_t ent_base;
 	simtime_t last_progress;
-	uint64_t *acked;      /* bitmap, sender side */
+	uint64_t *acked; /* bitmap, sender side */
 	struct mp_rng rng;
 	/* receiver */
 	uint32_t rcv_cum;
-	uint64_t *rcvd;       /* bitmap, receiver side */
+	uint64_t *rcvd; /* bitmap, receiver side */
 };
 
-static inline bool bit_get(const uint64_t *b, uint32_t i) { return (b[i >> 6] >> (i & 63)) & 1; }
-static inline void bit_set(uint64_t *b, uint32_t i) { b[i >> 6] |= 1ULL << (i & 63); }
+static inline bool bit_get(const uint64_t *b, uint32_t i)
+{
+	return (b[i >> 6] >> (i & 63)) & 1;
+}
+static inline void bit_set(uint64_t *b, uint32_t i)
+{
+	b[i >> 6] |= 1ULL << (i & 63);
+}
 
 static uint64_t pkt_payload(const struct conn *c, uint32_t psn)
 {
@@ -71,7 +77,8 @@ static void ref_open(struct conn *c)
 	s->rcvd = mp_calloc(words, sizeof *s->rcvd);
 	uint64_t w = pp->window;
 	if (w == 0) {
-		unsigned __int128 bdp = (unsigned __int128)c->bottleneck_bps * c->base_rtt / 8u / PS_PER_S;
+		unsigned __int128 bdp =
+		    (unsigned __int128)c->bottleneck_bps * c->base_rtt / 8u / PS_PER_S;
 		w = (uint64_t)bdp;
 	}
 	uint64_t wp = (w + pp->common.mtu - 1) / pp->common.mtu;
@@ -221,23 +228,26 @@ static void ref_on_timer(struct conn *c)
 	tp_timer_set(c, s->last_progress + pp->rto);
 }
 
+static const struct opt_desc ref_opts[] = {
+	TP_COMMON_OPTS(struct ref_params),
+	{ "window", OPT_SIZE, offsetof(struct ref_params, window), "0", 0, 1e12,
+	  "bytes in flight; 0 = one BDP of the flow's path (bottleneck rate x base RTT)" },
+	{ "entropy", OPT_ENUM, offsetof(struct ref_params, entropy), "fixed", 0, 0,
+	  "UDP source port per packet: fixed (one path), rr or random over `paths`",
+	  (const char *const[]){ "fixed", "rr", "random", NULL } },
+	{ "paths", OPT_UINT, offsetof(struct ref_params, paths), "256", 1, 65536,
+	  "entropies to spray over (rr, random)" },
+	{ "rto", OPT_TIME, offsetof(struct ref_params, rto), "200us", 1e6, 1e13,
+	  "retransmission timeout" },
+	{ "ecn", OPT_BOOL, offsetof(struct ref_params, ecn), "false", 0, 0,
+	  "mark data packets ECN-capable (the window ignores marks)" },
+	OPT_END
+};
+
 const struct transport_ops ref_transport_ops = {
 	.name = "ref",
 	.summary = "reference: fixed window, per-packet ACKs, fixed/round-robin/random entropy",
-	.opts = (const struct opt_desc[]){
-		TP_COMMON_OPTS(struct ref_params),
-		{ "window", OPT_SIZE, offsetof(struct ref_params, window), "0", 0, 1e12,
-		  "bytes in flight; 0 = one BDP of the flow's path (bottleneck rate x base RTT)" },
-		{ "entropy", OPT_ENUM, offsetof(struct ref_params, entropy), "fixed", 0, 0,
-		  "UDP source port per packet: fixed (one path), rr or random over `paths`",
-		  (const char *const[]){ "fixed", "rr", "random", NULL } },
-		{ "paths", OPT_UINT, offsetof(struct ref_params, paths), "256", 1, 65536,
-		  "entropies to spray over (rr, random)" },
-		{ "rto", OPT_TIME, offsetof(struct ref_params, rto), "200us", 1e6, 1e13,
-		  "retransmission timeout" },
-		{ "ecn", OPT_BOOL, offsetof(struct ref_params, ecn), "false", 0, 0,
-		  "mark data packets ECN-capable (the window ignores marks)" },
-		OPT_END },
+	.opts = ref_opts,
 	.params_size = sizeof(struct ref_params),
 	.priv_size = sizeof(struct ref_state),
 	.open = ref_open,

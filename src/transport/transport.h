@@ -23,18 +23,30 @@
 
 /* Options every protocol has; a protocol's params struct starts with this. */
 struct tp_common {
-	uint64_t mtu;       /* bytes on the wire of a full data packet */
-	uint64_t header;    /* bytes of each data packet that are headers, not payload */
-	uint64_t ack_size;  /* bytes on the wire of an ACK/NACK/CNP */
+	uint64_t mtu;	   /* bytes on the wire of a full data packet */
+	uint64_t header;   /* bytes of each data packet that are headers, not payload */
+	uint64_t ack_size; /* bytes on the wire of an ACK/NACK/CNP */
 };
 
-#define TP_COMMON_OPTS(type)                                                              \
-	{ "mtu", OPT_SIZE, offsetof(type, common.mtu), "4000B", 256, 65000,                 \
-	  "bytes on the wire of a full data packet" },                                     \
-	{ "header", OPT_SIZE, offsetof(type, common.header), "0B", 0, 1024,                 \
-	  "bytes of each data packet that are headers (payload = mtu - header)" },         \
-	{ "ack_size", OPT_SIZE, offsetof(type, common.ack_size), "64B", 64, 1500,           \
-	  "bytes on the wire of an ACK, NACK or CNP" }
+#define TP_COMMON_OPTS(type)                                                            \
+	{ "mtu",                                                                        \
+	  OPT_SIZE,                                                                     \
+	  offsetof(type, common.mtu),                                                   \
+	  "4000B",                                                                      \
+	  256,                                                                          \
+	  65000,                                                                        \
+	  "bytes on the wire of a full data packet" },                                  \
+	    { "header",                                                                 \
+	      OPT_SIZE,                                                                 \
+	      offsetof(type, common.header),                                            \
+	      "0B",                                                                     \
+	      0,                                                                        \
+	      1024,                                                                     \
+	      "bytes of each data packet that are headers (payload = mtu - header)" },  \
+	{                                                                               \
+		"ack_size", OPT_SIZE, offsetof(type, common.ack_size), "64B", 64, 1500, \
+		    "bytes on the wire of an ACK, NACK or CNP"                          \
+	}
 
 struct conn;
 
@@ -42,8 +54,8 @@ struct transport_ops {
 	const char *name;
 	const char *summary;
 	const struct opt_desc *opts;
-	size_t params_size;   /* starts with struct tp_common */
-	size_t priv_size;     /* per-connection state, zeroed, reached by tp_priv() */
+	size_t params_size; /* starts with struct tp_common */
+	size_t priv_size;   /* per-connection state, zeroed, reached by tp_priv() */
 	int (*check)(const void *params, struct mp_err *e); /* optional */
 	void (*open)(struct conn *c);
 	struct packet *(*next_packet)(struct conn *c);
@@ -69,37 +81,46 @@ struct tp_world {
 };
 
 struct conn {
-	struct nic_flow nf;       /* presence on the sender NIC's round robin */
+	struct nic_flow nf; /* presence on the sender NIC's round robin */
 	struct tp_world *w;
 	uint32_t id;
 	struct host *src, *dst;
-	uint64_t bytes;           /* message size */
-	simtime_t start, finish;  /* ps; finish = sender learnt every byte arrived */
+	uint64_t bytes;		 /* message size */
+	simtime_t start, finish; /* ps; finish = sender learnt every byte arrived */
 	bool started, done;
-	struct ev_src evs;        /* events created by this connection */
-	simtime_t timer_at;       /* wanted timer, SIMTIME_MAX = none */
-	simtime_t timer_ev_at;    /* earliest timer event in the queue */
+	struct ev_src evs;     /* events created by this connection */
+	simtime_t timer_at;    /* wanted timer, SIMTIME_MAX = none */
+	simtime_t timer_ev_at; /* earliest timer event in the queue */
 	/* ideal (empty-network) figures, from the path at open time */
 	uint64_t bottleneck_bps;
-	simtime_t base_rtt;       /* full data packet out + ACK back, no queueing, ps */
-	simtime_t ideal_fct;      /* ps */
+	simtime_t base_rtt;  /* full data packet out + ACK back, no queueing, ps */
+	simtime_t ideal_fct; /* ps */
 	/* counters kept by the protocol */
-	uint64_t sent_bytes;      /* data bytes on the wire, incl. retransmissions */
-	uint64_t retx_bytes;      /* retransmitted data bytes on the wire */
-	uint64_t acked_bytes;     /* payload bytes the sender knows arrived */
-	uint64_t rcvd_bytes;      /* distinct payload bytes the receiver got */
-	uint64_t dup_bytes;       /* payload bytes the receiver got more than once */
-	uint64_t ts_acked_bytes;  /* acked_bytes at the last time-series sample */
+	uint64_t sent_bytes;	 /* data bytes on the wire, incl. retransmissions */
+	uint64_t retx_bytes;	 /* retransmitted data bytes on the wire */
+	uint64_t acked_bytes;	 /* payload bytes the sender knows arrived */
+	uint64_t rcvd_bytes;	 /* distinct payload bytes the receiver got */
+	uint64_t dup_bytes;	 /* payload bytes the receiver got more than once */
+	uint64_t ts_acked_bytes; /* acked_bytes at the last time-series sample */
 	_Alignas(max_align_t) unsigned char priv[];
 };
 
-static inline void *tp_priv(struct conn *c) { return c->priv; }
-static inline const void *tp_params(const struct conn *c) { return c->w->params; }
+static inline void *tp_priv(struct conn *c)
+{
+	return c->priv;
+}
+static inline const void *tp_params(const struct conn *c)
+{
+	return c->w->params;
+}
 static inline const struct tp_common *tp_common(const struct conn *c)
 {
 	return (const struct tp_common *)c->w->params;
 }
-static inline simtime_t tp_now(const struct conn *c) { return c->w->q->now; }
+static inline simtime_t tp_now(const struct conn *c)
+{
+	return c->w->q->now;
+}
 static inline uint64_t tp_payload(const struct conn *c)
 {
 	return tp_common(c)->mtu - tp_common(c)->header;
@@ -109,14 +130,20 @@ static inline uint64_t tp_payload(const struct conn *c)
  * SIMTIME_MAX cancels. */
 void tp_timer_set(struct conn *c, simtime_t t);
 /* The sender has data to send: join the NIC round robin. */
-static inline void tp_activate(struct conn *c) { nic_activate(c->w->fab, &c->nf); }
+static inline void tp_activate(struct conn *c)
+{
+	nic_activate(c->w->fab, &c->nf);
+}
 /* Send a packet from the host `from` now (ACKs, NACKs, CNPs). */
 static inline void tp_send(struct conn *c, struct host *from, struct packet *p)
 {
 	host_send(c->w->fab, from, p);
 }
 struct packet *tp_pkt_new(struct conn *c, enum pkt_type type, bool from_sender);
-static inline void tp_pkt_free(struct conn *c, struct packet *p) { pkt_free(c->w->fab, p); }
+static inline void tp_pkt_free(struct conn *c, struct packet *p)
+{
+	pkt_free(c->w->fab, p);
+}
 /* The message is complete (the sender knows every byte arrived). */
 void tp_complete(struct conn *c);
 

@@ -68,11 +68,15 @@ static int parse_number(const char *t, double *v)
 static int bad(struct mp_err *e, const char *name, int line, const char *what, const char *tok)
 {
 	if (tok)
-		return mp_errf(e, MP_EUSER, "%s:%d: expected %s, found '%s'", name, line, what, tok);
+		return mp_errf(e, MP_EUSER, "%s:%d: expected %s, found '%s'", name, line, what,
+			       tok);
 	return mp_errf(e, MP_EUSER, "%s:%d: expected %s", name, line, what);
 }
 
-static int near(double a, double b) { return fabs(a - b) <= 1e-9 * b; }
+static int near(double a, double b)
+{
+	return fabs(a - b) <= 1e-9 * b;
+}
 
 int cdf_parse(struct cdf *c, const char *text, const char *name, enum cdf_format fmt,
 	      struct mp_err *e)
@@ -107,7 +111,8 @@ int cdf_parse(struct cdf *c, const char *text, const char *name, enum cdf_format
 		rc = parse_number(xs, &x);
 		if (rc) {
 			rc = bad(e, name, lineno,
-				 rc == -2 ? "a non-negative size" : "a size in bytes (a number)", xs);
+				 rc == -2 ? "a non-negative size" : "a size in bytes (a number)",
+				 xs);
 			goto fail;
 		}
 		if (x > 1e15) {
@@ -139,8 +144,10 @@ int cdf_parse(struct cdf *c, const char *text, const char *name, enum cdf_format
 		last_line = lineno;
 	}
 	if (n < 2) {
-		rc = mp_errf(e, MP_EUSER, "%s:%d: expected at least 2 points (size, cumulative "
-			     "probability), found %zu", name, lineno ? lineno : 1, n);
+		rc = mp_errf(e, MP_EUSER,
+			     "%s:%d: expected at least 2 points (size, cumulative "
+			     "probability), found %zu",
+			     name, lineno ? lineno : 1, n);
 		goto fail;
 	}
 
@@ -152,18 +159,23 @@ int cdf_parse(struct cdf *c, const char *text, const char *name, enum cdf_format
 		} else if (near(scale, 1.0)) {
 			fmt = CDF_FRACTION;
 		} else {
-			rc = mp_errf(e, MP_EUSER, "%s:%d: expected the last cumulative probability "
-				     "to be 1 (fraction) or 100 (percent), found %g", name,
-				     last_line, scale);
+			rc = mp_errf(e, MP_EUSER,
+				     "%s:%d: expected the last cumulative probability "
+				     "to be 1 (fraction) or 100 (percent), found %g",
+				     name, last_line, scale);
 			goto fail;
 		}
 	} else if (fmt == CDF_PERCENT && !near(scale, 100.0)) {
-		rc = mp_errf(e, MP_EUSER, "%s:%d: expected the last cumulative probability to be "
-			     "100 (percent table), found %g", name, last_line, scale);
+		rc = mp_errf(e, MP_EUSER,
+			     "%s:%d: expected the last cumulative probability to be "
+			     "100 (percent table), found %g",
+			     name, last_line, scale);
 		goto fail;
 	} else if (fmt == CDF_FRACTION && !near(scale, 1.0)) {
-		rc = mp_errf(e, MP_EUSER, "%s:%d: expected the last cumulative probability to be "
-			     "1 (fraction table), found %g", name, last_line, scale);
+		rc = mp_errf(e, MP_EUSER,
+			     "%s:%d: expected the last cumulative probability to be "
+			     "1 (fraction table), found %g",
+			     name, last_line, scale);
 		goto fail;
 	}
 	scale = fmt == CDF_PERCENT ? 100.0 : 1.0;
@@ -234,8 +246,8 @@ double cdf_quantile(const struct cdf *c, double u)
 	if (lo == c->n)
 		return p[c->n - 1].bytes;
 	/* p[lo-1].p <= u < p[lo].p, so the segment has mass: no 0/0. */
-	return p[lo - 1].bytes + (p[lo].bytes - p[lo - 1].bytes) * (u - p[lo - 1].p) /
-					 (p[lo].p - p[lo - 1].p);
+	return p[lo - 1].bytes +
+	       (p[lo].bytes - p[lo - 1].bytes) * (u - p[lo - 1].p) / (p[lo].p - p[lo - 1].p);
 }
 
 uint64_t cdf_sample(const struct cdf *c, struct mp_rng *r)

@@ -19,7 +19,7 @@
 #include "core/rng.h"
 
 enum cdf_format {
-	CDF_AUTO = 0,     /* percent when the last value is 100, fraction when it is 1 */
+	CDF_AUTO = 0,	  /* percent when the last value is 100, fraction when it is 1 */
 	CDF_PERCENT = 1,  /* cumulative column runs 0..100 */
 	CDF_FRACTION = 2, /* cumulative column runs 0..1 */
 };
@@ -30,8 +30,8 @@ struct cdf_point {
 };
 
 struct cdf {
-	struct cdf_point *pt; /* sizes and p both non-decreasing; pt[n-1].p == 1 */
-	size_t n;             /* >= 2 */
+	struct cdf_point *pt;	/* sizes and p both non-decreasing; pt[n-1].p == 1 */
+	size_t n;		/* >= 2 */
 	enum cdf_format format; /* the dialect found (CDF_PERCENT or CDF_FRACTION) */
 };
 

@@ -27,14 +27,16 @@ struct flows_file_params {
 };
 
 static const struct opt_desc flows_file_opts[] = {
-	{ .name = "file", .type = OPT_PATH, .offset = offsetof(struct flows_file_params, file),
-	  .def = NULL, .help = "CSV file with header src,dst,bytes,start (one flow a line)" },
+	{ .name = "file",
+	  .type = OPT_PATH,
+	  .offset = offsetof(struct flows_file_params, file),
+	  .def = NULL,
+	  .help = "CSV file with header src,dst,bytes,start (one flow a line)" },
 	OPT_END,
 };
 
 #define FLOWS_FILE_FIELDS 4
-static const char *const flows_file_header[FLOWS_FILE_FIELDS] = { "src", "dst", "bytes",
-								   "start" };
+static const char *const flows_file_header[FLOWS_FILE_FIELDS] = { "src", "dst", "bytes", "start" };
 
 static char *trim(char *s)
 {
@@ -68,23 +70,27 @@ static int split_csv(char *line, char **f, int max)
 	}
 }
 
-static int parse_host(const char *name, int line, const char *key, const char *s,
-		      uint32_t nhosts, uint32_t *h, struct mp_err *e)
+static int parse_host(const char *name, int line, const char *key, const char *s, uint32_t nhosts,
+		      uint32_t *h, struct mp_err *e)
 {
 	uint64_t v;
 
 	if (workload_parse_uint(s, UINT32_MAX, &v))
-		return mp_errf(e, MP_EUSER, "%s:%d: %s: expected a host index (an unsigned "
-			       "integer), found '%s'", name, line, key, s);
+		return mp_errf(e, MP_EUSER,
+			       "%s:%d: %s: expected a host index (an unsigned "
+			       "integer), found '%s'",
+			       name, line, key, s);
 	if (v >= nhosts)
-		return mp_errf(e, MP_EUSER, "%s:%d: %s: expected a host index below %u (the "
-			       "fabric's hosts), found %s", name, line, key, nhosts, s);
+		return mp_errf(e, MP_EUSER,
+			       "%s:%d: %s: expected a host index below %u (the "
+			       "fabric's hosts), found %s",
+			       name, line, key, nhosts, s);
 	*h = (uint32_t)v;
 	return MP_OK;
 }
 
-static int flows_file_generate(const void *params, const struct wl_env *env,
-			       struct flow_list *out, struct mp_err *e)
+static int flows_file_generate(const void *params, const struct wl_env *env, struct flow_list *out,
+			       struct mp_err *e)
 {
 	const struct flows_file_params *fp = params;
 	const char *name = fp->file;
@@ -113,17 +119,20 @@ static int flows_file_generate(const void *params, const struct wl_env *env,
 			for (int i = 0; ok && i < FLOWS_FILE_FIELDS; i++)
 				ok = !strcmp(f[i], flows_file_header[i]);
 			if (!ok) {
-				rc = mp_errf(e, MP_EUSER, "%s:%d: expected the header line "
-					     "'src,dst,bytes,start'", name, lineno);
+				rc = mp_errf(e, MP_EUSER,
+					     "%s:%d: expected the header line "
+					     "'src,dst,bytes,start'",
+					     name, lineno);
 				goto out;
 			}
 			seen_header = 1;
 			continue;
 		}
 		if (nf != FLOWS_FILE_FIELDS) {
-			rc = mp_errf(e, MP_EUSER, "%s:%d: expected 4 comma-separated fields "
-				     "(src,dst,bytes,start), found %s%d", name, lineno,
-				     nf > FLOWS_FILE_FIELDS ? "more than " : "",
+			rc = mp_errf(e, MP_EUSER,
+				     "%s:%d: expected 4 comma-separated fields "
+				     "(src,dst,bytes,start), found %s%d",
+				     name, lineno, nf > FLOWS_FILE_FIELDS ? "more than " : "",
 				     nf > FLOWS_FILE_FIELDS ? FLOWS_FILE_FIELDS : nf);
 			goto out;
 		}
@@ -133,18 +142,24 @@ static int flows_file_generate(const void *params, const struct wl_env *env,
 		if (rc)
 			goto out;
 		if (src == dst) {
-			rc = mp_errf(e, MP_EUSER, "%s:%d: expected dst different from src (both "
-				     "are host %u)", name, lineno, src);
+			rc = mp_errf(e, MP_EUSER,
+				     "%s:%d: expected dst different from src (both "
+				     "are host %u)",
+				     name, lineno, src);
 			goto out;
 		}
 		if (opt_parse_size(f[2], &bytes) || bytes == 0) {
-			rc = mp_errf(e, MP_EUSER, "%s:%d: bytes: expected a size above 0 such as "
-				     "4000, 64KB or 2MiB, found '%s'", name, lineno, f[2]);
+			rc = mp_errf(e, MP_EUSER,
+				     "%s:%d: bytes: expected a size above 0 such as "
+				     "4000, 64KB or 2MiB, found '%s'",
+				     name, lineno, f[2]);
 			goto out;
 		}
 		if (opt_parse_time(f[3], &start)) {
-			rc = mp_errf(e, MP_EUSER, "%s:%d: start: expected a time with a unit such "
-				     "as 0, 10us or 1.5ms, found '%s'", name, lineno, f[3]);
+			rc = mp_errf(e, MP_EUSER,
+				     "%s:%d: start: expected a time with a unit such "
+				     "as 0, 10us or 1.5ms, found '%s'",
+				     name, lineno, f[3]);
 			goto out;
 		}
 		flow_list_push(out, src, dst, bytes, start);

@@ -50,8 +50,11 @@ struct htsim_cm_params {
 };
 
 static const struct opt_desc htsim_cm_opts[] = {
-	{ .name = "file", .type = OPT_PATH, .offset = offsetof(struct htsim_cm_params, file),
-	  .def = NULL, .help = "htsim connection-matrix file (Nodes/Connections, src->dst lines)" },
+	{ .name = "file",
+	  .type = OPT_PATH,
+	  .offset = offsetof(struct htsim_cm_params, file),
+	  .def = NULL,
+	  .help = "htsim connection-matrix file (Nodes/Connections, src->dst lines)" },
 	OPT_END,
 };
 
@@ -98,8 +101,7 @@ struct cm_state {
 	struct mp_err *e;
 };
 
-static int __attribute__((format(printf, 2, 3))) cm_err(struct cm_state *st, const char *fmt,
-							 ...)
+static int __attribute__((format(printf, 2, 3))) cm_err(struct cm_state *st, const char *fmt, ...)
 {
 	char msg[sizeof(st->e->msg)];
 	va_list ap;
@@ -111,8 +113,7 @@ static int __attribute__((format(printf, 2, 3))) cm_err(struct cm_state *st, con
 }
 
 /* Parse "src->dst". */
-static int parse_pair(struct cm_state *st, char *tok, uint64_t nodes, uint32_t *src,
-		      uint32_t *dst)
+static int parse_pair(struct cm_state *st, char *tok, uint64_t nodes, uint32_t *src, uint32_t *dst)
 {
 	char *arrow = strstr(tok, "->");
 	uint64_t s, d;
@@ -120,11 +121,15 @@ static int parse_pair(struct cm_state *st, char *tok, uint64_t nodes, uint32_t *
 	*arrow = '\0';
 	if (workload_parse_uint(tok, UINT32_MAX, &s) ||
 	    workload_parse_uint(arrow + 2, UINT32_MAX, &d))
-		return cm_err(st, "expected a connection 'src->dst' with node indices, found "
-			      "'%s->%s'", tok, arrow + 2);
+		return cm_err(st,
+			      "expected a connection 'src->dst' with node indices, found "
+			      "'%s->%s'",
+			      tok, arrow + 2);
 	if (s >= nodes || d >= nodes)
-		return cm_err(st, "expected node indices below %llu (the Nodes line), found "
-			      "%llu->%llu", (unsigned long long)nodes, (unsigned long long)s,
+		return cm_err(st,
+			      "expected node indices below %llu (the Nodes line), found "
+			      "%llu->%llu",
+			      (unsigned long long)nodes, (unsigned long long)s,
 			      (unsigned long long)d);
 	if (s == d)
 		return cm_err(st, "expected a destination different from the source (both %llu)",
@@ -147,8 +152,10 @@ static int parse_connection(struct cm_state *st, char *tok, char *rest, uint64_t
 	while ((key = workload_next_token(&rest))) {
 		if (!strcmp(key, "trigger") || !strcmp(key, "send_done_trigger") ||
 		    !strcmp(key, "recv_done_trigger"))
-			return cm_err(st, "'%s' (flow dependencies) is not supported yet: expected "
-				      "connections with a start time only", key);
+			return cm_err(st,
+				      "'%s' (flow dependencies) is not supported yet: expected "
+				      "connections with a start time only",
+				      key);
 		if (!strcmp(key, "prio"))
 			return cm_err(st, "'prio' (flow priorities) is not supported yet");
 		if (!strcmp(key, "addon"))
@@ -160,22 +167,27 @@ static int parse_connection(struct cm_state *st, char *tok, char *rest, uint64_t
 			return cm_err(st, "expected a value after '%s'", key);
 		if (!strcmp(key, "id")) {
 			if (workload_parse_uint(val, UINT32_MAX, &id) || id == 0)
-				return cm_err(st, "id: expected a flow id above 0, found '%s'", val);
+				return cm_err(st, "id: expected a flow id above 0, found '%s'",
+					      val);
 		} else if (!strcmp(key, "start")) {
 			if (parse_ps(val, &start))
-				return cm_err(st, "start: expected a time in picoseconds, found "
-					      "'%s'", val);
+				return cm_err(st,
+					      "start: expected a time in picoseconds, found "
+					      "'%s'",
+					      val);
 			have_start = 1;
 		} else {
 			if (workload_parse_uint(val, UINT64_MAX, &size) || size == 0)
-				return cm_err(st, "size: expected a size in bytes above 0, found "
-					      "'%s'", val);
+				return cm_err(st,
+					      "size: expected a size in bytes above 0, found "
+					      "'%s'",
+					      val);
 			have_size = 1;
 		}
 	}
 	if (!have_start)
 		return cm_err(st, "expected 'start <picoseconds>' (triggered flows are not "
-			      "supported yet)");
+				  "supported yet)");
 	if (!have_size)
 		return cm_err(st, "expected 'size <bytes>'");
 	*flowid = (uint32_t)id;
@@ -192,8 +204,8 @@ static int parse_count(struct cm_state *st, const char *key, char *rest, uint64_
 	return MP_OK;
 }
 
-static int htsim_cm_generate(const void *params, const struct wl_env *env,
-			     struct flow_list *out, struct mp_err *e)
+static int htsim_cm_generate(const void *params, const struct wl_env *env, struct flow_list *out,
+			     struct mp_err *e)
 {
 	const struct htsim_cm_params *hp = params;
 	struct cm_state st = { .name = hp->file, .line = 0, .e = e };
@@ -219,7 +231,7 @@ static int htsim_cm_generate(const void *params, const struct wl_env *env,
 		if (strstr(tok, "->")) {
 			if (!have_nodes || !have_conns) {
 				rc = cm_err(&st, "expected the header lines 'Nodes <n>' and "
-					    "'Connections <n>' before the first connection");
+						 "'Connections <n>' before the first connection");
 				goto out;
 			}
 			rc = parse_connection(&st, tok, rest, nodes, out, &flowid);
@@ -236,16 +248,20 @@ static int htsim_cm_generate(const void *params, const struct wl_env *env,
 			goto out;
 		} else if (nflows && (!strcmp(tok, "Nodes") || !strcmp(tok, "Connections") ||
 				      !strcmp(tok, "Triggers") || !strcmp(tok, "Failures"))) {
-			rc = cm_err(&st, "expected '%s' among the header lines, before the first "
-				    "connection", tok);
+			rc = cm_err(&st,
+				    "expected '%s' among the header lines, before the first "
+				    "connection",
+				    tok);
 			goto out;
 		} else if (!strcmp(tok, "Nodes")) {
 			rc = parse_count(&st, tok, rest, &nodes);
 			if (rc)
 				goto out;
 			if (nodes < 2 || nodes > env->nhosts) {
-				rc = cm_err(&st, "Nodes: expected 2 to %u (the fabric's hosts), "
-					    "found %llu", env->nhosts, (unsigned long long)nodes);
+				rc = cm_err(&st,
+					    "Nodes: expected 2 to %u (the fabric's hosts), "
+					    "found %llu",
+					    env->nhosts, (unsigned long long)nodes);
 				goto out;
 			}
 			have_nodes = 1;
@@ -266,8 +282,10 @@ static int htsim_cm_generate(const void *params, const struct wl_env *env,
 				goto out;
 			}
 		} else {
-			rc = cm_err(&st, "expected a header line (Nodes, Connections), a "
-				    "connection 'src->dst ...' or a '#' comment, found '%s'", tok);
+			rc = cm_err(&st,
+				    "expected a header line (Nodes, Connections), a "
+				    "connection 'src->dst ...' or a '#' comment, found '%s'",
+				    tok);
 			goto out;
 		}
 	}
@@ -286,9 +304,10 @@ static int htsim_cm_generate(const void *params, const struct wl_env *env,
 		for (size_t i = 1; i < nflows; i++)
 			if (ids[i].id && ids[i].id == ids[i - 1].id) {
 				st.line = ids[i].line;
-				rc = cm_err(&st, "id: expected distinct flow ids, found id %u "
-					    "again (first at line %d)", ids[i].id,
-					    ids[i - 1].line);
+				rc = cm_err(&st,
+					    "id: expected distinct flow ids, found id %u "
+					    "again (first at line %d)",
+					    ids[i].id, ids[i - 1].line);
 				goto out;
 			}
 	}

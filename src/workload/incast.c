@@ -21,24 +21,43 @@ enum incast_pick { INCAST_FIRST, INCAST_RANDOM };
 struct incast_params {
 	uint64_t senders;  /* number of sending hosts */
 	uint64_t receiver; /* host index of the receiver */
-	uint64_t size;     /* bytes per sender */
+	uint64_t size;	   /* bytes per sender */
 	simtime_t start;   /* ps */
-	int pick;          /* enum incast_pick */
+	int pick;	   /* enum incast_pick */
 };
 
 static const char *const incast_picks[] = { "first", "random", NULL };
 
 static const struct opt_desc incast_opts[] = {
-	{ .name = "senders", .type = OPT_UINT, .offset = offsetof(struct incast_params, senders),
-	  .def = "8", .min = 1, .max = UINT32_MAX, .help = "number of sending hosts" },
-	{ .name = "receiver", .type = OPT_UINT,
-	  .offset = offsetof(struct incast_params, receiver), .def = "0", .min = 0,
-	  .max = UINT32_MAX, .help = "host index of the receiver" },
-	{ .name = "size", .type = OPT_SIZE, .offset = offsetof(struct incast_params, size),
-	  .def = "16MB", .min = 1, .max = 1e15, .help = "bytes each sender sends" },
-	{ .name = "start", .type = OPT_TIME, .offset = offsetof(struct incast_params, start),
-	  .def = "0", .help = "start time of every flow" },
-	{ .name = "pick", .type = OPT_ENUM, .offset = offsetof(struct incast_params, pick),
+	{ .name = "senders",
+	  .type = OPT_UINT,
+	  .offset = offsetof(struct incast_params, senders),
+	  .def = "8",
+	  .min = 1,
+	  .max = UINT32_MAX,
+	  .help = "number of sending hosts" },
+	{ .name = "receiver",
+	  .type = OPT_UINT,
+	  .offset = offsetof(struct incast_params, receiver),
+	  .def = "0",
+	  .min = 0,
+	  .max = UINT32_MAX,
+	  .help = "host index of the receiver" },
+	{ .name = "size",
+	  .type = OPT_SIZE,
+	  .offset = offsetof(struct incast_params, size),
+	  .def = "16MB",
+	  .min = 1,
+	  .max = 1e15,
+	  .help = "bytes each sender sends" },
+	{ .name = "start",
+	  .type = OPT_TIME,
+	  .offset = offsetof(struct incast_params, start),
+	  .def = "0",
+	  .help = "start time of every flow" },
+	{ .name = "pick",
+	  .type = OPT_ENUM,
+	  .offset = offsetof(struct incast_params, pick),
 	  .def = "first",
 	  .help = "first: the lowest-numbered hosts other than the receiver; random: a random set",
 	  .choices = incast_picks },
@@ -59,11 +78,13 @@ static int incast_generate(const void *params, const struct wl_env *env, struct 
 	uint32_t n = env->nhosts, k, rcv, *cand;
 
 	if (ip->receiver >= n)
-		return mp_errf(e, MP_EUSER, "receiver: expected a host index below %u, got %llu",
-			       n, (unsigned long long)ip->receiver);
+		return mp_errf(e, MP_EUSER, "receiver: expected a host index below %u, got %llu", n,
+			       (unsigned long long)ip->receiver);
 	if (ip->senders < 1 || ip->senders > (uint64_t)n - 1)
-		return mp_errf(e, MP_EUSER, "senders: expected 1 to %u (the hosts other than the "
-			       "receiver), got %llu", n - 1, (unsigned long long)ip->senders);
+		return mp_errf(e, MP_EUSER,
+			       "senders: expected 1 to %u (the hosts other than the "
+			       "receiver), got %llu",
+			       n - 1, (unsigned long long)ip->senders);
 	k = (uint32_t)ip->senders;
 	rcv = (uint32_t)ip->receiver;
 
@@ -75,8 +96,7 @@ static int incast_generate(const void *params, const struct wl_env *env, struct 
 	if (ip->pick == INCAST_RANDOM) {
 		struct mp_rng r;
 
-		rng_init(&r, env->seed, RNG_WORKLOAD,
-			 WORKLOAD_STREAM(WORKLOAD_STREAM_INCAST, 0));
+		rng_init(&r, env->seed, RNG_WORKLOAD, WORKLOAD_STREAM(WORKLOAD_STREAM_INCAST, 0));
 		for (uint32_t i = 0; i < k; i++) {
 			uint32_t j = i + (uint32_t)rng_below(&r, (uint64_t)(n - 1 - i));
 			uint32_t t = cand[i];

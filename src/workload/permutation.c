@@ -41,23 +41,36 @@
 enum permutation_locality { PERM_ANY, PERM_CROSS_TOR };
 
 struct permutation_params {
-	uint64_t size;   /* bytes per flow */
+	uint64_t size;	 /* bytes per flow */
 	simtime_t start; /* ps, the same for every flow */
-	uint64_t hosts;  /* use hosts 0..hosts-1; 0 = every host */
-	int locality;    /* enum permutation_locality */
+	uint64_t hosts;	 /* use hosts 0..hosts-1; 0 = every host */
+	int locality;	 /* enum permutation_locality */
 };
 
 static const char *const permutation_localities[] = { "any", "cross_tor", NULL };
 
 static const struct opt_desc permutation_opts[] = {
-	{ .name = "size", .type = OPT_SIZE, .offset = offsetof(struct permutation_params, size),
-	  .def = "2MB", .min = 1, .max = 1e15, .help = "bytes each host sends" },
-	{ .name = "start", .type = OPT_TIME, .offset = offsetof(struct permutation_params, start),
-	  .def = "0", .help = "start time of every flow" },
-	{ .name = "hosts", .type = OPT_UINT, .offset = offsetof(struct permutation_params, hosts),
-	  .def = "0", .help = "use the first N hosts (0 = all hosts)" },
-	{ .name = "locality", .type = OPT_ENUM,
-	  .offset = offsetof(struct permutation_params, locality), .def = "any",
+	{ .name = "size",
+	  .type = OPT_SIZE,
+	  .offset = offsetof(struct permutation_params, size),
+	  .def = "2MB",
+	  .min = 1,
+	  .max = 1e15,
+	  .help = "bytes each host sends" },
+	{ .name = "start",
+	  .type = OPT_TIME,
+	  .offset = offsetof(struct permutation_params, start),
+	  .def = "0",
+	  .help = "start time of every flow" },
+	{ .name = "hosts",
+	  .type = OPT_UINT,
+	  .offset = offsetof(struct permutation_params, hosts),
+	  .def = "0",
+	  .help = "use the first N hosts (0 = all hosts)" },
+	{ .name = "locality",
+	  .type = OPT_ENUM,
+	  .offset = offsetof(struct permutation_params, locality),
+	  .def = "any",
 	  .help = "any, or cross_tor: never send to a host under the same ToR",
 	  .choices = permutation_localities },
 	OPT_END,
@@ -95,8 +108,7 @@ static uint32_t ceil_log2(uint32_t n)
 
 /* Cross-ToR permutation of 0..n-1 (hosts per ToR hpt, largest group m <= n/2):
  * Metropolis over the valid permutations with target rotations as moves. */
-static void derange_cross_tor(uint32_t *p, uint32_t n, uint32_t hpt, uint32_t m,
-			      struct mp_rng *r)
+static void derange_cross_tor(uint32_t *p, uint32_t n, uint32_t hpt, uint32_t m, struct mp_rng *r)
 {
 	uint64_t steps = 8ull * n * ceil_log2(n) + 1000, bits = 0;
 	uint32_t *pool = mp_malloc((size_t)n * sizeof(*pool)), *h, nbits = 0;
@@ -151,8 +163,8 @@ static void derange_cross_tor(uint32_t *p, uint32_t n, uint32_t hpt, uint32_t m,
 	mp_free(pool);
 }
 
-static int permutation_generate(const void *params, const struct wl_env *env,
-				struct flow_list *out, struct mp_err *e)
+static int permutation_generate(const void *params, const struct wl_env *env, struct flow_list *out,
+				struct mp_err *e)
 {
 	const struct permutation_params *pp = params;
 	struct mp_rng r;
@@ -164,11 +176,13 @@ static int permutation_generate(const void *params, const struct wl_env *env,
 		uint32_t hpt = env->hosts_per_tor, m;
 
 		if (!hpt)
-			return mp_errf(e, MP_EUSER, "locality: cross_tor needs the number of "
+			return mp_errf(e, MP_EUSER,
+				       "locality: cross_tor needs the number of "
 				       "hosts per ToR, which this topology does not give");
 		m = hpt < n ? hpt : n;
 		if (m > n - m)
-			return mp_errf(e, MP_EUSER, "locality: cross_tor is impossible: %u of "
+			return mp_errf(e, MP_EUSER,
+				       "locality: cross_tor is impossible: %u of "
 				       "the %u hosts sit under one ToR (expected at most half)",
 				       m, n);
 	}
@@ -190,7 +204,8 @@ static int permutation_generate(const void *params, const struct wl_env *env,
 
 const struct workload_ops permutation_workload_ops = {
 	.name = "permutation",
-	.summary = "each host sends one flow to one other host, receiving one (a random derangement)",
+	.summary =
+	    "each host sends one flow to one other host, receiving one (a random derangement)",
 	.opts = permutation_opts,
 	.params_size = sizeof(struct permutation_params),
 	.generate = permutation_generate,

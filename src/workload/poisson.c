@@ -29,37 +29,58 @@
 #include "workload/workload.h"
 
 struct poisson_params {
-	char *cdf;          /* path of the flow-size CDF table */
-	int cdf_format;     /* enum cdf_format: auto, percent, fraction */
-	double load;        /* offered load, fraction of one host link's rate */
+	char *cdf;	    /* path of the flow-size CDF table */
+	int cdf_format;	    /* enum cdf_format: auto, percent, fraction */
+	double load;	    /* offered load, fraction of one host link's rate */
 	simtime_t duration; /* ps, the arrival window */
 	simtime_t start;    /* ps, opening of the window */
-	uint64_t hosts;     /* sources and destinations 0..hosts-1; 0 = all */
+	uint64_t hosts;	    /* sources and destinations 0..hosts-1; 0 = all */
 	uint64_t max_flows; /* stop after this many flows; 0 = no limit */
 };
 
 static const char *const poisson_cdf_formats[] = { "auto", "percent", "fraction", NULL };
 
 static const struct opt_desc poisson_opts[] = {
-	{ .name = "cdf", .type = OPT_PATH, .offset = offsetof(struct poisson_params, cdf),
+	{ .name = "cdf",
+	  .type = OPT_PATH,
+	  .offset = offsetof(struct poisson_params, cdf),
 	  .def = NULL,
-	  .help = "flow-size CDF table (size in bytes, cumulative probability; see data/workloads)" },
-	{ .name = "cdf_format", .type = OPT_ENUM,
-	  .offset = offsetof(struct poisson_params, cdf_format), .def = "auto",
+	  .help =
+	      "flow-size CDF table (size in bytes, cumulative probability; see data/workloads)" },
+	{ .name = "cdf_format",
+	  .type = OPT_ENUM,
+	  .offset = offsetof(struct poisson_params, cdf_format),
+	  .def = "auto",
 	  .help = "cumulative column: auto (from the last value), percent (0-100), fraction (0-1)",
 	  .choices = poisson_cdf_formats },
-	{ .name = "load", .type = OPT_DOUBLE, .offset = offsetof(struct poisson_params, load),
-	  .def = "0.5", .min = 0, .max = 1,
+	{ .name = "load",
+	  .type = OPT_DOUBLE,
+	  .offset = offsetof(struct poisson_params, load),
+	  .def = "0.5",
+	  .min = 0,
+	  .max = 1,
 	  .help = "offered load per host, fraction of the host link rate, in (0, 1]" },
-	{ .name = "duration", .type = OPT_TIME,
-	  .offset = offsetof(struct poisson_params, duration), .def = "1ms", .min = 1,
-	  .max = 1e18, .help = "length of the arrival window" },
-	{ .name = "start", .type = OPT_TIME, .offset = offsetof(struct poisson_params, start),
-	  .def = "0", .help = "opening of the arrival window" },
-	{ .name = "hosts", .type = OPT_UINT, .offset = offsetof(struct poisson_params, hosts),
-	  .def = "0", .help = "use the first N hosts (0 = all hosts)" },
-	{ .name = "max_flows", .type = OPT_UINT,
-	  .offset = offsetof(struct poisson_params, max_flows), .def = "0",
+	{ .name = "duration",
+	  .type = OPT_TIME,
+	  .offset = offsetof(struct poisson_params, duration),
+	  .def = "1ms",
+	  .min = 1,
+	  .max = 1e18,
+	  .help = "length of the arrival window" },
+	{ .name = "start",
+	  .type = OPT_TIME,
+	  .offset = offsetof(struct poisson_params, start),
+	  .def = "0",
+	  .help = "opening of the arrival window" },
+	{ .name = "hosts",
+	  .type = OPT_UINT,
+	  .offset = offsetof(struct poisson_params, hosts),
+	  .def = "0",
+	  .help = "use the first N hosts (0 = all hosts)" },
+	{ .name = "max_flows",
+	  .type = OPT_UINT,
+	  .offset = offsetof(struct poisson_params, max_flows),
+	  .def = "0",
 	  .help = "stop after this many flows, the earliest first (0 = no limit)" },
 	OPT_END,
 };
@@ -148,13 +169,17 @@ static int poisson_generate(const void *params, const struct wl_env *env, struct
 	if (workload_host_count(pp->hosts, 2, env, &n, e))
 		return MP_EUSER;
 	if (!(pp->load > 0 && pp->load <= 1))
-		return mp_errf(e, MP_EUSER, "load: expected a fraction of the link rate in (0, 1], "
-			       "got %g", pp->load);
+		return mp_errf(e, MP_EUSER,
+			       "load: expected a fraction of the link rate in (0, 1], "
+			       "got %g",
+			       pp->load);
 	if (!env->host_rate_bps)
-		return mp_errf(e, MP_EUSER, "load: needs the host link rate, which this topology "
+		return mp_errf(e, MP_EUSER,
+			       "load: needs the host link rate, which this topology "
 			       "does not give");
 	if (pp->duration == 0 || pp->start > SIMTIME_MAX - pp->duration)
-		return mp_errf(e, MP_EUSER, "duration: expected a window above 0 ps that ends "
+		return mp_errf(e, MP_EUSER,
+			       "duration: expected a window above 0 ps that ends "
 			       "before 2^64 ps");
 	if (!pp->cdf)
 		return mp_errf(e, MP_EUSER, "cdf: expected the path of a flow-size CDF table");
@@ -167,8 +192,10 @@ static int poisson_generate(const void *params, const struct wl_env *env, struct
 	}
 	mean = cdf_mean(&cdf);
 	if (mean < 1.0) {
-		rc = mp_errf(e, MP_EUSER, "cdf: expected a mean flow size of at least 1 byte, %s "
-			     "has %g", pp->cdf, mean);
+		rc = mp_errf(e, MP_EUSER,
+			     "cdf: expected a mean flow size of at least 1 byte, %s "
+			     "has %g",
+			     pp->cdf, mean);
 		goto out;
 	}
 	/* 1 / lambda in ps: 8 * mean bits at load * rate bit/s. */
@@ -190,7 +217,8 @@ static int poisson_generate(const void *params, const struct wl_env *env, struct
 		uint64_t bytes;
 
 		if (count == UINT32_MAX) {
-			rc = mp_errf(e, MP_EUSER, "duration: expected fewer than 2^32 flows; "
+			rc = mp_errf(e, MP_EUSER,
+				     "duration: expected fewer than 2^32 flows; "
 				     "shorten the window or set max_flows");
 			goto out;
 		}

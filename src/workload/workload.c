@@ -71,8 +71,7 @@ int workload_host_count(uint64_t hosts, uint32_t min, const struct wl_env *env, 
 			       env->nhosts, (unsigned long long)hosts);
 	*n = hosts ? (uint32_t)hosts : env->nhosts;
 	if (*n < min)
-		return mp_errf(e, MP_EUSER, "hosts: expected at least %u hosts, got %u", min,
-			       *n);
+		return mp_errf(e, MP_EUSER, "hosts: expected at least %u hosts, got %u", min, *n);
 	return MP_OK;
 }
 
@@ -132,7 +131,10 @@ int workload_read_file(const char *path, const char *base_dir, char **text, size
 	return MP_OK;
 }
 
-static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+static int is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
 
 char *workload_next_line(char **cursor)
 {

@@ -15,10 +15,10 @@
 #include "core/time.h"
 
 struct flow_spec {
-	uint32_t id;     /* index in the list */
-	uint32_t src;    /* host index */
-	uint32_t dst;    /* host index, != src */
-	uint64_t bytes;  /* message size, > 0 */
+	uint32_t id;	 /* index in the list */
+	uint32_t src;	 /* host index */
+	uint32_t dst;	 /* host index, != src */
+	uint64_t bytes;	 /* message size, > 0 */
 	simtime_t start; /* ps */
 };
 
@@ -27,23 +27,24 @@ struct flow_list {
 	size_t n, cap;
 };
 
-void flow_list_push(struct flow_list *l, uint32_t src, uint32_t dst, uint64_t bytes, simtime_t start);
+void flow_list_push(struct flow_list *l, uint32_t src, uint32_t dst, uint64_t bytes,
+		    simtime_t start);
 void flow_list_free(struct flow_list *l);
 
 /* What a generator may know of the fabric and run. */
 struct wl_env {
 	uint32_t nhosts;
-	uint32_t hosts_per_tor;   /* hosts under one ToR/leaf/edge switch (0 = unknown) */
-	uint64_t host_rate_bps;   /* one host link's rate, bit/s */
-	uint64_t seed;            /* experiment seed; streams use (seed, RNG_WORKLOAD, id) */
-	const char *base_dir;     /* folder of the experiment file, for relative paths */
+	uint32_t hosts_per_tor; /* hosts under one ToR/leaf/edge switch (0 = unknown) */
+	uint64_t host_rate_bps; /* one host link's rate, bit/s */
+	uint64_t seed;		/* experiment seed; streams use (seed, RNG_WORKLOAD, id) */
+	const char *base_dir;	/* folder of the experiment file, for relative paths */
 };
 
 struct workload_ops {
 	const char *name;
-	const char *summary;      /* one line for `mpsim list` */
+	const char *summary; /* one line for `mpsim list` */
 	const struct opt_desc *opts;
-	size_t params_size;       /* size of the parameter struct opts points into */
+	size_t params_size; /* size of the parameter struct opts points into */
 	/* Build the flow list. Errors that depend on the fabric (e.g. more incast
 	 * senders than hosts) go in e as "key: what was expected", status MP_EUSER;
 	 * the caller prefixes file:line. */
