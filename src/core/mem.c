@@ -82,3 +82,20 @@ uint64_t mp_mem_peak_rss(void)
 		return 0;
 	return (uint64_t)ru.ru_maxrss * 1024u; /* Linux reports KiB */
 }
+
+void *mp_calloc_aligned(size_t n, size_t align)
+{
+	unsigned char *raw = mp_calloc(1, n + align + sizeof(void *));
+	uintptr_t a = ((uintptr_t)raw + sizeof(void *) + align - 1) & ~(uintptr_t)(align - 1);
+	memcpy((void *)(a - sizeof(void *)), &raw, sizeof raw);
+	return (void *)a;
+}
+
+void mp_free_aligned(void *p)
+{
+	if (!p)
+		return;
+	void *raw;
+	memcpy(&raw, (unsigned char *)p - sizeof(void *), sizeof raw);
+	mp_free(raw);
+}

@@ -12,6 +12,10 @@ void *mp_calloc(size_t count, size_t n);
 void *mp_realloc(void *p, size_t n);
 void mp_free(void *p);
 char *mp_strdup(const char *s);
+/* Zeroed memory aligned to `align` (a power of two, at most 4096); free it with
+ * mp_free_aligned. For structs laid out by cache line. */
+void *mp_calloc_aligned(size_t n, size_t align);
+void mp_free_aligned(void *p);
 
 uint64_t mp_mem_live(void);	/* bytes currently allocated through mp_* */
 uint64_t mp_mem_peak(void);	/* high-water mark of mp_mem_live() */

@@ -57,10 +57,10 @@ void fab_init(struct fabric *f, struct evq *q, struct pool *pkts, uint64_t seed,
 static void add_node(struct fabric *f, struct node *n, enum node_kind kind, const char *name,
 		     uint32_t level)
 {
-	n->kind = kind;
+	n->kind = (uint8_t)kind;
 	n->fab = f;
 	n->id = f->nnodes;
-	n->level = level;
+	n->level = (uint8_t)level;
 	n->name = mp_strdup(name);
 	f->nodes = mp_realloc(f->nodes, (f->nnodes + 1) * sizeof *f->nodes);
 	f->nodes[f->nnodes++] = n;
@@ -78,7 +78,7 @@ struct host *fab_add_host(struct fabric *f, const char *name)
 
 struct sw *fab_add_switch(struct fabric *f, const char *name, uint32_t level)
 {
-	struct sw *s = mp_calloc(1, sizeof *s);
+	struct sw *s = mp_calloc_aligned(sizeof *s, 64);
 	add_node(f, &s->node, NODE_SWITCH, name, level);
 	s->sid = f->nsws;
 	s->tor_idx = UINT32_MAX;
@@ -112,8 +112,10 @@ void fab_free(struct fabric *f)
 			struct sw *s = (struct sw *)n;
 			mp_free(s->route);
 			mp_free(s->lb_state);
+			mp_free_aligned(s);
+		} else {
+			mp_free(n);
 		}
-		mp_free(n);
 	}
 	mp_free(f->nodes);
 	mp_free(f->hosts);

@@ -101,18 +101,19 @@ enum link_tier {
 	TIER_COUNT
 };
 
+/* 32 bytes; with a switch's hot fields after it, one cache line */
 struct node {
-	enum node_kind kind;
-	struct fabric *fab;
-	uint32_t id;	/* index in fab->nodes */
-	uint32_t level; /* 0 host, 1 ToR/leaf/edge, 2 spine/agg, 3 core */
-	char *name;
+	uint8_t kind;  /* enum node_kind */
+	uint8_t level; /* 0 host, 1 ToR/leaf/edge, 2 spine/agg, 3 core */
 	uint16_t nports;
+	uint32_t id; /* index in fab->nodes */
+	struct fabric *fab;
 	struct port *ports;
+	char *name;
 };
 
 struct host {
-	struct node node;
+	struct node node;      /* nodes are allocated one by one (mp_calloc) */
 	uint32_t hid;	       /* host index 0..nhosts-1 */
 	struct sw *tor;	       /* attached switch */
 	uint16_t tor_port;     /* port index on the tor facing this host */
@@ -122,15 +123,17 @@ struct host {
 
 struct sw {
 	struct node node;
-	uint32_t sid;	   /* switch index */
-	uint32_t tor_idx;  /* index among ToRs, or UINT32_MAX */
-	uint64_t buf_used; /* bytes in the shared buffer */
-	uint64_t buf_peak;
-	uint64_t hash_seed;  /* per-switch ECMP seed (no polarisation) */
-	struct mp_rng rng;   /* load balancer randomness */
+	/* hot: with the node, the first cache line */
+	uint32_t tor_idx;    /* index among ToRs, or UINT32_MAX */
+	uint32_t sid;	     /* switch index */
+	uint64_t buf_used;   /* bytes in the shared buffer */
 	struct nhset *route; /* per ToR: the next-hop set (n = 0: unreachable) */
-	void *lb_state;	     /* load balancer private state */
-};
+	uint64_t hash_seed;  /* per-switch ECMP seed (no polarisation) */
+	/* cold */
+	uint64_t buf_peak;
+	void *lb_state;	   /* load balancer private state */
+	struct mp_rng rng; /* load balancer randomness */
+} __attribute__((aligned(64)));
 
 /* A connection's presence on a NIC scheduler. Embedded in the transport's
  * connection object; the NIC asks fab->nic_pull for its next packet. */
