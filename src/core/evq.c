@@ -218,6 +218,25 @@ bool evq_pop_until(struct evq *q, simtime_t until, struct ev *e)
 	return true;
 }
 
+void evq_drain(struct evq *q, void (*fn)(void *ctx, const struct ev *e), void *ctx)
+{
+	for (int i = 0; i < 65; i++) {
+		struct evq_bucket *b = &q->b[i];
+		for (uint32_t j = 0; j < b->n; j++) {
+			const struct evs *s = &b->v[j];
+			struct ev e = { .t = s->t,
+					.key = s->key >> 8,
+					.fn = handlers[s->key & 255],
+					.obj = s->obj,
+					.arg = s->arg };
+			fn(ctx, &e);
+		}
+		b->n = 0;
+	}
+	q->mask = 0;
+	q->n = 0;
+}
+
 struct ev evq_pop(struct evq *q)
 {
 	struct ev e;

@@ -95,6 +95,10 @@ static inline void evq_at(struct evq *q, struct ev_src *src, simtime_t t, ev_fn 
 	evq_push(q, t, evq_key(src), fn, obj, arg);
 }
 
+/* Hand every pending event to fn (in no particular order) and empty the
+ * queue: for freeing what events carry when a run ends early. */
+void evq_drain(struct evq *q, void (*fn)(void *ctx, const struct ev *e), void *ctx);
+
 /* Remove the earliest event into *e if its time is <= until; false otherwise
  * (then nothing changes). */
 bool evq_pop_until(struct evq *q, simtime_t until, struct ev *e);

@@ -124,7 +124,6 @@ void fab_free(struct fabric *f)
 	mp_free(f->links);
 	for (struct port *pt = f->port_mem; f->port_mem && pt < f->port_mem + f->nports; pt++) {
 		port_drain(f, pt);
-		wring_free(&pt->wire);
 		for (int c = 0; c < NCLS; c++)
 			pring_free(&pt->q[c]);
 	}
@@ -338,6 +337,7 @@ void fab_link_set_loss(struct fabric *f, uint32_t link, double loss_rate)
 	struct port *a, *b;
 	link_ports(f, link, &a, &b);
 	a->loss_rate = b->loss_rate = loss_rate;
+	a->lossy_link = b->lossy_link = loss_rate > 0;
 }
 
 struct node *fab_find_node(const struct fabric *f, const char *name)

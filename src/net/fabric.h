@@ -38,7 +38,6 @@ struct fabric;
 
 /* ---- per-port counters ---------------------------------------------------- */
 struct port_stats {
-	uint64_t tx_data_bytes;
 	uint64_t drops_buffer; /* lossy: no room in the shared buffer */
 	uint64_t drops_link;   /* sent onto a down link, or corrupted */
 	uint64_t ecn_marks;
@@ -48,39 +47,39 @@ struct port_stats {
 };
 
 /* ---- port ------------------------------------------------------------------ */
-
+/* A port is the egress queue toward its peer and the ingress point for what
+ * the peer sends. Packets on the wire are events (port_wire_arrive, created by
+ * this port in transmission order, arriving in that order: a link is FIFO). */
 struct port {
-	/* hot: line 0 is what a packet arriving over this port's wire and a
-	 * packet starting its serialisation touch */
+	/* line 0: everything a transmission touches */
 	struct port *peer; /* the other end of the link */
-	/* packets on the wire toward the peer, in order (a link is FIFO): only
-	 * the head has an arrival event pending, so the event queue holds one
-	 * event per busy link rather than one per packet in flight */
-	struct wring wire;
+	struct node *owner;
 	simtime_t busy_until; /* the wire is busy serialising until then, ps */
+	simtime_t wire_last;  /* arrival time of the last packet put on the wire */
 	uint64_t rate_bps;    /* bit/s */
 	simtime_t delay;      /* propagation + extra processing ("slow switch"), ps */
 	uint64_t ser_rem;     /* time_ser_exact remainder */
-	/* line 1 */
-	struct node *owner;
+	struct ev_src evs;    /* events created by this port (8 + 8 bytes) */
+	/* line 1: queueing */
 	uint64_t qbytes_total; /* bytes queued, all classes */
 	uint64_t tx_bytes;     /* bytes transmitted (all packets) */
-	struct ev_src evs;     /* events created by this port */
-	uint16_t idx;	       /* index in owner->ports */
-	bool up;
-	bool tx_ev;	    /* a port_tx_done event is pending */
-	uint8_t paused;	    /* bit per class: paused by the downstream peer */
-	uint8_t pause_sent; /* bit per class: we have paused our upstream */
-	uint8_t tier;	    /* link tier for stats (see enum link_tier) */
-	uint8_t qmask;	    /* bit per class: that class's queue is not empty */
 	uint64_t tx_pkts;
-	uint64_t max_qbytes;		   /* max total bytes queued */
 	simtime_t q_last_change;	   /* for the time-weighted mean queue */
 	unsigned __int128 qbytes_integral; /* sum of qbytes_total * dt, byte-ps */
-	struct pring q[NCLS];		   /* egress queues, strict priority */
-	uint64_t qbytes[NCLS];		   /* queued bytes per class */
+	uint64_t max_qbytes;		   /* max total bytes queued */
+	uint16_t idx;			   /* index in owner->ports */
+	bool up;
+	bool tx_ev;	    /* a port_tx_done event is pending */
+	bool lossy_link;    /* loss_rate > 0 */
+	uint8_t paused;	    /* bit per class: paused by the downstream peer */
+	uint8_t pause_sent; /* bit per class: we have paused our upstream */
+	uint8_t qmask;	    /* bit per class: that class's queue is not empty */
+	/* lines 2-3 */
+	uint64_t qbytes[NCLS];	      /* queued bytes per class */
+	struct pring q[NCLS];	      /* egress queues, strict priority */
 	uint64_t ingress_bytes[NCLS]; /* PFC: bytes in this switch's buffer that arrived here */
 	/* cold */
+	uint8_t tier;	      /* link tier for stats (see enum link_tier) */
 	simtime_t prop_delay; /* propagation delay alone, ps */
 	simtime_t proc_delay; /* extra per-packet delay at this egress, ps */
 	double loss_rate;     /* per-packet corruption probability on this direction */
@@ -283,8 +282,8 @@ void nic_deactivate(struct fabric *f, struct nic_flow *fl);
 
 /* A packet reached the node that owns `port`. */
 void node_recv(struct port *in, struct packet *p);
-/* Event handler: the head of `port`'s wire reached the peer. */
-void port_wire_arrive(void *port, uint64_t unused);
+/* Event handler: a packet (arg) sent by `port` reached the peer. */
+void port_wire_arrive(void *port, uint64_t pkt);
 
 /* Return every packet queued at or travelling from this port to the pool. */
 void port_drain(struct fabric *f, struct port *pt);

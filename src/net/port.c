@@ -128,38 +128,25 @@ static void pfc_on_frame(struct fabric *f, struct port *pt, const struct packet 
 
 /* ---- the wire ---------------------------------------------------------------- */
 /* Put a packet on the wire, arriving at `at` (never before the packet ahead
- * of it: a link does not reorder, even when its delay has just shrunk). */
+ * of it: a link does not reorder, even when its delay has just shrunk). One
+ * event per packet in flight: the radix heap (core/evq.h) makes a large number
+ * of pending events cheap, and the packet rides in the event's argument. */
 static void wire_push(struct fabric *f, struct port *pt, struct packet *p, simtime_t at)
 {
-	if (pt->wire.n) {
-		simtime_t last = wring_last(&pt->wire)->at;
-		if (at < last)
-			at = last;
-	} else {
-		evq_at(f->q, &pt->evs, at, port_wire_arrive, pt, (uint64_t)(uintptr_t)p);
-	}
-	struct wire_slot *w = wring_push(&pt->wire);
-	w->p = p;
-	w->at = at;
+	if (at < pt->wire_last)
+		at = pt->wire_last;
+	pt->wire_last = at;
+	evq_at(f->q, &pt->evs, at, port_wire_arrive, pt, (uint64_t)(uintptr_t)p);
 }
 
-void port_wire_arrive(void *obj, uint64_t unused)
+void port_wire_arrive(void *obj, uint64_t pkt)
 {
-	(void)unused;
 	struct port *pt = obj;
-	struct wire_slot w = wring_pop(&pt->wire);
-	if (pt->wire.n) {
-		const struct wire_slot *h = &pt->wire.v[pt->wire.head];
-		evq_at(pt->owner->fab->q, &pt->evs, h->at, port_wire_arrive, pt,
-		       (uint64_t)(uintptr_t)h->p);
-	}
-	node_recv(pt->peer, w.p);
+	node_recv(pt->peer, (struct packet *)(uintptr_t)pkt);
 }
 
 void port_drain(struct fabric *f, struct port *pt)
 {
-	while (pt->wire.n)
-		pkt_free(f, wring_pop(&pt->wire).p);
 	for (int c = 0; c < NCLS; c++)
 		while (pt->q[c].n)
 			pkt_free(f, pring_pop(&pt->q[c]));
@@ -254,13 +241,11 @@ static void port_transmit(struct fabric *f, struct port *pt, struct packet *p)
 	pt->busy_until = now + ser;
 	pt->tx_pkts++;
 	pt->tx_bytes += p->size;
-	if (p->type == PKT_DATA)
-		pt->st.tx_data_bytes += p->size;
 	if (port_has_work(pt)) {
 		pt->tx_ev = true;
 		evq_at(f->q, &pt->evs, now + ser, port_tx_done, pt, 0);
 	}
-	if (__builtin_expect(pt->loss_rate > 0, 0) && p->type != PKT_PAUSE &&
+	if (__builtin_expect(pt->lossy_link, 0) && p->type != PKT_PAUSE &&
 	    rng_u01(&pt->rng) < pt->loss_rate) {
 		pt->st.drops_link++;
 		pkt_free(f, p);

@@ -1,6 +1,8 @@
 /* pring.c - growth of packet rings; see pring.h. */
 #include "net/pring.h"
 
+#include <string.h>
+
 #include "core/mem.h"
 
 #define RING_MIN 8
@@ -8,19 +10,7 @@
 void pring_grow(struct pring *r)
 {
 	uint32_t cap = r->cap ? r->cap * 2 : RING_MIN;
-	struct packet **v = mp_malloc(cap * sizeof *v);
-	for (uint32_t i = 0; i < r->n; i++)
-		v[i] = r->v[(r->head + i) & (r->cap - 1)];
-	mp_free(r->v);
-	r->v = v;
-	r->cap = cap;
-	r->head = 0;
-}
-
-void wring_grow(struct wring *r)
-{
-	uint32_t cap = r->cap ? r->cap * 2 : RING_MIN;
-	struct wire_slot *v = mp_malloc(cap * sizeof *v);
+	struct packet **v = mp_malloc((size_t)cap * sizeof *v);
 	for (uint32_t i = 0; i < r->n; i++)
 		v[i] = r->v[(r->head + i) & (r->cap - 1)];
 	mp_free(r->v);
@@ -32,13 +22,5 @@ void wring_grow(struct wring *r)
 void pring_free(struct pring *r)
 {
 	mp_free(r->v);
-	r->v = 0;
-	r->head = r->n = r->cap = 0;
-}
-
-void wring_free(struct wring *r)
-{
-	mp_free(r->v);
-	r->v = 0;
-	r->head = r->n = r->cap = 0;
+	memset(r, 0, sizeof *r);
 }

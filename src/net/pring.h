@@ -1,5 +1,4 @@
-/* pring.h - rings of packet pointers (egress queues) and of (packet, arrival
- * time) pairs (packets on a wire). A ring keeps a port's queue in one small
+/* pring.h - rings of packet pointers (egress queues). A ring keeps a port's queue in one small
  * array next to the port, so queueing a packet never touches another packet's
  * memory (a linked list would write the cold tail packet's next pointer).
  * Rings start empty and double when full: after the first microseconds of a
@@ -19,20 +18,8 @@ struct pring {
 	uint32_t head, n, cap; /* cap is 0 or a power of two */
 };
 
-struct wire_slot {
-	struct packet *p;
-	simtime_t at; /* arrival time at the far end, ps */
-};
-
-struct wring {
-	struct wire_slot *v;
-	uint32_t head, n, cap;
-};
-
 void pring_grow(struct pring *r);
-void wring_grow(struct wring *r);
 void pring_free(struct pring *r);
-void wring_free(struct wring *r);
 
 static inline void pring_push(struct pring *r, struct packet *p)
 {
@@ -47,26 +34,6 @@ static inline struct packet *pring_pop(struct pring *r)
 	r->head = (r->head + 1) & (r->cap - 1);
 	r->n--;
 	return p;
-}
-
-static inline struct wire_slot *wring_push(struct wring *r)
-{
-	if (__builtin_expect(r->n == r->cap, 0))
-		wring_grow(r);
-	return &r->v[(r->head + r->n++) & (r->cap - 1)];
-}
-
-static inline struct wire_slot *wring_last(struct wring *r)
-{
-	return &r->v[(r->head + r->n - 1) & (r->cap - 1)];
-}
-
-static inline struct wire_slot wring_pop(struct wring *r)
-{
-	struct wire_slot s = r->v[r->head];
-	r->head = (r->head + 1) & (r->cap - 1);
-	r->n--;
-	return s;
 }
 
 #endif

@@ -574,9 +574,17 @@ void sim_collect(struct sim *s, struct run_result *r)
 	r->nlinks = f->nlinks;
 }
 
+static void free_wire_packet(void *ctx, const struct ev *e)
+{
+	if (e->fn == port_wire_arrive)
+		pkt_free(ctx, (struct packet *)(uintptr_t)e->arg);
+}
+
 void sim_free(struct sim *s)
 {
-	s->q.n = 0; /* pending events hold no packets: queues and wires do (fab_free) */
+	/* packets on the wire travel in pending events; queued ones are freed
+	 * with the fabric */
+	evq_drain(&s->q, free_wire_packet, &s->fab);
 	tp_world_free(&s->w);
 	flow_list_free(&s->flows);
 	fab_free(&s->fab);
