@@ -2,6 +2,7 @@
 # Flavours: `make asan` (address+undefined sanitizers, debug pools),
 # `make valgrind` (the test suite under valgrind, debug pools), `make bench`.
 BUILD ?= build
+MAKEFLAGS += --no-print-directory
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
