@@ -86,7 +86,7 @@ static void pfc_to_port(struct rig *r, int h, bool xon)
 	p->size = 64;
 	p->p0 = CLS_DATA;
 	p->flags = xon ? PKT_F_XON : 0;
-	node_recv(&r->s->node.ports[h], p);
+	node_recv(&r->s->node, (uint16_t)h, p);
 }
 
 /* a data packet arriving at the switch from host `from`, to host `to` */
@@ -101,7 +101,7 @@ static void inject(struct rig *r, int from, int to, uint32_t psn)
 	p->dst = (uint32_t)to;
 	p->psn = psn;
 	p->flags = PKT_F_ECT;
-	node_recv(&r->s->node.ports[from], p);
+	node_recv(&r->s->node, (uint16_t)from, p);
 }
 
 static void test_ecn_at_dequeue(void **state)

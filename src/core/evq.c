@@ -264,10 +264,12 @@ uint64_t evq_run_n(struct evq *q, simtime_t until, uint64_t budget)
 			 * places ahead loads while this one and the next run */
 			const struct evs *nx = &q->b[0].v[q->b[0].n - EVQ_PREFETCH];
 			__builtin_prefetch(nx->obj);
+			__builtin_prefetch((const char *)nx->obj + 64);
 			__builtin_prefetch((const void *)(uintptr_t)nx->arg);
 		} else if (q->b[0].n) {
 			const struct evs *nx = &q->b[0].v[0];
 			__builtin_prefetch(nx->obj);
+			__builtin_prefetch((const char *)nx->obj + 64);
 			__builtin_prefetch((const void *)(uintptr_t)nx->arg);
 		}
 		e.fn(e.obj, e.arg);

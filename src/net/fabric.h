@@ -69,11 +69,13 @@ struct port {
 	uint64_t max_qbytes;		   /* max total bytes queued */
 	uint16_t idx;			   /* index in owner->ports */
 	bool up;
-	bool tx_ev;	    /* a port_tx_done event is pending */
-	bool lossy_link;    /* loss_rate > 0 */
-	uint8_t paused;	    /* bit per class: paused by the downstream peer */
-	uint8_t pause_sent; /* bit per class: we have paused our upstream */
-	uint8_t qmask;	    /* bit per class: that class's queue is not empty */
+	bool tx_ev;		/* a port_tx_done event is pending */
+	bool lossy_link;	/* loss_rate > 0 */
+	uint8_t paused;		/* bit per class: paused by the downstream peer */
+	uint8_t pause_sent;	/* bit per class: we have paused our upstream */
+	uint8_t qmask;		/* bit per class: that class's queue is not empty */
+	uint16_t peer_idx;	/* peer->idx, so arrivals need not touch the peer port */
+	struct node *peer_node; /* peer->owner */
 	/* lines 2-3 */
 	uint64_t qbytes[NCLS];	      /* queued bytes per class */
 	struct pring q[NCLS];	      /* egress queues, strict priority */
@@ -280,8 +282,8 @@ void host_send(struct fabric *f, struct host *h, struct packet *p);
 void nic_activate(struct fabric *f, struct nic_flow *fl);
 void nic_deactivate(struct fabric *f, struct nic_flow *fl);
 
-/* A packet reached the node that owns `port`. */
-void node_recv(struct port *in, struct packet *p);
+/* A packet reached node n through its port in_idx. */
+void node_recv(struct node *n, uint16_t in_idx, struct packet *p);
 /* Event handler: a packet (arg) sent by `port` reached the peer. */
 void port_wire_arrive(void *port, uint64_t pkt);
 

@@ -142,7 +142,7 @@ static void wire_push(struct fabric *f, struct port *pt, struct packet *p, simti
 void port_wire_arrive(void *obj, uint64_t pkt)
 {
 	struct port *pt = obj;
-	node_recv(pt->peer, (struct packet *)(uintptr_t)pkt);
+	node_recv(pt->peer_node, pt->peer_idx, (struct packet *)(uintptr_t)pkt);
 }
 
 void port_drain(struct fabric *f, struct port *pt)
@@ -336,7 +336,7 @@ static uint16_t route_port(struct fabric *f, struct sw *s, struct packet *p)
 	return out;
 }
 
-static void switch_forward(struct fabric *f, struct sw *s, struct port *in, struct packet *p)
+static void switch_forward(struct fabric *f, struct sw *s, uint16_t in_idx, struct packet *p)
 {
 	p->hops++;
 	uint16_t o = route_port(f, s, p);
@@ -363,8 +363,9 @@ static void switch_forward(struct fabric *f, struct sw *s, struct port *in, stru
 	s->buf_used += p->size;
 	if (s->buf_used > s->buf_peak)
 		s->buf_peak = s->buf_used;
-	p->in_port = in->idx;
+	p->in_port = in_idx;
 	if (cfg->mode == BUF_LOSSLESS) {
+		struct port *in = &s->node.ports[in_idx];
 		in->ingress_bytes[c] += p->size;
 		if (c >= CLS_DATA && !(in->pause_sent & (1u << c)) &&
 		    in->ingress_bytes[c] > pfc_xoff(f, s))
@@ -373,17 +374,16 @@ static void switch_forward(struct fabric *f, struct sw *s, struct port *in, stru
 	port_enqueue(f, out, p);
 }
 
-void node_recv(struct port *in, struct packet *p)
+void node_recv(struct node *n, uint16_t in_idx, struct packet *p)
 {
-	struct node *n = in->owner;
 	struct fabric *f = n->fab;
 	if (__builtin_expect(p->type == PKT_PAUSE, 0)) {
-		pfc_on_frame(f, in, p);
+		pfc_on_frame(f, &n->ports[in_idx], p);
 		pkt_free(f, p);
 		return;
 	}
 	if (n->kind == NODE_SWITCH) {
-		switch_forward(f, (struct sw *)n, in, p);
+		switch_forward(f, (struct sw *)n, in_idx, p);
 	} else {
 		struct host *h = (struct host *)n;
 		h->rx_bytes += p->size;
