@@ -15,6 +15,9 @@
 #ifndef EVQ_PREFETCH
 #define EVQ_PREFETCH 2 /* events ahead whose objects are prefetched */
 #endif
+#ifndef EVQ_PREFETCH_LINES
+#define EVQ_PREFETCH_LINES 4
+#endif
 
 /* handler registry: fn <-> 8-bit id */
 static ev_fn handlers[256];
@@ -218,6 +221,14 @@ bool evq_pop_until(struct evq *q, simtime_t until, struct ev *e)
 	return true;
 }
 
+/* The first EVQ_PREFETCH_LINES cache lines of an event's object: a port's
+ * hot fields span four (net/fabric.h). */
+static inline void prefetch_obj(const void *obj)
+{
+	for (int i = 0; i < EVQ_PREFETCH_LINES; i++)
+		__builtin_prefetch((const char *)obj + 64 * i);
+}
+
 void evq_drain(struct evq *q, void (*fn)(void *ctx, const struct ev *e), void *ctx)
 {
 	for (int i = 0; i < 65; i++) {
@@ -263,13 +274,11 @@ uint64_t evq_run_n(struct evq *q, simtime_t until, uint64_t budget)
 			 * prefetching any other value is harmless) of the event a few
 			 * places ahead loads while this one and the next run */
 			const struct evs *nx = &q->b[0].v[q->b[0].n - EVQ_PREFETCH];
-			__builtin_prefetch(nx->obj);
-			__builtin_prefetch((const char *)nx->obj + 64);
+			prefetch_obj(nx->obj);
 			__builtin_prefetch((const void *)(uintptr_t)nx->arg);
 		} else if (q->b[0].n) {
 			const struct evs *nx = &q->b[0].v[0];
-			__builtin_prefetch(nx->obj);
-			__builtin_prefetch((const char *)nx->obj + 64);
+			prefetch_obj(nx->obj);
 			__builtin_prefetch((const void *)(uintptr_t)nx->arg);
 		}
 		e.fn(e.obj, e.arg);
