@@ -9,8 +9,9 @@
  * mode, pause upstream ports with PFC instead of dropping. Hosts have a NIC
  * port whose scheduler pulls data from active flows in round robin.
  *
- * Events: two per packet per hop, both created by the sending port: end of
- * transmission (port_tx_done) and arrival at the peer (node_recv).
+ * Events: at most two per packet per hop, both created by the sending port:
+ * arrival at the peer (port_wire_arrive, the packet in its argument) and, only
+ * when another packet waits, end of transmission (port_tx_done).
  *
  * net/ knows nothing of transports: a host hands arriving packets to
  * fab->host_rx and pulls data through fab->nic_pull.
