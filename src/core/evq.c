@@ -19,8 +19,10 @@
 #define EVQ_PREFETCH_LINES 4
 #endif
 
-/* handler registry: fn <-> 8-bit id */
+/* handler registry: fn <-> 8-bit id. Process-wide (mpsim runs one simulation
+ * per process; the ids never affect the order of events). */
 static ev_fn handlers[256];
+static evq_prefetch_fn prefetchers[256];
 static unsigned nhandlers;
 static struct {
 	ev_fn fn;
@@ -51,6 +53,11 @@ static inline unsigned handler_id(ev_fn fn)
 #else
 #define EVQ_INITIAL_CAP 64
 #endif
+
+void evq_set_prefetch(ev_fn fn, evq_prefetch_fn pf)
+{
+	prefetchers[handler_id(fn)] = pf;
+}
 
 void evq_init(struct evq *q)
 {
@@ -269,6 +276,14 @@ uint64_t evq_run_n(struct evq *q, simtime_t until, uint64_t budget)
 	while (!q->stop && q->processed - start < budget && evq_pop_until(q, until, &e)) {
 		q->now = e.t;
 		q->processed++;
+		if (q->b[0].n) {
+			/* the next event's own prefetcher: its object and argument
+			 * arrived during the previous event, so it can look deeper */
+			const struct evs *nx = &q->b[0].v[q->b[0].n - 1];
+			evq_prefetch_fn pf = prefetchers[nx->key & 255];
+			if (pf)
+				pf(nx->obj, nx->arg);
+		}
 		if (q->b[0].n >= EVQ_PREFETCH) {
 			/* the object (and the argument, when that is a pointer:
 			 * prefetching any other value is harmless) of the event a few

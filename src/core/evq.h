@@ -38,6 +38,9 @@
 #define EVQ_MAX_ENTITY ((1u << 24) - 1) /* key: 24 + 32 bits, << 8 in the queue */
 
 typedef void (*ev_fn)(void *obj, uint64_t arg);
+/* Issues prefetches for what handling (obj, arg) will touch; must not change
+ * anything. */
+typedef void (*evq_prefetch_fn)(const void *obj, uint64_t arg);
 
 struct ev {
 	simtime_t t;  /* ps */
@@ -98,6 +101,11 @@ static inline void evq_at(struct evq *q, struct ev_src *src, simtime_t t, ev_fn 
 /* Hand every pending event to fn (in no particular order) and empty the
  * queue: for freeing what events carry when a run ends early. */
 void evq_drain(struct evq *q, void (*fn)(void *ctx, const struct ev *e), void *ctx);
+
+/* Register a prefetcher for events of handler fn: the run loop calls it one
+ * event ahead, after the event's object and argument were prefetched two
+ * events ahead, so it can follow their pointers (software pipelining). */
+void evq_set_prefetch(ev_fn fn, evq_prefetch_fn pf);
 
 /* Remove the earliest event into *e if its time is <= until; false otherwise
  * (then nothing changes). */

@@ -48,6 +48,7 @@ void fab_init(struct fabric *f, struct evq *q, struct pool *pkts, uint64_t seed,
 	      const struct swcfg *cfg)
 {
 	memset(f, 0, sizeof *f);
+	port_register_prefetchers();
 	f->q = q;
 	f->pkts = pkts;
 	f->seed = seed;

@@ -285,6 +285,8 @@ void nic_deactivate(struct fabric *f, struct nic_flow *fl);
 
 /* A packet reached node n through its port in_idx. */
 void node_recv(struct node *n, uint16_t in_idx, struct packet *p);
+/* Software pipelining of the packet path (see evq_set_prefetch). */
+void port_register_prefetchers(void);
 /* Event handler: a packet (arg) sent by `port` reached the peer. */
 void port_wire_arrive(void *port, uint64_t pkt);
 

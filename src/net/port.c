@@ -139,6 +139,37 @@ static void wire_push(struct fabric *f, struct port *pt, struct packet *p, simti
 	evq_at(f->q, &pt->evs, at, port_wire_arrive, pt, (uint64_t)(uintptr_t)p);
 }
 
+/* What forwarding this arrival will touch: the route entry of the next switch
+ * (or nothing at a host). */
+static void wire_arrive_prefetch(const void *obj, uint64_t pkt)
+{
+	const struct port *pt = obj;
+	const struct packet *p = (const struct packet *)(uintptr_t)pkt;
+	const struct node *n = pt->peer_node;
+	if (n->kind != NODE_SWITCH)
+		return;
+	const struct sw *s = (const struct sw *)n;
+	__builtin_prefetch(&s->route[n->fab->host_tor[p->dst]]);
+}
+
+/* The packet this port will send next, at the head of its first ready queue. */
+static void tx_done_prefetch(const void *obj, uint64_t arg)
+{
+	(void)arg;
+	const struct port *pt = obj;
+	unsigned ready = pt->qmask & ~pt->paused;
+	if (ready) {
+		const struct pring *r = &pt->q[__builtin_ctz(ready)];
+		__builtin_prefetch(r->v[r->head]);
+	}
+}
+
+void port_register_prefetchers(void)
+{
+	evq_set_prefetch(port_wire_arrive, wire_arrive_prefetch);
+	evq_set_prefetch(port_tx_done, tx_done_prefetch);
+}
+
 void port_wire_arrive(void *obj, uint64_t pkt)
 {
 	struct port *pt = obj;
