@@ -257,6 +257,54 @@ static void test_failures(void **state)
 	run_result_free(&base);
 }
 
+/* Hosts with two NIC ports (rails): connections alternate rails, so a 2 -> 1
+ * incast into a dual-port receiver runs both flows at full rate, where a
+ * single port shares its link between them. */
+static void test_multi_port_hosts(void **state)
+{
+	(void)state;
+	struct run_result one, two;
+	const char *yaml = "topology: {type: star, hosts: 3, host_ports: %d}\n"
+			   "transport: {type: ref}\n"
+			   "workload: {type: incast, senders: 2, receiver: 0, size: 4MB}\n";
+	char buf[256];
+	snprintf(buf, sizeof buf, yaml, 1);
+	simtest_run(buf, &one);
+	snprintf(buf, sizeof buf, yaml, 2);
+	simtest_run(buf, &two);
+	assert_int_equal(one.ncompleted, 2);
+	assert_int_equal(two.ncompleted, 2);
+	for (int i = 0; i < 2; i++) {
+		assert_true(two.flows[i].slowdown < 1.02); /* a rail each */
+		assert_true(one.flows[i].slowdown > 1.9);  /* one link shared */
+	}
+	/* both of the receiver's switch ports carried data */
+	int busy = 0;
+	for (size_t i = 0; i < two.nports; i++)
+		if (!strcmp(two.ports[i].name, "sw0-h0") && two.ports[i].tx_bytes >= 4000000)
+			busy++;
+	assert_int_equal(busy, 2);
+	run_result_free(&one);
+	run_result_free(&two);
+
+	/* a two-rail leaf-spine: rail k's leaves serve every host's port k */
+	struct run_result r;
+	simtest_run("topology: {type: leaf_spine, hosts_per_leaf: 4, leaves: 4, spines: 2,"
+		    " host_ports: 2}\n"
+		    "transport: {type: ref, entropy: random}\n"
+		    "workload: {type: all_to_all, size: 256KB}\n",
+		    &r);
+	assert_int_equal(r.nhosts, 8);
+	assert_int_equal(r.ncompleted, 8 * 7);
+	assert_int_equal(r.net.drops_buffer + r.net.drops_link + r.net.drops_no_route, 0);
+	int host_ports_used = 0;
+	for (size_t i = 0; i < r.nports; i++)
+		if (r.ports[i].group == G_HOST_UP && r.ports[i].tx_bytes > 0)
+			host_ports_used++;
+	assert_int_equal(host_ports_used, 16);
+	run_result_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +314,7 @@ int main(void)
 		cmocka_unit_test(test_permutation_spray_vs_ecmp),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_failures),
+		cmocka_unit_test(test_multi_port_hosts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -201,31 +201,39 @@ int fab_finalize(struct fabric *f, const uint32_t *down_links, size_t ndown, str
 		f->nodes[l->a]->ports[l->pa].up = false;
 		f->nodes[l->b]->ports[l->pb].up = false;
 	}
-	/* hosts: exactly one port, to a switch */
+	/* hosts: every port linked to a switch; each such switch is a ToR */
+	f->rails = 1;
 	for (uint32_t i = 0; i < f->nhosts; i++) {
 		struct host *h = f->hosts[i];
-		if (h->node.nports != 1)
-			return mp_errf(e, MP_EUSER,
-				       "topology: host '%s' must have exactly one link",
+		if (h->node.nports > 255)
+			return mp_errf(e, MP_EUSER, "topology: host '%s' has more than 255 ports",
 				       h->node.name);
-		struct node *peer = h->node.ports[0].peer->owner;
-		if (peer->kind != NODE_SWITCH)
-			return mp_errf(e, MP_EUSER,
-				       "topology: host '%s' is not attached to a switch",
-				       h->node.name);
-		h->tor = (struct sw *)peer;
-		h->tor_port = h->node.ports[0].peer->idx;
-		if (h->tor->tor_idx == UINT32_MAX) {
-			h->tor->tor_idx = f->ntors;
-			f->tors = mp_realloc(f->tors, (f->ntors + 1) * sizeof *f->tors);
-			f->tors[f->ntors++] = h->tor;
+		if (h->node.nports > f->rails)
+			f->rails = h->node.nports;
+		for (uint16_t k = 0; k < h->node.nports; k++) {
+			struct node *peer = h->node.ports[k].peer->owner;
+			if (peer->kind != NODE_SWITCH)
+				return mp_errf(e, MP_EUSER,
+					       "topology: host '%s' is linked to host '%s'; hosts "
+					       "connect to switches",
+					       h->node.name, peer->name);
+			struct sw *t = (struct sw *)peer;
+			if (t->tor_idx == UINT32_MAX) {
+				t->tor_idx = f->ntors;
+				f->tors = mp_realloc(f->tors, (f->ntors + 1) * sizeof *f->tors);
+				f->tors[f->ntors++] = t;
+			}
 		}
 	}
-	f->host_tor = mp_malloc(f->nhosts * sizeof *f->host_tor);
-	f->host_port = mp_malloc(f->nhosts * sizeof *f->host_port);
+	f->host_tor = mp_malloc((size_t)f->nhosts * f->rails * sizeof *f->host_tor);
+	f->host_port = mp_malloc((size_t)f->nhosts * f->rails * sizeof *f->host_port);
 	for (uint32_t i = 0; i < f->nhosts; i++) {
-		f->host_tor[i] = f->hosts[i]->tor->tor_idx;
-		f->host_port[i] = f->hosts[i]->tor_port;
+		const struct host *h = f->hosts[i];
+		for (uint32_t r = 0; r < f->rails; r++) {
+			const struct port *hp = &h->node.ports[r % h->node.nports];
+			f->host_tor[i * f->rails + r] = ((struct sw *)hp->peer_node)->tor_idx;
+			f->host_port[i * f->rails + r] = hp->peer_idx;
+		}
 	}
 	for (uint32_t i = 0; i < f->nsws; i++) {
 		struct sw *s = f->sws[i];
@@ -399,28 +407,29 @@ void fab_link_name(const struct fabric *f, uint32_t link, char *buf, size_t n)
 		snprintf(buf, n, "%s-%s", f->nodes[l->a]->name, f->nodes[l->b]->name);
 }
 
-simtime_t fab_path_delay(const struct fabric *f, uint32_t a, uint32_t b, uint32_t bytes,
-			 uint64_t *bottleneck_bps)
+simtime_t fab_path_delay(const struct fabric *f, uint32_t a, uint32_t b, unsigned rail,
+			 uint32_t bytes, uint64_t *bottleneck_bps)
 {
 	/* Walk one shortest path (the first member of each next-hop set). With
 	 * uniform tiers every shortest path has the same delay. */
-	const struct host *src = f->hosts[a], *dst = f->hosts[b];
-	const struct port *pt = &src->node.ports[0];
+	const struct host *src = f->hosts[a];
+	const struct port *pt = &src->node.ports[rail % src->node.nports];
+	uint32_t t = f->host_tor[b * f->rails + rail % f->rails];
 	simtime_t d = 0;
 	uint64_t bn = UINT64_MAX;
 	for (unsigned guard = 0; guard < 64; guard++) {
 		d += time_ser_ps(bytes, pt->rate_bps) + pt->delay;
 		if (pt->rate_bps < bn)
 			bn = pt->rate_bps;
-		const struct node *n = pt->peer->owner;
+		const struct node *n = pt->peer_node;
 		if (n->kind == NODE_HOST)
 			break;
 		const struct sw *s = (const struct sw *)n;
-		if (s == dst->tor) {
-			pt = &s->node.ports[dst->tor_port];
+		if (s->tor_idx == t) {
+			pt = &s->node.ports[f->host_port[b * f->rails + rail % f->rails]];
 			continue;
 		}
-		const struct nhset *nh = &s->route[dst->tor->tor_idx];
+		const struct nhset *nh = &s->route[t];
 		MP_ASSERT(nh->n);
 		pt = &s->node.ports[f->nh_ports[nh->off]];
 	}

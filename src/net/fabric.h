@@ -70,13 +70,14 @@ struct port {
 	uint64_t max_qbytes;		   /* max total bytes queued */
 	uint16_t idx;			   /* index in owner->ports */
 	bool up;
-	bool tx_ev;		/* a port_tx_done event is pending */
-	bool lossy_link;	/* loss_rate > 0 */
-	uint8_t paused;		/* bit per class: paused by the downstream peer */
-	uint8_t pause_sent;	/* bit per class: we have paused our upstream */
-	uint8_t qmask;		/* bit per class: that class's queue is not empty */
-	uint16_t peer_idx;	/* peer->idx, so arrivals need not touch the peer port */
-	struct node *peer_node; /* peer->owner */
+	bool tx_ev;		   /* a port_tx_done event is pending */
+	bool lossy_link;	   /* loss_rate > 0 */
+	uint8_t paused;		   /* bit per class: paused by the downstream peer */
+	uint8_t pause_sent;	   /* bit per class: we have paused our upstream */
+	uint8_t qmask;		   /* bit per class: that class's queue is not empty */
+	uint16_t peer_idx;	   /* peer->idx, so arrivals need not touch the peer port */
+	struct node *peer_node;	   /* peer->owner */
+	struct nic_flow *nic_ring; /* host ports: active flows, round robin */
 	/* lines 2-3 */
 	uint64_t qbytes[NCLS];	      /* queued bytes per class */
 	struct pring q[NCLS];	      /* egress queues, strict priority */
@@ -141,7 +142,7 @@ struct sw {
  * connection object; the NIC asks fab->nic_pull for its next packet. */
 struct nic_flow {
 	struct nic_flow *next, *prev;
-	struct host *host;
+	struct port *port; /* the host NIC port this flow sends on */
 	bool active;
 };
 
@@ -216,8 +217,12 @@ struct fabric {
 	void *port_raw; /* the allocation port_mem is aligned within */
 	uint32_t nports;
 
-	uint32_t *host_tor;  /* per host: tor_idx of its switch (dense, stays in cache) */
-	uint16_t *host_port; /* per host: port index on that switch */
+	/* per (host, rail), at host * rails + rail: the ToR index of the switch
+	 * that port is linked to, and the switch's port toward the host
+	 * (dense, stays in cache) */
+	uint32_t *host_tor;
+	uint16_t *host_port;
+	uint32_t rails; /* the most ports any host has */
 	uint16_t *nh_ports;
 	uint32_t nnh_ports, nh_ports_cap;
 
@@ -227,7 +232,6 @@ struct fabric {
 
 	uint64_t lossless_overflow; /* bytes admitted beyond a full buffer in lossless mode */
 	uint64_t no_route_drops;
-	uint32_t max_hops_seen;
 	uint16_t host_level_max;
 };
 
@@ -257,10 +261,15 @@ uint32_t fab_find_link(const struct fabric *f, const char *name);
 void fab_link_name(const struct fabric *f, uint32_t link, char *buf, size_t n);
 struct node *fab_find_node(const struct fabric *f, const char *name);
 
-/* Minimum (no-queueing) one-way delay from host a to host b for a packet of
- * `bytes`, store-and-forward, and the bottleneck rate along the path. */
-simtime_t fab_path_delay(const struct fabric *f, uint32_t a, uint32_t b, uint32_t bytes,
-			 uint64_t *bottleneck_bps);
+/* Minimum (no-queueing) one-way delay from host a to host b over `rail` for a
+ * packet of `bytes`, store-and-forward, and the bottleneck rate on the path. */
+simtime_t fab_path_delay(const struct fabric *f, uint32_t a, uint32_t b, unsigned rail,
+			 uint32_t bytes, uint64_t *bottleneck_bps);
+/* Ports a host has (its rails). */
+static inline unsigned host_nports(const struct host *h)
+{
+	return h->node.nports;
+}
 
 /* ---- the packet path ------------------------------------------------------- */
 static inline struct packet *pkt_alloc(struct fabric *f)
@@ -268,7 +277,6 @@ static inline struct packet *pkt_alloc(struct fabric *f)
 	struct packet *p = pool_get(f->pkts);
 	p->next = NULL;
 	p->flags = 0;
-	p->hops = 0;
 	return p;
 }
 static inline void pkt_free(struct fabric *f, struct packet *p)
@@ -276,8 +284,8 @@ static inline void pkt_free(struct fabric *f, struct packet *p)
 	pool_put(f->pkts, p);
 }
 
-/* A host sends a packet now (control packets: queued at the NIC in class
- * p->cls; data normally comes through nic_pull instead). */
+/* A host sends a packet now on NIC port p->rail (control packets: queued in
+ * class p->cls; data normally comes through nic_pull instead). */
 void host_send(struct fabric *f, struct host *h, struct packet *p);
 /* A flow has something to send: put it on its host's round robin. */
 void nic_activate(struct fabric *f, struct nic_flow *fl);

@@ -66,8 +66,7 @@ static void port_enqueue(struct fabric *f, struct port *pt, struct packet *p)
 	/* fast path: an idle, empty, unpaused, up port sends at once; the packet
 	 * never touches the queue ring (same result as queue-then-dequeue) */
 	if (!pt->tx_ev && pt->qbytes_total == 0 && f->q->now >= pt->busy_until && pt->up &&
-	    !(pt->paused & (1u << p->cls)) &&
-	    (pt->owner->kind == NODE_SWITCH || !((struct host *)pt->owner)->ring)) {
+	    !(pt->paused & (1u << p->cls)) && !pt->nic_ring) {
 		if (pt->owner->kind == NODE_SWITCH && p->type != PKT_PAUSE)
 			switch_depart(f, pt, p);
 		port_transmit(f, pt, p);
@@ -149,7 +148,7 @@ static void wire_arrive_prefetch(const void *obj, uint64_t pkt)
 	if (n->kind != NODE_SWITCH)
 		return;
 	const struct sw *s = (const struct sw *)n;
-	__builtin_prefetch(&s->route[n->fab->host_tor[p->dst]]);
+	__builtin_prefetch(&s->route[n->fab->host_tor[p->dst * n->fab->rails + p->rail]]);
 }
 
 /* The packet this port will send next, at the head of its first ready queue. */
@@ -198,7 +197,7 @@ static inline bool port_has_work(const struct port *pt)
 {
 	if (pt->qbytes_total)
 		return true;
-	return pt->owner->kind == NODE_HOST && ((const struct host *)pt->owner)->ring;
+	return pt->nic_ring != NULL;
 }
 
 /* A packet leaves a switch's buffer: release it, let PFC resume the port it
@@ -249,13 +248,12 @@ static struct packet *port_dequeue(struct fabric *f, struct port *pt)
 			switch_depart(f, pt, p);
 		return p;
 	}
-	if (pt->owner->kind == NODE_HOST && !(pt->paused & (1u << CLS_DATA))) {
-		struct host *h = (struct host *)pt->owner;
-		while (h->ring) {
-			struct nic_flow *fl = h->ring;
+	if (pt->nic_ring && !(pt->paused & (1u << CLS_DATA))) {
+		while (pt->nic_ring) {
+			struct nic_flow *fl = pt->nic_ring;
 			struct packet *p = f->nic_pull(f->cb_ctx, fl);
 			if (p) {
-				h->ring = fl->next; /* round robin: next flow goes next */
+				pt->nic_ring = fl->next; /* round robin: next flow goes next */
 				return p;
 			}
 			nic_deactivate(f, fl);
@@ -302,26 +300,26 @@ static void port_try_send(struct fabric *f, struct port *pt)
 /* ---- hosts ----------------------------------------------------------------- */
 void host_send(struct fabric *f, struct host *h, struct packet *p)
 {
-	port_enqueue(f, &h->node.ports[0], p);
+	port_enqueue(f, &h->node.ports[p->rail % h->node.nports], p);
 }
 
 void nic_activate(struct fabric *f, struct nic_flow *fl)
 {
 	if (fl->active)
 		return;
-	struct host *h = fl->host;
+	struct port *pt = fl->port;
 	fl->active = true;
-	if (!h->ring) {
+	if (!pt->nic_ring) {
 		fl->next = fl->prev = fl;
-		h->ring = fl;
+		pt->nic_ring = fl;
 	} else { /* insert just before the current head: last in round-robin order */
-		struct nic_flow *head = h->ring;
+		struct nic_flow *head = pt->nic_ring;
 		fl->next = head;
 		fl->prev = head->prev;
 		head->prev->next = fl;
 		head->prev = fl;
 	}
-	port_kick(f, &h->node.ports[0]);
+	port_kick(f, pt);
 }
 
 void nic_deactivate(struct fabric *f, struct nic_flow *fl)
@@ -329,15 +327,15 @@ void nic_deactivate(struct fabric *f, struct nic_flow *fl)
 	(void)f;
 	if (!fl->active)
 		return;
-	struct host *h = fl->host;
+	struct port *pt = fl->port;
 	fl->active = false;
 	if (fl->next == fl) {
-		h->ring = NULL;
+		pt->nic_ring = NULL;
 	} else {
 		fl->prev->next = fl->next;
 		fl->next->prev = fl->prev;
-		if (h->ring == fl)
-			h->ring = fl->next;
+		if (pt->nic_ring == fl)
+			pt->nic_ring = fl->next;
 	}
 	fl->next = fl->prev = NULL;
 }
@@ -345,9 +343,10 @@ void nic_deactivate(struct fabric *f, struct nic_flow *fl)
 /* ---- switching --------------------------------------------------------------- */
 static uint16_t route_port(struct fabric *f, struct sw *s, struct packet *p)
 {
-	uint32_t t = f->host_tor[p->dst];
+	uint32_t hr = p->dst * f->rails + p->rail;
+	uint32_t t = f->host_tor[hr];
 	if (t == s->tor_idx)
-		return f->host_port[p->dst];
+		return f->host_port[hr];
 	const struct nhset *nh = &s->route[t];
 	if (__builtin_expect(nh->n == 0, 0))
 		return UINT16_MAX;
@@ -369,7 +368,6 @@ static uint16_t route_port(struct fabric *f, struct sw *s, struct packet *p)
 
 static void switch_forward(struct fabric *f, struct sw *s, uint16_t in_idx, struct packet *p)
 {
-	p->hops++;
 	uint16_t o = route_port(f, s, p);
 	if (__builtin_expect(o == UINT16_MAX, 0)) {
 		f->no_route_drops++;
@@ -418,8 +416,6 @@ void node_recv(struct node *n, uint16_t in_idx, struct packet *p)
 	} else {
 		struct host *h = (struct host *)n;
 		h->rx_bytes += p->size;
-		if (p->hops > f->max_hops_seen)
-			f->max_hops_seen = p->hops;
 		f->host_rx(f->cb_ctx, h, p);
 	}
 }

@@ -17,7 +17,7 @@ static struct host *host_n(struct fabric *f, uint32_t i)
 
 /* ---- star ------------------------------------------------------------------ */
 struct star_params {
-	uint64_t hosts;
+	uint64_t hosts, host_ports;
 	uint64_t rate;
 	simtime_t delay;
 };
@@ -26,8 +26,11 @@ static void star_build(const void *pp, struct fabric *f, struct topo_info *info)
 {
 	const struct star_params *p = pp;
 	struct sw *s = fab_add_switch(f, "sw0", 1);
-	for (uint32_t i = 0; i < p->hosts; i++)
-		fab_add_link(f, &host_n(f, i)->node, &s->node, p->rate, p->delay, TIER_HOST);
+	for (uint32_t i = 0; i < p->hosts; i++) {
+		struct host *h = host_n(f, i);
+		for (uint32_t k = 0; k < p->host_ports; k++)
+			fab_add_link(f, &h->node, &s->node, p->rate, p->delay, TIER_HOST);
+	}
 	info->hosts_per_tor = (uint32_t)p->hosts;
 	info->host_rate_bps = p->rate;
 }
@@ -35,6 +38,8 @@ static void star_build(const void *pp, struct fabric *f, struct topo_info *info)
 static const struct opt_desc star_opts[] = {
 	{ "hosts", OPT_UINT, offsetof(struct star_params, hosts), "16", 2, 65535,
 	  "number of hosts" },
+	{ "host_ports", OPT_UINT, offsetof(struct star_params, host_ports), "1", 1, 8,
+	  "NIC ports per host, each its own link to the switch (rails)" },
 	{ "link_rate", OPT_RATE, offsetof(struct star_params, rate), "100Gbps", 1e6, 1.6e13,
 	  "host link rate" },
 	{ "link_delay", OPT_TIME, offsetof(struct star_params, delay), "1us", 0, 1e12,
@@ -100,7 +105,7 @@ static const struct topo_ops dumbbell_topo = {
 
 /* ---- leaf_spine ------------------------------------------------------------- */
 struct leaf_spine_params {
-	uint64_t hosts_per_leaf, leaves, spines, uplinks_per_leaf;
+	uint64_t hosts_per_leaf, leaves, spines, uplinks_per_leaf, host_ports;
 	uint64_t host_rate, fabric_rate;
 	simtime_t host_delay, fabric_delay;
 };
@@ -121,6 +126,12 @@ static int leaf_spine_check(const void *pp, struct mp_err *e)
 		return mp_errf(e, MP_EUSER, "leaves: a spine would need more than 65535 ports");
 	if (p->hosts_per_leaf * p->leaves > 1000000)
 		return mp_errf(e, MP_EUSER, "leaves: more than 1,000,000 hosts");
+	if (p->leaves % p->host_ports)
+		return mp_errf(
+		    e, MP_EUSER,
+		    "host_ports: expected a divisor of leaves (%llu): each NIC port (rail) "
+		    "has its own set of leaves/%llu leaves",
+		    (unsigned long long)p->leaves, (unsigned long long)p->host_ports);
 	return MP_OK;
 }
 
@@ -139,11 +150,17 @@ static void leaf_spine_build(const void *pp, struct fabric *f, struct topo_info 
 		snprintf(name, sizeof name, "spine%u", i);
 		spine[i] = fab_add_switch(f, name, 2);
 	}
-	uint32_t hid = 0;
-	for (uint32_t l = 0; l < p->leaves; l++)
-		for (uint32_t i = 0; i < p->hosts_per_leaf; i++)
-			fab_add_link(f, &host_n(f, hid++)->node, &leaf[l]->node, p->host_rate,
-				     p->host_delay, TIER_HOST);
+	/* with P ports per host, leaves form P rails of leaves/P; host h's port k
+	 * goes to leaf k * leaves/P + h / hosts_per_leaf */
+	uint64_t per_rail = p->leaves / p->host_ports;
+	uint32_t nh = (uint32_t)(per_rail * p->hosts_per_leaf);
+	for (uint32_t h = 0; h < nh; h++) {
+		struct host *hh = host_n(f, h);
+		for (uint32_t k = 0; k < p->host_ports; k++)
+			fab_add_link(f, &hh->node,
+				     &leaf[k * per_rail + h / p->hosts_per_leaf]->node,
+				     p->host_rate, p->host_delay, TIER_HOST);
+	}
 	for (uint32_t l = 0; l < p->leaves; l++)
 		for (uint32_t k = 0; k < up; k++)
 			fab_add_link(f, &leaf[l]->node, &spine[k % p->spines]->node, p->fabric_rate,
@@ -161,6 +178,9 @@ static const struct opt_desc leaf_spine_opts[] = {
 	  "number of leaf switches" },
 	{ "spines", OPT_UINT, offsetof(struct leaf_spine_params, spines), "16", 1, 65535,
 	  "number of spine switches" },
+	{ "host_ports", OPT_UINT, offsetof(struct leaf_spine_params, host_ports), "1", 1, 8,
+	  "NIC ports per host; port k goes to rail k, leaves/host_ports leaves of its own "
+	  "(hosts = hosts_per_leaf x leaves / host_ports)" },
 	{ "uplinks_per_leaf", OPT_UINT, offsetof(struct leaf_spine_params, uplinks_per_leaf), "0",
 	  0, 65535, "links from each leaf to the spines, spread evenly; 0 = one per spine" },
 	{ "host_rate", OPT_RATE, offsetof(struct leaf_spine_params, host_rate), "100Gbps", 1e6,

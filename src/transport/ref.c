@@ -168,7 +168,6 @@ static void ref_receiver(struct conn *c, struct packet *p)
 	p->p0 = psn;
 	p->p1 = s->rcv_cum;
 	p->flags = ce ? PKT_F_ECE : 0;
-	p->hops = 0;
 	tp_send(c, c->dst, p);
 }
 

@@ -69,7 +69,11 @@ struct conn *tp_conn_add(struct tp_world *w, uint32_t src, uint32_t dst, uint64_
 	c->id = w->nconns;
 	c->src = w->fab->hosts[src];
 	c->dst = w->fab->hosts[dst];
-	c->nf.host = c->src;
+	/* spread connections over the rails both ends have */
+	unsigned nr =
+	    host_nports(c->src) < host_nports(c->dst) ? host_nports(c->src) : host_nports(c->dst);
+	c->rail = (uint8_t)(c->id % nr);
+	c->nf.port = &c->src->node.ports[c->rail];
 	c->bytes = bytes;
 	c->start = start;
 	c->timer_at = c->timer_ev_at = SIMTIME_MAX;
@@ -79,8 +83,8 @@ struct conn *tp_conn_add(struct tp_world *w, uint32_t src, uint32_t dst, uint64_
 	/* ideal figures on an empty fabric, store-and-forward */
 	const struct tp_common *cm = w->params;
 	uint64_t bn;
-	simtime_t fwd = fab_path_delay(w->fab, src, dst, (uint32_t)cm->mtu, &bn);
-	simtime_t back = fab_path_delay(w->fab, dst, src, (uint32_t)cm->ack_size, NULL);
+	simtime_t fwd = fab_path_delay(w->fab, src, dst, c->rail, (uint32_t)cm->mtu, &bn);
+	simtime_t back = fab_path_delay(w->fab, dst, src, c->rail, (uint32_t)cm->ack_size, NULL);
 	uint64_t payload = cm->mtu - cm->header;
 	uint64_t npkts = (bytes + payload - 1) / payload;
 	uint64_t last = bytes - (npkts - 1) * payload + cm->header;
@@ -90,7 +94,7 @@ struct conn *tp_conn_add(struct tp_world *w, uint32_t src, uint32_t dst, uint64_
 	/* all packets through the bottleneck back to back, then the last packet's
 	 * remaining hops and the ACK's way back */
 	c->ideal_fct = time_ser_ps(wire, bn) +
-		       fab_path_delay(w->fab, src, dst, (uint32_t)last, NULL) -
+		       fab_path_delay(w->fab, src, dst, c->rail, (uint32_t)last, NULL) -
 		       time_ser_ps(last, bn) + back;
 	w->conns[w->nconns++] = c;
 	return c;
@@ -148,6 +152,7 @@ struct packet *tp_pkt_new(struct conn *c, enum pkt_type type, bool from_sender)
 	p->size = (uint16_t)(type == PKT_DATA ? tp_common(c)->mtu : tp_common(c)->ack_size);
 	p->ts = c->w->q->now;
 	p->entropy = 0;
+	p->rail = c->rail;
 	p->psn = 0;
 	p->in_port = 0;
 	p->aux16 = 0;

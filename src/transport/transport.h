@@ -85,6 +85,7 @@ struct conn {
 	struct tp_world *w;
 	uint32_t id;
 	struct host *src, *dst;
+	uint8_t rail;		 /* NIC port at both ends (rail-aligned) */
 	uint64_t bytes;		 /* message size */
 	simtime_t start, finish; /* ps; finish = sender learnt every byte arrived */
 	bool started, done;
