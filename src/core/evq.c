@@ -1,9 +1,9 @@
 /* evq.c - a radix heap of events; see evq.h for why.
  *
  * Invariants: every pending event has t >= last; an event with t == last is
- * in b[0], others in b[64 - clz(t ^ last)]; b[0] is sorted by key with the
- * smallest key at the end (popped first); mask has bit i-1 set exactly when
- * b[i] is not empty (i >= 1). */
+ * in b[0], others in b[bucket_of(t, last)]; b[0] is sorted by key with the
+ * smallest key at the end (popped first); mask has bit i set exactly when b[i]
+ * is not empty (i >= 1). */
 #include "core/evq.h"
 
 #include <stdlib.h>
@@ -66,7 +66,7 @@ void evq_init(struct evq *q)
 
 void evq_free(struct evq *q)
 {
-	for (int i = 0; i < 65; i++)
+	for (int i = 0; i < EVQ_BUCKETS; i++)
 		mp_free(q->b[i].v);
 	memset(q, 0, sizeof *q);
 }
@@ -77,9 +77,35 @@ static void bucket_grow(struct evq_bucket *b)
 	b->v = mp_realloc(b->v, (size_t)b->cap * sizeof *b->v);
 }
 
+/* Bucket of time t > last: the highest digit (of EVQ_RADIX_BITS bits) where t
+ * differs from last, and t's value of that digit; buckets ascend in the order
+ * of the times they hold. 0 when t == last. */
 static inline unsigned bucket_of(simtime_t t, simtime_t last)
 {
-	return t == last ? 0 : 64u - (unsigned)__builtin_clzll(t ^ last);
+	if (t == last)
+		return 0;
+	unsigned d = (63u - (unsigned)__builtin_clzll(t ^ last)) / EVQ_RADIX_BITS;
+	unsigned v = (unsigned)(t >> (d * EVQ_RADIX_BITS)) & ((1u << EVQ_RADIX_BITS) - 1);
+	return 1 + (d << EVQ_RADIX_BITS) + v;
+}
+
+static inline void mask_set(struct evq *q, unsigned i)
+{
+	q->mask[i >> 6] |= 1ULL << (i & 63);
+}
+
+static inline void mask_clear(struct evq *q, unsigned i)
+{
+	q->mask[i >> 6] &= ~(1ULL << (i & 63));
+}
+
+/* lowest non-empty bucket >= 1, or 0 when none */
+static inline unsigned mask_first(const struct evq *q)
+{
+	for (unsigned w = 0; w < (EVQ_BUCKETS + 63) / 64; w++)
+		if (q->mask[w])
+			return w * 64 + (unsigned)__builtin_ctzll(q->mask[w]);
+	return 0;
 }
 
 /* b[0] holds events of time `last`, largest key first */
@@ -115,7 +141,7 @@ void evq_push(struct evq *q, simtime_t t, uint64_t key, ev_fn fn, void *obj, uin
 	if (__builtin_expect(b->n == b->cap, 0))
 		bucket_grow(b);
 	b->v[b->n++] = e;
-	q->mask |= 1ULL << (i - 1);
+	mask_set(q, i);
 }
 
 /* Sort v[0..n) by key, largest first: b[0] is refilled with every event of
@@ -166,7 +192,7 @@ static void sort_key_desc(struct evs *v, size_t n)
 /* Earliest time in the lowest non-empty bucket (b[0] empty, mask != 0). */
 static simtime_t lowest_min(const struct evq *q, unsigned *bi)
 {
-	unsigned i = (unsigned)__builtin_ctzll(q->mask) + 1;
+	unsigned i = mask_first(q);
 	const struct evq_bucket *b = &q->b[i];
 	simtime_t m = b->v[0].t;
 	for (uint32_t j = 1; j < b->n; j++)
@@ -181,7 +207,7 @@ static void redistribute(struct evq *q, unsigned i, simtime_t m)
 {
 	struct evq_bucket *src = &q->b[i];
 	q->last = m;
-	q->mask &= ~(1ULL << (i - 1));
+	mask_clear(q, i);
 	for (uint32_t j = 0; j < src->n; j++) {
 		const struct evs *e = &src->v[j];
 		unsigned k = bucket_of(e->t, m); /* k < i */
@@ -190,7 +216,7 @@ static void redistribute(struct evq *q, unsigned i, simtime_t m)
 			bucket_grow(d);
 		d->v[d->n++] = *e;
 		if (k)
-			q->mask |= 1ULL << (k - 1);
+			mask_set(q, k);
 	}
 	src->n = 0;
 	if (q->b[0].n > 1)
@@ -238,7 +264,7 @@ static inline void prefetch_obj(const void *obj)
 
 void evq_drain(struct evq *q, void (*fn)(void *ctx, const struct ev *e), void *ctx)
 {
-	for (int i = 0; i < 65; i++) {
+	for (int i = 0; i < EVQ_BUCKETS; i++) {
 		struct evq_bucket *b = &q->b[i];
 		for (uint32_t j = 0; j < b->n; j++) {
 			const struct evs *s = &b->v[j];
@@ -251,7 +277,7 @@ void evq_drain(struct evq *q, void (*fn)(void *ctx, const struct ev *e), void *c
 		}
 		b->n = 0;
 	}
-	q->mask = 0;
+	memset(q->mask, 0, sizeof q->mask);
 	q->n = 0;
 }
 
