@@ -1,7 +1,7 @@
 /* evq.c - a radix heap of events; see evq.h for why.
  *
  * Invariants: every pending event has t >= last; an event with t == last is
- * in b[0], others in b[bucket_of(t, last)]; b[0] is sorted by key with the
+ * in b0, others in b[bucket_of(t, last)]; b0 is sorted by key with the
  * smallest key at the end (popped first); mask has bit i set exactly when b[i]
  * is not empty (i >= 1). */
 #include "core/evq.h"
@@ -66,8 +66,16 @@ void evq_init(struct evq *q)
 
 void evq_free(struct evq *q)
 {
+	mp_free(q->b0.v);
 	for (int i = 0; i < EVQ_BUCKETS; i++)
-		mp_free(q->b[i].v);
+		for (struct evq_chunk *c = q->b[i].head, *nx; c; c = nx) {
+			nx = c->next;
+			mp_free(c);
+		}
+	for (struct evq_chunk *c = q->free_chunks, *nx; c; c = nx) {
+		nx = c->next;
+		mp_free(c);
+	}
 	memset(q, 0, sizeof *q);
 }
 
@@ -108,10 +116,31 @@ static inline unsigned mask_first(const struct evq *q)
 	return 0;
 }
 
-/* b[0] holds events of time `last`, largest key first */
+static inline void list_push(struct evq *q, struct evq_list *l, const struct evs *e)
+{
+	struct evq_chunk *c = l->tail;
+	if (__builtin_expect(!c || c->n == EVQ_CHUNK, 0)) {
+		struct evq_chunk *nc = q->free_chunks;
+		if (nc)
+			q->free_chunks = nc->next;
+		else
+			nc = mp_malloc(sizeof *nc);
+		nc->next = NULL;
+		nc->n = 0;
+		if (c)
+			c->next = nc;
+		else
+			l->head = nc;
+		l->tail = c = nc;
+	}
+	c->v[c->n++] = *e;
+	l->n++;
+}
+
+/* b0 holds events of time `last`, largest key first */
 static void b0_insert(struct evq *q, const struct evs *e)
 {
-	struct evq_bucket *b = &q->b[0];
+	struct evq_bucket *b = &q->b0;
 	if (b->n == b->cap)
 		bucket_grow(b);
 	uint32_t i = b->n;
@@ -137,14 +166,11 @@ void evq_push(struct evq *q, simtime_t t, uint64_t key, ev_fn fn, void *obj, uin
 		b0_insert(q, &e);
 		return;
 	}
-	struct evq_bucket *b = &q->b[i];
-	if (__builtin_expect(b->n == b->cap, 0))
-		bucket_grow(b);
-	b->v[b->n++] = e;
+	list_push(q, &q->b[i], &e);
 	mask_set(q, i);
 }
 
-/* Sort v[0..n) by key, largest first: b[0] is refilled with every event of
+/* Sort v[0..n) by key, largest first: b0 is refilled with every event of
  * one time, which in a synchronised fabric can be thousands. Quicksort with a
  * median-of-three pivot over insertion sort; no allocation, no callbacks. */
 static void sort_key_desc(struct evs *v, size_t n)
@@ -189,45 +215,56 @@ static void sort_key_desc(struct evs *v, size_t n)
 	}
 }
 
-/* Earliest time in the lowest non-empty bucket (b[0] empty, mask != 0). */
+/* Earliest time in the lowest non-empty bucket (b0 empty, mask != 0). */
 static simtime_t lowest_min(const struct evq *q, unsigned *bi)
 {
 	unsigned i = mask_first(q);
-	const struct evq_bucket *b = &q->b[i];
-	simtime_t m = b->v[0].t;
-	for (uint32_t j = 1; j < b->n; j++)
-		if (b->v[j].t < m)
-			m = b->v[j].t;
+	simtime_t m = SIMTIME_MAX;
+	for (const struct evq_chunk *c = q->b[i].head; c; c = c->next)
+		for (uint32_t j = 0; j < c->n; j++)
+			if (c->v[j].t < m)
+				m = c->v[j].t;
 	*bi = i;
 	return m;
 }
 
-/* Move bucket i down around its minimum m; afterwards b[0] is not empty. */
+/* Move bucket i down around its minimum m; afterwards b0 is not empty. */
 static void redistribute(struct evq *q, unsigned i, simtime_t m)
 {
-	struct evq_bucket *src = &q->b[i];
+	struct evq_list *src = &q->b[i];
+	struct evq_chunk *c = src->head;
+	src->head = src->tail = NULL;
+	src->n = 0;
 	q->last = m;
 	mask_clear(q, i);
-	for (uint32_t j = 0; j < src->n; j++) {
-		const struct evs *e = &src->v[j];
-		unsigned k = bucket_of(e->t, m); /* k < i */
-		struct evq_bucket *d = &q->b[k];
-		if (__builtin_expect(d->n == d->cap, 0))
-			bucket_grow(d);
-		d->v[d->n++] = *e;
-		if (k)
-			mask_set(q, k);
+	while (c) {
+		for (uint32_t j = 0; j < c->n; j++) {
+			const struct evs *e = &c->v[j];
+			unsigned k = bucket_of(e->t, m); /* k < i */
+			if (k == 0) {
+				struct evq_bucket *b = &q->b0;
+				if (__builtin_expect(b->n == b->cap, 0))
+					bucket_grow(b);
+				b->v[b->n++] = *e;
+			} else {
+				list_push(q, &q->b[k], e);
+				mask_set(q, k);
+			}
+		}
+		struct evq_chunk *nx = c->next;
+		c->next = q->free_chunks;
+		q->free_chunks = c;
+		c = nx;
 	}
-	src->n = 0;
-	if (q->b[0].n > 1)
-		sort_key_desc(q->b[0].v, q->b[0].n);
+	if (q->b0.n > 1)
+		sort_key_desc(q->b0.v, q->b0.n);
 }
 
 simtime_t evq_next_time(const struct evq *q)
 {
 	if (q->n == 0)
 		return SIMTIME_MAX;
-	if (q->b[0].n)
+	if (q->b0.n)
 		return q->last;
 	unsigned i;
 	return lowest_min(q, &i);
@@ -237,7 +274,7 @@ bool evq_pop_until(struct evq *q, simtime_t until, struct ev *e)
 {
 	if (q->n == 0)
 		return false;
-	if (q->b[0].n == 0) {
+	if (q->b0.n == 0) {
 		unsigned i;
 		simtime_t m = lowest_min(q, &i);
 		if (m > until)
@@ -246,7 +283,7 @@ bool evq_pop_until(struct evq *q, simtime_t until, struct ev *e)
 	} else if (q->last > until) {
 		return false;
 	}
-	struct evs s = q->b[0].v[--q->b[0].n];
+	struct evs s = q->b0.v[--q->b0.n];
 	*e = (struct ev){
 		.t = s.t, .key = s.key >> 8, .fn = handlers[s.key & 255], .obj = s.obj, .arg = s.arg
 	};
@@ -264,18 +301,35 @@ static inline void prefetch_obj(const void *obj)
 
 void evq_drain(struct evq *q, void (*fn)(void *ctx, const struct ev *e), void *ctx)
 {
-	for (int i = 0; i < EVQ_BUCKETS; i++) {
-		struct evq_bucket *b = &q->b[i];
-		for (uint32_t j = 0; j < b->n; j++) {
-			const struct evs *s = &b->v[j];
-			struct ev e = { .t = s->t,
-					.key = s->key >> 8,
-					.fn = handlers[s->key & 255],
-					.obj = s->obj,
-					.arg = s->arg };
-			fn(ctx, &e);
+	for (uint32_t j = 0; j < q->b0.n; j++) {
+		const struct evs *s = &q->b0.v[j];
+		struct ev e = { .t = s->t,
+				.key = s->key >> 8,
+				.fn = handlers[s->key & 255],
+				.obj = s->obj,
+				.arg = s->arg };
+		fn(ctx, &e);
+	}
+	q->b0.n = 0;
+	for (int i = 1; i < EVQ_BUCKETS; i++) {
+		struct evq_chunk *c = q->b[i].head;
+		while (c) {
+			for (uint32_t j = 0; j < c->n; j++) {
+				const struct evs *s = &c->v[j];
+				struct ev e = { .t = s->t,
+						.key = s->key >> 8,
+						.fn = handlers[s->key & 255],
+						.obj = s->obj,
+						.arg = s->arg };
+				fn(ctx, &e);
+			}
+			struct evq_chunk *nx = c->next;
+			c->next = q->free_chunks;
+			q->free_chunks = c;
+			c = nx;
 		}
-		b->n = 0;
+		q->b[i].head = q->b[i].tail = NULL;
+		q->b[i].n = 0;
 	}
 	memset(q->mask, 0, sizeof q->mask);
 	q->n = 0;
@@ -302,23 +356,23 @@ uint64_t evq_run_n(struct evq *q, simtime_t until, uint64_t budget)
 	while (!q->stop && q->processed - start < budget && evq_pop_until(q, until, &e)) {
 		q->now = e.t;
 		q->processed++;
-		if (q->b[0].n) {
+		if (q->b0.n) {
 			/* the next event's own prefetcher: its object and argument
 			 * arrived during the previous event, so it can look deeper */
-			const struct evs *nx = &q->b[0].v[q->b[0].n - 1];
+			const struct evs *nx = &q->b0.v[q->b0.n - 1];
 			evq_prefetch_fn pf = prefetchers[nx->key & 255];
 			if (pf)
 				pf(nx->obj, nx->arg);
 		}
-		if (q->b[0].n >= EVQ_PREFETCH) {
+		if (q->b0.n >= EVQ_PREFETCH) {
 			/* the object (and the argument, when that is a pointer:
 			 * prefetching any other value is harmless) of the event a few
 			 * places ahead loads while this one and the next run */
-			const struct evs *nx = &q->b[0].v[q->b[0].n - EVQ_PREFETCH];
+			const struct evs *nx = &q->b0.v[q->b0.n - EVQ_PREFETCH];
 			prefetch_obj(nx->obj);
 			__builtin_prefetch((const void *)(uintptr_t)nx->arg);
-		} else if (q->b[0].n) {
-			const struct evs *nx = &q->b[0].v[0];
+		} else if (q->b0.n) {
+			const struct evs *nx = &q->b0.v[0];
 			prefetch_obj(nx->obj);
 			__builtin_prefetch((const void *)(uintptr_t)nx->arg);
 		}

@@ -63,9 +63,24 @@ struct evs {
 	uint64_t arg;
 };
 
+/* The events of the current time, sorted by key (largest first). */
 struct evq_bucket {
 	struct evs *v;
 	uint32_t n, cap;
+};
+
+/* The other buckets: lists of fixed-size chunks from one shared free list, so
+ * memory follows the events pending now, not each bucket's high-water mark. */
+#define EVQ_CHUNK 256
+struct evq_chunk {
+	struct evq_chunk *next;
+	uint32_t n;
+	struct evs v[EVQ_CHUNK];
+};
+
+struct evq_list {
+	struct evq_chunk *head, *tail;
+	uint32_t n;
 };
 
 /* Anything that creates events: an id unique among entities and a counter. */
@@ -79,14 +94,16 @@ struct ev_src {
 #define EVQ_BUCKETS (1 + EVQ_LEVELS * (1 << EVQ_RADIX_BITS))
 
 struct evq {
-	struct evq_bucket b[EVQ_BUCKETS];	/* b[0]: time == last, sorted by key */
+	struct evq_bucket b0;		/* time == last, sorted by key */
+	struct evq_list b[EVQ_BUCKETS]; /* b[0] unused */
+	struct evq_chunk *free_chunks;
 	uint64_t mask[(EVQ_BUCKETS + 63) / 64]; /* bit i set when b[i] (i >= 1) is not empty */
-	simtime_t last;	    /* time of the last event popped (or moved to b[0]) */
-	size_t n;	    /* events pending */
-	simtime_t now;	    /* time of the event being handled */
-	uint64_t processed; /* events handled so far */
-	size_t peak;	    /* most events pending at once */
-	bool stop;	    /* set by a handler to end evq_run early */
+	simtime_t last;				/* time of the last event popped (or moved to b0) */
+	size_t n;				/* events pending */
+	simtime_t now;				/* time of the event being handled */
+	uint64_t processed;			/* events handled so far */
+	size_t peak;				/* most events pending at once */
+	bool stop;				/* set by a handler to end evq_run early */
 };
 
 void evq_init(struct evq *q);
