@@ -134,7 +134,8 @@ static inline void list_push(struct evq *q, struct evq_list *l, const struct evs
 		l->tail = c = nc;
 	}
 	c->v[c->n++] = *e;
-	l->n++;
+	if (l->n++ == 0 || e->t < l->min)
+		l->min = e->t;
 }
 
 /* b0 holds events of time `last`, largest key first */
@@ -219,13 +220,8 @@ static void sort_key_desc(struct evs *v, size_t n)
 static simtime_t lowest_min(const struct evq *q, unsigned *bi)
 {
 	unsigned i = mask_first(q);
-	simtime_t m = SIMTIME_MAX;
-	for (const struct evq_chunk *c = q->b[i].head; c; c = c->next)
-		for (uint32_t j = 0; j < c->n; j++)
-			if (c->v[j].t < m)
-				m = c->v[j].t;
 	*bi = i;
-	return m;
+	return q->b[i].min;
 }
 
 /* Move bucket i down around its minimum m; afterwards b0 is not empty. */

@@ -81,6 +81,7 @@ struct evq_chunk {
 struct evq_list {
 	struct evq_chunk *head, *tail;
 	uint32_t n;
+	simtime_t min; /* earliest time in the list (valid when n > 0) */
 };
 
 /* Anything that creates events: an id unique among entities and a counter. */
