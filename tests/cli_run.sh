@@ -182,6 +182,18 @@ set -e
 grep -qF "nonsense" ln.err || fail "list nonsense" "a message naming 'nonsense'" "$(cat ln.err)"
 [[ ! -s ln.out ]] || fail "list nonsense" "nothing on stdout" "$(head -3 ln.out)"
 
+# --- an interrupted (killed) run leaves no results folder, complete-looking or not
+# (SIGTERM: a background job of a non-interactive shell ignores SIGINT)
+"$MPSIM" run "$ROOT/bench/reference.yaml" --out interrupted --quiet \
+	--set workload.size=64MB >/dev/null 2>&1 &
+pid=$!
+sleep 0.5
+kill -TERM "$pid" 2>/dev/null || true
+wait "$pid" 2>/dev/null || true
+[[ ! -e interrupted ]] || fail interrupted "no results folder after SIGTERM" "$(ls interrupted)"
+compgen -G 'interrupted.partial-*' >/dev/null &&
+	fail interrupted "no interrupted.partial-* left" "$(ls -d interrupted.partial-*)"
+
 if ((nfail)); then
 	echo "cli_run: $nfail check(s) failed" >&2
 	exit 1
