@@ -54,6 +54,16 @@ static inline unsigned handler_id(ev_fn fn)
 #define EVQ_INITIAL_CAP 64
 #endif
 
+/* A stored event as handlers see it. */
+static inline struct ev unpack(const struct evs *s)
+{
+	return (struct ev){ .t = s->t,
+			    .key = s->key >> 8,
+			    .fn = handlers[s->key & 255],
+			    .obj = s->obj,
+			    .arg = s->arg };
+}
+
 void evq_set_prefetch(ev_fn fn, evq_prefetch_fn pf)
 {
 	prefetchers[handler_id(fn)] = pf;
@@ -279,10 +289,7 @@ bool evq_pop_until(struct evq *q, simtime_t until, struct ev *e)
 	} else if (q->last > until) {
 		return false;
 	}
-	struct evs s = q->b0.v[--q->b0.n];
-	*e = (struct ev){
-		.t = s.t, .key = s.key >> 8, .fn = handlers[s.key & 255], .obj = s.obj, .arg = s.arg
-	};
+	*e = unpack(&q->b0.v[--q->b0.n]);
 	q->n--;
 	return true;
 }
@@ -298,12 +305,7 @@ static inline void prefetch_obj(const void *obj)
 void evq_drain(struct evq *q, void (*fn)(void *ctx, const struct ev *e), void *ctx)
 {
 	for (uint32_t j = 0; j < q->b0.n; j++) {
-		const struct evs *s = &q->b0.v[j];
-		struct ev e = { .t = s->t,
-				.key = s->key >> 8,
-				.fn = handlers[s->key & 255],
-				.obj = s->obj,
-				.arg = s->arg };
+		struct ev e = unpack(&q->b0.v[j]);
 		fn(ctx, &e);
 	}
 	q->b0.n = 0;
@@ -311,12 +313,7 @@ void evq_drain(struct evq *q, void (*fn)(void *ctx, const struct ev *e), void *c
 		struct evq_chunk *c = q->b[i].head;
 		while (c) {
 			for (uint32_t j = 0; j < c->n; j++) {
-				const struct evs *s = &c->v[j];
-				struct ev e = { .t = s->t,
-						.key = s->key >> 8,
-						.fn = handlers[s->key & 255],
-						.obj = s->obj,
-						.arg = s->arg };
+				struct ev e = unpack(&c->v[j]);
 				fn(ctx, &e);
 			}
 			struct evq_chunk *nx = c->next;

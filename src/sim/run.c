@@ -1,6 +1,7 @@
 /* run.c - one experiment from a checked description to results; see run.h. */
 #include "sim/run.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -278,6 +279,23 @@ static int pick_random_links(struct sim *s, uint8_t tier, uint64_t k, uint32_t *
 	return MP_OK;
 }
 
+/* "file:line: events[i].key: ..." at the line of that key of event i */
+static int event_errf(struct mp_err *e, const struct experiment *x, size_t i, const char *key,
+		      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int event_errf(struct mp_err *e, const struct experiment *x, size_t i, const char *key,
+		      const char *fmt, ...)
+{
+	char dotted[64], msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	const struct cfg_node *evs = cfg_get(x->doc.root, "events");
+	const struct cfg_node *kn = evs && i < evs->n ? cfg_get(evs->kids[i], key) : NULL;
+	snprintf(dotted, sizeof dotted, "events[%zu].%s", i, key);
+	return cfg_errf_line(e, &x->doc, kn ? kn->line : x->events[i].line, dotted, "%s", msg);
+}
+
 int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 {
 	memset(s, 0, sizeof *s);
@@ -329,33 +347,21 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 		const struct exp_event *ev = &x->events[i];
 		if (*ev->node) {
 			struct node *n = fab_find_node(&s->fab, ev->node);
-			if (!n) {
-				char key[48];
-				const struct cfg_node *evs = cfg_get(x->doc.root, "events");
-				const struct cfg_node *nn =
-				    evs && i < evs->n ? cfg_get(evs->kids[i], "node") : NULL;
-				snprintf(key, sizeof key, "events[%zu].node", i);
-				return cfg_errf_line(e, &x->doc, nn ? nn->line : ev->line, key,
-						     "no node named '%s' (e.g. h0, leaf0, spine3, "
-						     "edge0_1, agg0_1, core2)",
-						     ev->node);
-			}
+			if (!n)
+				return event_errf(e, x, i, "node",
+						  "no node named '%s' (e.g. h0, leaf0, spine3, "
+						  "edge0_1, agg0_1, core2)",
+						  ev->node);
 			evq_at(&s->q, &s->evs, ev->at, link_event, s,
 			       ((uint64_t)i << 32) | 0x80000000u | n->id);
 			continue;
 		}
 		uint32_t l = fab_find_link(&s->fab, ev->link);
-		if (l == UINT32_MAX) {
-			char key[48];
-			const struct cfg_node *evs = cfg_get(x->doc.root, "events");
-			const struct cfg_node *ln =
-			    evs && i < evs->n ? cfg_get(evs->kids[i], "link") : NULL;
-			snprintf(key, sizeof key, "events[%zu].link", i);
-			return cfg_errf_line(e, &x->doc, ln ? ln->line : ev->line, key,
-					     "no link named '%s' (links are named after their two "
-					     "nodes, e.g. leaf0-spine3; see the topology's names)",
-					     ev->link);
-		}
+		if (l == UINT32_MAX)
+			return event_errf(e, x, i, "link",
+					  "no link named '%s' (links are named after their two "
+					  "nodes, e.g. leaf0-spine3; see the topology's names)",
+					  ev->link);
 		evq_at(&s->q, &s->evs, ev->at, link_event, s, ((uint64_t)i << 32) | l);
 	}
 	struct wl_env env = { .nhosts = s->fab.nhosts,
