@@ -143,6 +143,8 @@ struct sw {
 struct nic_flow {
 	struct nic_flow *next, *prev;
 	struct port *port; /* the host NIC port this flow sends on */
+	void *owner;	   /* the transport's object (a connection) */
+	uint16_t index;	   /* which of the owner's flows (e.g. a queue pair) */
 	bool active;
 };
 

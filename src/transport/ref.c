@@ -110,8 +110,9 @@ static uint16_t next_entropy(struct conn *c, uint32_t psn)
 	}
 }
 
-static struct packet *ref_next_packet(struct conn *c)
+static struct packet *ref_next_packet(struct conn *c, unsigned flow)
 {
+	(void)flow;
 	const struct ref_params *pp = tp_params(c);
 	struct ref_state *s = tp_priv(c);
 	uint32_t psn;

@@ -22,11 +22,6 @@ const struct transport_ops *transport_find(const char *name)
 	return NULL;
 }
 
-static struct conn *conn_of(struct nic_flow *nf)
-{
-	return (struct conn *)((char *)nf - offsetof(struct conn, nf));
-}
-
 static void host_rx(void *ctx, struct host *h, struct packet *p)
 {
 	struct tp_world *w = ctx;
@@ -39,10 +34,10 @@ static void host_rx(void *ctx, struct host *h, struct packet *p)
 static struct packet *nic_pull(void *ctx, struct nic_flow *nf)
 {
 	struct tp_world *w = ctx;
-	struct conn *c = conn_of(nf);
+	struct conn *c = nf->owner;
 	if (c->done)
 		return NULL;
-	return w->ops->next_packet(c);
+	return w->ops->next_packet(c, nf->index);
 }
 
 void tp_world_init(struct tp_world *w, struct evq *q, struct fabric *fab,
@@ -74,6 +69,8 @@ struct conn *tp_conn_add(struct tp_world *w, uint32_t src, uint32_t dst, uint64_
 	    host_nports(c->src) < host_nports(c->dst) ? host_nports(c->src) : host_nports(c->dst);
 	c->rail = (uint8_t)(c->id % nr);
 	c->nf.port = &c->src->node.ports[c->rail];
+	c->nf.owner = c;
+	c->nflows = 1;
 	c->bytes = bytes;
 	c->start = start;
 	c->timer_at = c->timer_ev_at = SIMTIME_MAX;
@@ -106,6 +103,7 @@ void tp_world_free(struct tp_world *w)
 		struct conn *c = w->conns[i];
 		if (c->started && w->ops->close)
 			w->ops->close(c);
+		mp_free(c->xnf);
 		mp_free(c);
 	}
 	mp_free(w->conns);
@@ -130,6 +128,19 @@ static void timer_fire(void *obj, uint64_t arg)
 	}
 	c->timer_at = SIMTIME_MAX;
 	c->w->ops->on_timer(c);
+}
+
+void tp_set_flows(struct conn *c, unsigned n)
+{
+	MP_ASSERT(n >= 1 && n <= UINT16_MAX && c->nflows == 1 && !c->xnf);
+	if (n > 1)
+		c->xnf = mp_calloc(n - 1, sizeof *c->xnf);
+	for (unsigned i = 1; i < n; i++) {
+		c->xnf[i - 1].port = c->nf.port;
+		c->xnf[i - 1].owner = c;
+		c->xnf[i - 1].index = (uint16_t)i;
+	}
+	c->nflows = (uint16_t)n;
 }
 
 void tp_timer_set(struct conn *c, simtime_t t)
@@ -168,7 +179,8 @@ void tp_complete(struct conn *c)
 	c->done = true;
 	c->finish = c->w->q->now;
 	c->timer_at = SIMTIME_MAX;
-	nic_deactivate(c->w->fab, &c->nf);
+	for (unsigned i = 0; i < c->nflows; i++)
+		nic_deactivate(c->w->fab, tp_flow(c, i));
 	c->w->ndone++;
 	if (c->w->on_complete)
 		c->w->on_complete(c->w->ctx, c);

@@ -58,7 +58,9 @@ struct transport_ops {
 	size_t priv_size;   /* per-connection state, zeroed, reached by tp_priv() */
 	int (*check)(const void *params, struct mp_err *e); /* optional */
 	void (*open)(struct conn *c);
-	struct packet *(*next_packet)(struct conn *c);
+	/* flow: which of the connection's NIC flows asks (0 unless the protocol
+	 * asked for more with tp_set_flows, e.g. one per queue pair) */
+	struct packet *(*next_packet)(struct conn *c, unsigned flow);
 	void (*on_packet)(struct conn *c, struct packet *p);
 	void (*on_timer)(struct conn *c);
 	void (*close)(struct conn *c); /* optional: free what open allocated */
@@ -81,7 +83,9 @@ struct tp_world {
 };
 
 struct conn {
-	struct nic_flow nf; /* presence on the sender NIC's round robin */
+	struct nic_flow nf;   /* flow 0's presence on the sender NIC's round robin */
+	struct nic_flow *xnf; /* flows 1..nflows-1 (tp_set_flows) */
+	uint16_t nflows;
 	struct tp_world *w;
 	uint32_t id;
 	struct host *src, *dst;
@@ -131,10 +135,22 @@ static inline uint64_t tp_payload(const struct conn *c)
  * SIMTIME_MAX cancels. */
 void tp_timer_set(struct conn *c, simtime_t t);
 /* The sender has data to send: join the NIC round robin. */
+static inline struct nic_flow *tp_flow(struct conn *c, unsigned i)
+{
+	return i ? &c->xnf[i - 1] : &c->nf;
+}
 static inline void tp_activate(struct conn *c)
 {
 	nic_activate(c->w->fab, &c->nf);
 }
+/* Flow i (0 .. nflows-1) has something to send. */
+static inline void tp_activate_flow(struct conn *c, unsigned i)
+{
+	nic_activate(c->w->fab, tp_flow(c, i));
+}
+/* Give the connection n NIC flows (n >= 1), each its own place in the NIC's
+ * round robin, all on the connection's rail; call from open. */
+void tp_set_flows(struct conn *c, unsigned n);
 /* Send a packet from the host `from` now (ACKs, NACKs, CNPs). */
 static inline void tp_send(struct conn *c, struct host *from, struct packet *p)
 {
