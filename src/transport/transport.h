@@ -56,7 +56,9 @@ struct transport_ops {
 	const struct opt_desc *opts;
 	size_t params_size; /* starts with struct tp_common */
 	size_t priv_size;   /* per-connection state, zeroed, reached by tp_priv() */
-	int (*check)(const void *params, struct mp_err *e); /* optional */
+	/* optional: check the parameters against each other and resolve values
+	 * that depend on others (e.g. a preset), before anything runs */
+	int (*check)(void *params, struct mp_err *e);
 	void (*open)(struct conn *c);
 	/* flow: which of the connection's NIC flows asks (0 unless the protocol
 	 * asked for more with tp_set_flows, e.g. one per queue pair) */
