@@ -51,6 +51,7 @@
 enum roce_qp_mode { QP_STRIPE, QP_RR };
 enum roce_cnp_mode { CNP_PRESET, CNP_PACED, CNP_ON_ACK };
 enum roce_bc_mode { BC_PRESET, BC_ON, BC_OFF };
+enum roce_clamp { CLAMP_PRESET, CLAMP_ON, CLAMP_OFF };
 enum roce_preset { PRESET_PAPER, PRESET_HPCC };
 
 struct roce_params {
@@ -71,6 +72,8 @@ struct roce_params {
 	uint64_t byte_counter;		  /* B, bytes (0 = the preset's) */
 	int byte_counter_mode;		  /* enum roce_bc_mode */
 	uint64_t fast_recovery;		  /* F */
+	int clamp_mode;			  /* enum roce_clamp: rt = rc on every cut */
+	bool clamp_target;		  /* resolved clamp_mode */
 	uint64_t rai, rhai, min_rate;	  /* bit/s */
 };
 
@@ -99,7 +102,8 @@ struct roce_qp {
 	bool nak_sent;	    /* a NAK for the current gap is out */
 	bool ce_pending;    /* CE seen, CNP owed */
 	simtime_t last_cnp; /* paced CNPs */
-	bool cnp_ever;
+	bool cnp_ever;	    /* a CNP has arrived (sender) */
+	bool cnp_sent;	    /* a paced CNP has been sent (receiver) */
 };
 
 struct roce_state {
@@ -128,7 +132,7 @@ static const struct preset presets[] = {
 			   .byte_counter = 10000000,
 			   .fast = 5,
 			   .rai = 40000000,
-			   .rhai = 400000000,
+			   .rhai = 200000000,
 			   .min_rate = 100000000,
 			   .ack_interval = 1,
 			   .cnp_mode = CNP_PACED },
@@ -173,11 +177,20 @@ static int roce_check(void *pp, struct mp_err *e)
 		p->ack_interval = ps->ack_interval;
 	if (p->cnp_mode == CNP_PRESET)
 		p->cnp_mode = ps->cnp_mode;
+	/* the paper always clamps (rt = rc on every CNP); the mlx model not by default */
+	p->clamp_target = p->clamp_mode == CLAMP_ON ||
+			  (p->clamp_mode == CLAMP_PRESET && p->preset == PRESET_PAPER);
 	(void)e;
 	return MP_OK;
 }
 
 /* ---- helpers ---------------------------------------------------------------- */
+/* the HPCC preset runs the Mellanox (ns-3 rdma-hw.cc) variant of DCQCN */
+static inline bool is_mlx(const struct roce_params *p)
+{
+	return p->preset == PRESET_HPCC;
+}
+
 static inline struct roce_qp *qp_of(struct conn *c, unsigned i)
 {
 	return &((struct roce_state *)tp_priv(c))->qp[i];
@@ -200,7 +213,7 @@ static void arm_timer(struct conn *c)
 			continue;
 		if (q->cut_pending && q->decr_next < t)
 			t = q->decr_next;
-		if (q->rc < (double)s->line_bps && q->incr_next < t)
+		if ((is_mlx(p) || q->rc < (double)s->line_bps) && q->incr_next < t)
 			t = q->incr_next;
 		if (q->snd_una < q->snd_nxt && q->last_prog + p->rto < t)
 			t = q->last_prog + p->rto;
@@ -211,16 +224,29 @@ static void arm_timer(struct conn *c)
 }
 
 /* ---- DCQCN reaction point ----------------------------------------------------- */
+/* Two variants, chosen by the preset:
+ *  paper (Zhu et al. 2015, Fig. 7): on a CNP, cut at once (rt = rc,
+ *    rc *= 1 - alpha/2) and then alpha = (1-g) alpha + g; alpha decays by (1-g)
+ *    per K without a CNP; increase stages counted by the timer T and the byte
+ *    counter B; hyper increase adds (min(t, b) - F) * R_HAI;
+ *  mlx (the HPCC ns-3 model of the Mellanox NIC, rdma-hw.cc): the first CNP
+ *    sets alpha = 1 and starts a periodic alpha update (every K: (1-g) alpha + g
+ *    if a CNP arrived in the interval, else (1-g) alpha) and a periodic
+ *    rate-decrease check (every rate_decrease_interval: cut if a CNP arrived);
+ *    a cut sets rt = rc only if a rate increase happened since the last cut
+ *    (clamp_target_rate off), so one congestion episode keeps its target; the
+ *    increase timer counts stages: stage < F fast recovery, == F additive,
+ *    > F hyper (one R_HAI step); no byte counter. */
 static void rate_increase(const struct roce_params *p, struct roce_state *s, struct roce_qp *q)
 {
+	/* counts of increase events before this one */
 	uint64_t t = q->t_count, b = p->byte_counter_mode == BC_ON ? q->b_count : q->t_count;
-	uint64_t F = p->fast_recovery;
+	uint64_t F = p->fast_recovery, lo = t < b ? t : b, hi = t > b ? t : b;
 	double line = (double)s->line_bps;
-	if ((t > b ? t : b) < F) {
-		/* fast recovery: toward the target */
-	} else if ((t < b ? t : b) > F) {
-		uint64_t i = (t < b ? t : b) - F;
-		q->rt += (double)i * (double)p->rhai;
+	if (hi < F) {
+		/* fast recovery: halfway to the target */
+	} else if (lo > F) {
+		q->rt += (double)(is_mlx(p) ? 1 : lo - F) * (double)p->rhai;
 	} else {
 		q->rt += (double)p->rai;
 	}
@@ -231,9 +257,8 @@ static void rate_increase(const struct roce_params *p, struct roce_state *s, str
 		q->rc = line;
 }
 
-/* Bring alpha up to `now`: the interval in which a CNP arrived ends with
- * alpha = (1 - g) alpha + g, every interval without one with (1 - g) alpha.
- * Computed when needed rather than ticked, so a QP costs no alpha events. */
+/* mlx: bring the periodic alpha update up to `now` (computed when needed
+ * rather than ticked, so a QP costs no alpha events) */
 static void alpha_advance(const struct roce_params *p, struct roce_qp *q, simtime_t now)
 {
 	if (now < q->alpha_next)
@@ -248,8 +273,13 @@ static void alpha_advance(const struct roce_params *p, struct roce_qp *q, simtim
 
 static void rate_cut(const struct roce_params *p, struct roce_qp *q, simtime_t now)
 {
-	alpha_advance(p, q, now);
-	q->rt = q->rc;
+	if (is_mlx(p)) {
+		alpha_advance(p, q, now);
+		if (p->clamp_target || q->t_count != 0)
+			q->rt = q->rc;
+	} else {
+		q->rt = q->rc;
+	}
 	q->rc = q->rc * (1 - q->alpha / 2);
 	if (q->rc < (double)p->min_rate)
 		q->rc = (double)p->min_rate;
@@ -262,14 +292,16 @@ static void rate_cut(const struct roce_params *p, struct roce_qp *q, simtime_t n
 static void qp_timers(const struct roce_params *p, struct roce_state *s, struct roce_qp *q,
 		      simtime_t now)
 {
-	if (q->cut_pending && q->decr_next <= now) {
+	if (q->cut_pending && q->decr_next <= now) { /* mlx: the periodic check */
 		q->cut_pending = false;
 		rate_cut(p, q, now);
-		q->decr_next = now + p->rate_decrease_interval;
+		q->decr_next += p->rate_decrease_interval;
 	}
-	while (q->rc < (double)s->line_bps && q->incr_next <= now) {
-		q->t_count++;
+	/* mlx: the increase timer runs on after the first cut; paper: until the
+	 * line rate is reached */
+	while ((is_mlx(p) || q->rc < (double)s->line_bps) && q->incr_next <= now) {
 		rate_increase(p, s, q);
+		q->t_count++;
 		q->incr_next += p->increase_timer;
 	}
 }
@@ -280,13 +312,31 @@ static void on_cnp(struct conn *c, struct roce_qp *q)
 	simtime_t now = tp_now(c);
 	if (!p->dcqcn)
 		return;
-	alpha_advance(p, q, now);
-	q->cnp_arrived = true;
-	if (!q->cut_pending) {
-		q->cut_pending = true;
-		if (q->decr_next < now)
-			q->decr_next = now; /* no cut within the last interval: cut now */
+	if (!is_mlx(p)) {
+		/* paper: cut now, then alpha, which decayed by (1-g) per K of silence */
+		rate_cut(p, q, now);
+		if (q->alpha_next <= now)
+			q->alpha *=
+			    pow(1 - p->g, (double)((now - q->alpha_next) / p->alpha_interval + 1));
+		q->alpha = (1 - p->g) * q->alpha + p->g;
+		q->alpha_next = now + p->alpha_interval;
+		return;
 	}
+	if (!q->cnp_ever) { /* the first CNP of this QP */
+		q->cnp_ever = true;
+		q->alpha = p->initial_alpha;
+		q->cnp_arrived = false;
+		q->alpha_next = now + p->alpha_interval;
+		q->decr_next = now + p->rate_decrease_interval + PS_PER_NS;
+		q->rt = q->rc;
+	} else {
+		alpha_advance(p, q, now);
+		if (q->decr_next <= now) /* the next check on the periodic grid */
+			q->decr_next += ((now - q->decr_next) / p->rate_decrease_interval + 1) *
+					p->rate_decrease_interval;
+	}
+	q->cnp_arrived = true;
+	q->cut_pending = true;
 	qp_timers(p, tp_priv(c), q, now);
 }
 
@@ -410,8 +460,8 @@ static void roce_receiver(struct conn *c, struct packet *pk)
 	simtime_t now = tp_now(c);
 	if (pk->flags & PKT_F_CE) {
 		if (p->cnp_mode == CNP_PACED) {
-			if (!q->cnp_ever || now - q->last_cnp >= p->cnp_interval) {
-				q->cnp_ever = true;
+			if (!q->cnp_sent || now - q->last_cnp >= p->cnp_interval) {
+				q->cnp_sent = true;
 				q->last_cnp = now;
 				send_ctrl(c, PKT_CNP, qpi, 0, false, pk);
 			}
@@ -530,6 +580,7 @@ static void roce_on_timer(struct conn *c)
 static const char *const qp_modes[] = { "stripe", "rr", NULL };
 static const char *const cnp_modes[] = { "preset", "paced", "on_ack", NULL };
 static const char *const bc_modes[] = { "preset", "on", "off", NULL };
+static const char *const clamp_modes[] = { "preset", "on", "off", NULL };
 static const char *const preset_names[] = { "paper", "hpcc", NULL };
 
 static const struct opt_desc roce_opts[] = {
@@ -572,12 +623,16 @@ static const struct opt_desc roce_opts[] = {
 	  "B: a rate-increase event per this many bytes sent; 0 = the preset's (10MB)" },
 	{ "byte_counter_mode", OPT_ENUM, offsetof(struct roce_params, byte_counter_mode), "preset",
 	  0, 0, "whether the byte counter runs: preset (paper on, hpcc off), on or off", bc_modes },
+	{ "clamp_target_rate", OPT_ENUM, offsetof(struct roce_params, clamp_mode), "preset", 0, 0,
+	  "hpcc model: on = target rate := current rate at every cut; off = only after a rate "
+	  "increase (the NIC default); preset: paper on, hpcc off",
+	  clamp_modes },
 	{ "fast_recovery", OPT_UINT, offsetof(struct roce_params, fast_recovery), "0", 0, 100,
 	  "F: fast-recovery stages; 0 = the preset's (paper 5, hpcc 1)" },
 	{ "rai", OPT_RATE, offsetof(struct roce_params, rai), "0", 0, 1e12,
 	  "R_AI additive increase; 0 = the preset's (paper 40Mbps, hpcc 20Mbps)" },
 	{ "rhai", OPT_RATE, offsetof(struct roce_params, rhai), "0", 0, 1e12,
-	  "R_HAI hyper increase; 0 = the preset's (paper 400Mbps, hpcc 200Mbps)" },
+	  "R_HAI hyper increase; 0 = the preset's (200Mbps)" },
 	{ "min_rate", OPT_RATE, offsetof(struct roce_params, min_rate), "0", 0, 1e12,
 	  "rate floor; 0 = the preset's (paper 100Mbps, hpcc 1Gbps)" },
 	OPT_END
