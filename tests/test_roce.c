@@ -1,0 +1,156 @@
+/* test_roce.c - RoCEv2 (src/transport/roce.c) against properties its papers
+ * and the InfiniBand RC semantics fix: line rate alone, PFC keeping an incast
+ * lossless, go-back-N paying for every loss, DCQCN sharing a bottleneck. */
+#include "simtest.h"
+
+#include <math.h>
+#include <unistd.h>
+
+#include "core/time.h"
+
+static void test_line_rate(void **state)
+{
+	(void)state;
+	static const char *const presets[] = { "paper", "hpcc" };
+	for (int i = 0; i < 2; i++) {
+		char yaml[512];
+		snprintf(
+		    yaml, sizeof yaml,
+		    "topology: {type: dumbbell, host_rate: 100Gbps, bottleneck_rate: 100Gbps}\n"
+		    "switch: {mode: lossless}\n"
+		    "transport: {type: roce, preset: %s, qps: %d}\n"
+		    "workload: {type: incast, senders: 1, receiver: 1, size: 16MB}\n",
+		    presets[i], i ? 4 : 1);
+		struct run_result r;
+		simtest_run(yaml, &r);
+		assert_int_equal(r.ncompleted, 1);
+		assert_true(r.flows[0].slowdown < 1.02);
+		assert_int_equal(r.flows[0].retx_bytes, 0);
+		run_result_free(&r);
+	}
+}
+
+/* 8 -> 1, lossless: nothing is dropped, every flow completes; with DCQCN off
+ * PFC alone paces the senders (pauses counted) and the receiver's link stays
+ * busy. With DCQCN (hpcc preset, 4 MB buffer) the goodput measured 0.795 (0.917
+ * with 32 MB): issue 3 asks for more than 0.95, not reached yet, so this only
+ * guards against regressions while that work goes on. */
+static void test_incast_lossless(void **state)
+{
+	(void)state;
+	const char *yaml = "topology: {type: star, hosts: 9, link_rate: 100Gbps}\n"
+			   "switch: {mode: lossless, buffer: 4MB, kmin: 400KB, kmax: 1600KB, "
+			   "pmax: 0.2}\n"
+			   "transport: {type: roce, dcqcn: %s, preset: hpcc}\n"
+			   "workload: {type: incast, senders: 8, receiver: 0, size: 16MB}\n";
+	char buf[512];
+	struct run_result r;
+	snprintf(buf, sizeof buf, yaml, "false");
+	simtest_run(buf, &r);
+	assert_int_equal(r.ncompleted, 8);
+	assert_int_equal(r.net.drops_buffer + r.net.drops_link, 0);
+	assert_int_equal(r.net.lossless_overflow, 0);
+	assert_true(r.net.pause_frames > 0);
+	double goodput = 8 * 16e6 * 8 / time_to_s(simtest_max_fct(&r)) / 100e9;
+	print_message("PFC only: goodput %.3f of the bottleneck, %llu pauses\n", goodput,
+		      (unsigned long long)r.net.pause_frames);
+	assert_true(goodput > 0.95);
+	run_result_free(&r);
+
+	snprintf(buf, sizeof buf, yaml, "true");
+	simtest_run(buf, &r);
+	assert_int_equal(r.ncompleted, 8);
+	assert_int_equal(r.net.drops_buffer + r.net.drops_link, 0);
+	goodput = 8 * 16e6 * 8 / time_to_s(simtest_max_fct(&r)) / 100e9;
+	print_message("DCQCN (hpcc): goodput %.3f of the bottleneck\n", goodput);
+	assert_true(goodput > 0.75);
+	run_result_free(&r);
+}
+
+/* Lossy links (1e-4 per packet): every flow completes; go-back-N resends the
+ * whole window after each loss, so it retransmits far more than the selective
+ * reference transport does for the same losses. */
+static void test_go_back_n(void **state)
+{
+	(void)state;
+	const char *yaml = "seed: 3\n"
+			   "topology: {type: dumbbell, left: 2, right: 2}\n"
+			   "switch: {mode: lossy}\n"
+			   "failures: {loss_rate: 1e-4}\n"
+			   "transport: {type: %s, rto: 100us}\n"
+			   "workload: {type: permutation, size: 32MB, locality: cross_tor}\n";
+	char buf[512];
+	struct run_result gbn, sel;
+	snprintf(buf, sizeof buf, yaml, "roce");
+	simtest_run(buf, &gbn);
+	snprintf(buf, sizeof buf, yaml, "ref");
+	simtest_run(buf, &sel);
+	assert_int_equal(gbn.ncompleted, gbn.nflows);
+	assert_int_equal(sel.ncompleted, sel.nflows);
+	uint64_t rg = 0, rs = 0;
+	for (size_t i = 0; i < gbn.nflows; i++) {
+		rg += gbn.flows[i].retx_bytes;
+		assert_int_equal(gbn.flows[i].rcvd_bytes, 32000000);
+	}
+	for (size_t i = 0; i < sel.nflows; i++)
+		rs += sel.flows[i].retx_bytes;
+	print_message("link drops %llu: go-back-N retransmitted %llu B, selective %llu B\n",
+		      (unsigned long long)gbn.net.drops_link, (unsigned long long)rg,
+		      (unsigned long long)rs);
+	assert_true(gbn.net.drops_link > 0);
+	assert_true(rg > 4 * rs);
+	run_result_free(&gbn);
+	run_result_free(&sel);
+}
+
+/* Two flows on one 100 Gb/s bottleneck, the second starting at 0.5 ms: with
+ * the hpcc preset they share within 20% of equal within 5 ms. */
+static void test_fairness(void **state)
+{
+	(void)state;
+	char path[256];
+	snprintf(path, sizeof path, "/tmp/mpsim_test_roce_%d.csv", (int)getpid());
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("src,dst,bytes,start\n0,2,200MB,0us\n1,2,200MB,500us\n", f);
+	fclose(f);
+	char yaml[1024];
+	snprintf(yaml, sizeof yaml,
+		 "topology: {type: dumbbell, left: 2, right: 1}\n"
+		 "switch: {mode: lossless, kmin: 400KB, kmax: 1600KB, pmax: 0.2}\n"
+		 "transport: {type: roce, preset: hpcc}\n"
+		 "workload: {type: flows_file, file: %s}\n"
+		 "stop_time: 6ms\n"
+		 "output: {interval: 500us, flow_throughput: true}\n",
+		 path);
+	struct run_result r;
+	simtest_run(yaml, &r);
+	remove(path);
+	/* the 500 us sample at 5.5 ms (= 5 ms after the second flow started) */
+	double g[2] = { 0, 0 };
+	for (size_t i = 0; i < r.ts.n; i++) {
+		const struct ts_row *row = &r.ts.rows[i];
+		if (row->t != 5500 * PS_PER_US)
+			continue;
+		if (!strcmp(r.ts.names[row->series], "goodput_gbps:flow0"))
+			g[0] = row->value;
+		if (!strcmp(r.ts.names[row->series], "goodput_gbps:flow1"))
+			g[1] = row->value;
+	}
+	print_message("at 5.5 ms: %.1f and %.1f Gb/s\n", g[0], g[1]);
+	double fair = (g[0] + g[1]) / 2;
+	assert_true(g[0] + g[1] > 90);
+	assert_true(fabs(g[0] - fair) < 0.2 * fair && fabs(g[1] - fair) < 0.2 * fair);
+	run_result_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_line_rate),
+		cmocka_unit_test(test_incast_lossless),
+		cmocka_unit_test(test_go_back_n),
+		cmocka_unit_test(test_fairness),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
