@@ -432,9 +432,12 @@ static struct packet *roce_next_packet(struct conn *c, unsigned flow)
 				rate_increase(p, s, q);
 		}
 	}
-	if (psn == q->snd_una) /* the oldest outstanding packet starts the clock */
+	/* only a new RTO deadline needs the timer re-armed here: a paced QP
+	 * re-arms it when the NIC next asks and finds it early */
+	if (psn == q->snd_una) { /* the oldest outstanding packet starts the clock */
 		q->last_prog = now;
-	arm_timer(c);
+		arm_timer(c);
+	}
 	return pk;
 }
 
