@@ -192,6 +192,32 @@ static void test_dynamic_threshold(void **state)
 	rig_free(&R);
 }
 
+/* A static cap per egress queue (STrack's "drop above 5 BDP") on top of the
+ * shared buffer: the queue stops at the cap although the buffer has room. */
+static void test_queue_limit(void **state)
+{
+	(void)state;
+	struct swcfg cfg = { .buffer = 1000 * PKT,
+			     .dt_alpha = 1000,
+			     .queue_limit = 40 * PKT + PKT / 2,
+			     .mode = BUF_LOSSY,
+			     .ecn = false,
+			     .ctrl_size = 64,
+			     .pfc_xon_gap = 1 };
+	rig_init(&R, &cfg, 3);
+	pfc_to_port(&R, 1, false);
+	for (int i = 0; i < 100; i++)
+		inject(&R, 0, 1, (uint32_t)i);
+	struct port *p1 = &R.s->node.ports[1];
+	assert_int_equal(p1->qbytes_total, 40 * PKT);
+	assert_int_equal(p1->st.drops_buffer, 60);
+	pfc_to_port(&R, 1, true);
+	R.rx = 0;
+	evq_run(&R.q, SIMTIME_MAX);
+	assert_int_equal(R.rx, 40);
+	rig_free(&R);
+}
+
 /* Lossless: above XOFF the ingress port sends PAUSE upstream; data is never
  * dropped; RESUME follows once the ingress count drains. */
 static void test_pfc_xoff_xon(void **state)
@@ -231,6 +257,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ecn_at_dequeue),
 		cmocka_unit_test(test_dynamic_threshold),
+		cmocka_unit_test(test_queue_limit),
 		cmocka_unit_test(test_pfc_xoff_xon),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

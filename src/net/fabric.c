@@ -22,6 +22,8 @@ const struct opt_desc swcfg_opts[] = {
 	  "shared packet buffer per switch" },
 	{ "dt_alpha", OPT_DOUBLE, offsetof(struct swcfg, dt_alpha), "1", 0.0001, 1024,
 	  "dynamic threshold: an egress queue may hold alpha x the free buffer (lossy)" },
+	{ "queue_limit", OPT_SIZE, offsetof(struct swcfg, queue_limit), "0", 0, 1e12,
+	  "lossy: also drop when an egress queue would exceed this many bytes; 0 = no cap" },
 	{ "mode", OPT_ENUM, offsetof(struct swcfg, mode), "lossy", 0, 0,
 	  "lossy: tail drop on overflow; lossless: PFC pauses, never drops data",
 	  (const char *const[]){ "lossy", "lossless", NULL } },

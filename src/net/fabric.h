@@ -152,11 +152,12 @@ struct nic_flow {
 enum buf_mode { BUF_LOSSY, BUF_LOSSLESS };
 
 struct swcfg {
-	uint64_t buffer;     /* shared buffer per switch, bytes */
-	double dt_alpha;     /* dynamic threshold: queue <= alpha * free buffer */
-	int mode;	     /* enum buf_mode */
-	bool ecn;	     /* RED/ECN marking at dequeue */
-	uint64_t kmin, kmax; /* bytes */
+	uint64_t buffer;      /* shared buffer per switch, bytes */
+	double dt_alpha;      /* dynamic threshold: queue <= alpha * free buffer */
+	uint64_t queue_limit; /* lossy: static cap per egress queue, bytes; 0 = none */
+	int mode;	      /* enum buf_mode */
+	bool ecn;	      /* RED/ECN marking at dequeue */
+	uint64_t kmin, kmax;  /* bytes */
 	double pmax;
 	uint64_t pfc_xoff;    /* static XOFF per ingress port & class, bytes; 0 = dynamic */
 	uint64_t pfc_xon_gap; /* XON = XOFF - gap, bytes */

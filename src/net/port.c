@@ -383,7 +383,8 @@ static void switch_forward(struct fabric *f, struct sw *s, uint16_t in_idx, stru
 	} else {
 		uint64_t free_b = s->buf_used < cfg->buffer ? cfg->buffer - s->buf_used : 0;
 		if (p->size > free_b ||
-		    (double)(out->qbytes[c] + p->size) > cfg->dt_alpha * (double)free_b) {
+		    (double)(out->qbytes[c] + p->size) > cfg->dt_alpha * (double)free_b ||
+		    (cfg->queue_limit && out->qbytes[c] + p->size > cfg->queue_limit)) {
 			out->st.drops_buffer++;
 			pkt_free(f, p);
 			return;
