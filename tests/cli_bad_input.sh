@@ -273,6 +273,24 @@ bad failed_link failed_link.yaml 'failed_link\.yaml:(12|13):' -- \
 { base; printf 'events:\n  - {at: 10us, link: leaf0-spine9, action: down}\n'; } >event_link.yaml
 bad event_link event_link.yaml 'event_link\.yaml:13:' -- "events[0].link" "no link named 'leaf0-spine9'"
 
+# --- sweeps and paper numbers: each point is checked before anything runs
+{ base; printf 'sweep:\n  workload.size: [10KB, 2XB]\n'; } >sweep_value.yaml
+bad sweep_value sweep_value.yaml 'sweep_value\.yaml:13:' -- "workload.size" "2XB"
+{ base; printf 'sweep:\n  topology.leaves: [2, 0]\n'; } >sweep_point.yaml
+bad sweep_point sweep_point.yaml 'sweep_point\.yaml:13:' -- "topology.leaves"
+{ base; printf 'sweep:\n  size: [10KB]\n'; } >sweep_key.yaml
+bad sweep_key sweep_key.yaml 'sweep_key\.yaml:13:' -- "sweep.size" "dotted key"
+{ base; printf 'sweep:\n  workload.size: [10KB, 20KB]\n'; } >sweep_ok.yaml
+bad sweep_set sweep_ok.yaml 'sweep_ok\.yaml:13:' --set workload.size=4KB -- \
+	"sweep.workload.size" "swept" "--set workload.size=4KB"
+{ base; printf 'paper:\n  source: x\n  values:\n    - {metric: max_fc, value: 1ms}\n'; } >paper_metric.yaml
+bad paper_metric paper_metric.yaml 'paper_metric\.yaml:15:' -- "paper.values.metric" "max_fct"
+{ base; printf 'paper:\n  source: x\n  values:\n    - {metric: max_fct, value: 12}\n'; } >paper_unit.yaml
+bad paper_unit paper_unit.yaml 'paper_unit\.yaml:15:' -- "paper.values.value" "a time such as"
+{ cat sweep_ok.yaml; printf 'paper:\n  source: x\n  values:\n    - {metric: max_fct, value: 1ms, when: {workload.size: 30KB}}\n'; } >paper_when.yaml
+bad paper_when paper_when.yaml 'paper_when\.yaml:17:' -- "paper.values.when.workload.size" "'30KB'"
+bad jobs_zero sweep_ok.yaml none --jobs 0 -- "--jobs" "expected a number"
+
 # --- the command line
 bad set_value ok.yaml none --set topology.leaves=abc -- \
 	"--set topology.leaves" "expected a non-negative integer" "'abc'"

@@ -194,6 +194,47 @@ wait "$pid" 2>/dev/null || true
 compgen -G 'interrupted.partial-*' >/dev/null &&
 	fail interrupted "no interrupted.partial-* left" "$(ls -d interrupted.partial-*)"
 
+# --- a sweep: every point in its own folder, sweep.csv and paper.csv; a point
+# equals the single run with the same values; -j 1 and -j 2 agree
+cat >sw.yaml <<EOF
+name: sw
+topology: {type: star, hosts: 5, link_rate: 100Gbps}
+transport: {type: ref}
+workload: {type: incast, senders: 4, receiver: 0, size: 1MB}
+sweep:
+  workload.size: [1MB, 500KB]
+  transport.window: [40KB, 400KB]
+paper:
+  source: "a made-up figure"
+  values:
+    - {metric: max_fct, value: 400us, when: {workload.size: 1MB}, note: "four senders"}
+    - {metric: drops, value: 3}
+EOF
+if run_ok sweep1 run sw.yaml --out sw1 -j 1 && run_ok sweep2 run sw.yaml --out sw2 -j 2; then
+	[[ $(grep -c . sw1/sweep.csv) == 5 ]] || fail sweep "sweep.csv: a header and 4 points" "$(cat sw1/sweep.csv)"
+	for d in size-1MB_window-40KB size-1MB_window-400KB size-500KB_window-40KB size-500KB_window-400KB; do
+		[[ -f sw1/$d/flows.csv ]] || fail sweep "a folder sw1/$d with flows.csv" "$(ls sw1)"
+		same "sweep -j1/-j2 $d" sw1/$d/flows.csv sw2/$d/flows.csv
+	done
+	# every column but the wall time
+	rev sw1/sweep.csv | cut -d, -f2- | rev >a.csv
+	rev sw2/sweep.csv | cut -d, -f2- | rev >b.csv
+	same "sweep.csv -j1/-j2" a.csv b.csv
+	# 2 max_fct rows (size 1MB) + 4 drops rows
+	[[ $(grep -c . sw1/paper.csv) == 7 ]] || fail sweep "paper.csv: a header and 6 rows" "$(cat sw1/paper.csv)"
+	grep -q 'beside the paper: a made-up figure' sweep1.out ||
+		fail sweep "the paper table on stdout" "$(cat sweep1.out)"
+fi
+cat >one.yaml <<EOF
+name: one
+topology: {type: star, hosts: 5, link_rate: 100Gbps}
+transport: {type: ref, window: 400KB}
+workload: {type: incast, senders: 4, receiver: 0, size: 500KB}
+EOF
+if run_ok one run one.yaml --out one; then
+	same "a sweep point equals the single run" one/flows.csv sw1/size-500KB_window-400KB/flows.csv
+fi
+
 if ((nfail)); then
 	echo "cli_run: $nfail check(s) failed" >&2
 	exit 1

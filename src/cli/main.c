@@ -8,14 +8,14 @@
 #include "core/mem.h"
 #include "io/experiment.h"
 #include "io/results.h"
-#include "sim/run.h"
+#include "sim/batch.h"
 
 static const char usage_text[] =
     "mpsim - a packet-level simulator for multipath transports, congestion control\n"
     "and load balancing in AI/ML datacenter fabrics\n"
     "\n"
     "USAGE\n"
-    "  mpsim run EXPERIMENT.yaml [--out DIR] [--seed N] [--set key.path=value ...]\n"
+    "  mpsim run EXPERIMENT.yaml [--out DIR] [--seed N] [--jobs N] [--set key.path=value ...]\n"
     "  mpsim validate EXPERIMENT.yaml [--set key.path=value ...]\n"
     "  mpsim list [topologies|transports|lbs|workloads|sections]\n"
     "  mpsim --help | --version\n"
@@ -27,6 +27,9 @@ static const char usage_text[] =
     "            config.yaml, the effective configuration with every default filled in.\n"
     "            The folder is written under a temporary name and renamed at the end,\n"
     "            so an interrupted run never leaves a complete-looking folder.\n"
+    "            A file with a `sweep:` section runs every combination of the swept\n"
+    "            values (--jobs at a time) into one folder per point, plus sweep.csv;\n"
+    "            a `paper:` section prints the paper's numbers beside ours (paper.csv).\n"
     "  validate  Check the file and build the fabric and workload without running.\n"
     "  list      Every topology, transport, load balancer and workload with each of its\n"
     "            parameters, unit, default and range.\n"
@@ -36,6 +39,7 @@ static const char usage_text[] =
     "  --seed N             override the experiment's seed\n"
     "  --set key.path=value override one option, e.g. --set topology.leaves=4\n"
     "                       --set transport.entropy=rr (repeatable)\n"
+    "  --jobs N, -j N       sweep points run at once (default: one per CPU)\n"
     "  --quiet              no summary table\n"
     "\n"
     "UNITS\n"
@@ -112,6 +116,7 @@ struct args {
 	int64_t seed;
 	char **sets;
 	size_t nsets;
+	unsigned jobs;
 	bool quiet;
 };
 
@@ -123,7 +128,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 	a->sets = mp_calloc((size_t)argc, sizeof *a->sets);
 	for (int i = 2; i < argc; i++) {
 		const char *s = argv[i];
-		if (!strcmp(s, "--out") || !strcmp(s, "--seed") || !strcmp(s, "--set")) {
+		if (!strcmp(s, "--out") || !strcmp(s, "--seed") || !strcmp(s, "--set") ||
+		    !strcmp(s, "--jobs") || !strcmp(s, "-j")) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "mpsim: %s needs a value\n", s);
 				return 2;
@@ -131,6 +137,17 @@ static int parse_args(int argc, char **argv, struct args *a)
 			const char *v = argv[++i];
 			if (!strcmp(s, "--out")) {
 				a->out = v;
+			} else if (!strcmp(s, "--jobs") || !strcmp(s, "-j")) {
+				char *end;
+				unsigned long x = strtoul(v, &end, 10);
+				if (*end || end == v || *v == '-' || x < 1 || x > 4096) {
+					fprintf(stderr,
+						"mpsim: %s: expected a number of parallel runs "
+						"from 1 to 4096, got '%s'\n",
+						s, v);
+					return 2;
+				}
+				a->jobs = (unsigned)x;
 			} else if (!strcmp(s, "--seed")) {
 				char *end;
 				unsigned long long x = strtoull(v, &end, 10);
@@ -169,54 +186,15 @@ static int parse_args(int argc, char **argv, struct args *a)
 
 static int cmd_run(struct args *a, bool run)
 {
-	struct experiment x;
-	struct mp_err e = { 0 };
-	struct sim s;
-	int rc = 0;
-	if (exp_load(&x, a->file, a->sets, a->nsets, a->seed, &e)) {
-		fprintf(stderr, "mpsim: %s\n", e.msg);
-		exp_free(&x);
-		return e.status;
-	}
-	if (sim_build(&s, &x, &e)) {
-		fprintf(stderr, "mpsim: %s\n", e.msg);
-		rc = e.status;
-		goto out_sim;
-	}
-	if (!run) {
-		printf("%s: ok (%u hosts, %u switches, %u links, %u flows)\n", a->file,
-		       s.fab.nhosts, s.fab.nsws, s.fab.nlinks, s.w.nconns);
-		goto out_sim;
-	}
-	char outdir[4096];
-	if (a->out)
-		snprintf(outdir, sizeof outdir, "%s", a->out);
-	else
-		snprintf(outdir, sizeof outdir, "results/%s", x.gen.name);
-	if (results_prepare(outdir, &e)) {
-		fprintf(stderr, "mpsim: %s\n", e.msg);
-		rc = e.status;
-		goto out_sim;
-	}
-	sim_run(&s);
-	struct run_result r;
-	sim_collect(&s, &r);
-	if (!a->quiet)
-		results_print_table(stdout, &x, &r);
-	if (r.ncompleted < r.nflows)
-		fprintf(stderr, "mpsim: warning: %zu of %zu flows did not complete by %.1f us\n",
-			r.nflows - r.ncompleted, r.nflows, time_to_us(r.sim_end));
-	if (results_write(outdir, &x, &r, &e)) {
-		fprintf(stderr, "mpsim: %s\n", e.msg);
-		rc = e.status;
-	} else if (!a->quiet) {
-		printf("\n  results in %s/\n", outdir);
-	}
-	run_result_free(&r);
-out_sim:
-	sim_free(&s);
-	exp_free(&x);
-	return rc;
+	struct batch_args b = { .file = a->file,
+				.out = a->out,
+				.sets = a->sets,
+				.nsets = a->nsets,
+				.seed = a->seed,
+				.jobs = a->jobs,
+				.quiet = a->quiet,
+				.run = run };
+	return batch_main(&b);
 }
 
 int main(int argc, char **argv)

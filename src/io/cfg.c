@@ -437,6 +437,11 @@ static void where(const struct cfg_doc *doc, const struct cfg_node *n, char *buf
 
 int cfg_apply_set(struct cfg_doc *doc, const char *assignment, struct mp_err *e)
 {
+	return cfg_apply_set_at(doc, assignment, 0, e);
+}
+
+int cfg_apply_set_at(struct cfg_doc *doc, const char *assignment, int line, struct mp_err *e)
+{
 	const char *eq = strchr(assignment, '=');
 	char at[600];
 
@@ -487,7 +492,7 @@ int cfg_apply_set(struct cfg_doc *doc, const char *assignment, struct mp_err *e)
 			continue;
 		}
 		if (!kid) {
-			kid = node_new(CFG_SCALAR, 0, 0);
+			kid = node_new(CFG_SCALAR, line, 0);
 			kid->key = mp_strdup(comp);
 			node_append(map, kid);
 		} else if (kid->kind == CFG_MAP) {
@@ -506,7 +511,8 @@ int cfg_apply_set(struct cfg_doc *doc, const char *assignment, struct mp_err *e)
 			kid->kids = NULL;
 			kid->n = 0;
 			kid->kind = CFG_SCALAR;
-			kid->line = kid->col = 0;
+			kid->line = line;
+			kid->col = 0;
 		}
 		const char *v = eq + 1;
 		size_t vl = strlen(v);
@@ -523,7 +529,7 @@ int cfg_apply_set(struct cfg_doc *doc, const char *assignment, struct mp_err *e)
 				while (q > p && q[-1] == ' ')
 					q--;
 				if (q > p) {
-					struct cfg_node *it = node_new(CFG_SCALAR, 0, 0);
+					struct cfg_node *it = node_new(CFG_SCALAR, line, 0);
 					it->value = mp_malloc((size_t)(q - p) + 1);
 					memcpy(it->value, p, (size_t)(q - p));
 					it->value[q - p] = '\0';

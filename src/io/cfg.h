@@ -38,6 +38,9 @@ void cfg_free(struct cfg_doc *doc);
 /* Apply "a.b.c=value": creates missing maps, replaces a scalar. Line 0 marks
  * nodes that came from the command line; messages then say "--set a.b.c". */
 int cfg_apply_set(struct cfg_doc *doc, const char *assignment, struct mp_err *e);
+/* The same with the new value's nodes at `line` of the file (a sweep value),
+ * so later messages about the value point there. */
+int cfg_apply_set_at(struct cfg_doc *doc, const char *assignment, int line, struct mp_err *e);
 
 /* Child of a mapping by key, or NULL. */
 struct cfg_node *cfg_get(const struct cfg_node *map, const char *key);

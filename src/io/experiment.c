@@ -1,5 +1,6 @@
 /* experiment.c - loading and checking an experiment file; see experiment.h. */
 #include "io/experiment.h"
+#include "io/sweep.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -46,6 +47,10 @@ const struct opt_desc exp_output_opts[] = {
 	  "sample each flow's goodput (acknowledged bytes per interval)" },
 	{ "flow_throughput_max", OPT_UINT, offsetof(struct exp_output, flow_throughput_max), "64",
 	  1, 1e6, "only the first this many flows get a throughput series" },
+	{ "convergence_band", OPT_DOUBLE, offsetof(struct exp_output, convergence_band), "0.2",
+	  0.001, 10,
+	  "the convergence metric: every running flow within this fraction of their mean "
+	  "throughput" },
 	{ "progress", OPT_BOOL, offsetof(struct exp_output, progress), "true", 0, 0,
 	  "show a progress line on stderr when it is a terminal (never in CI)" },
 	OPT_END
@@ -68,7 +73,7 @@ static const struct opt_desc event_opts[] = {
 
 static const char *const top_keys[] = { "name",	  "seed",   "stop_time", "time_limit", "topology",
 					"switch", "lb",	    "transport", "workload",   "failures",
-					"events", "output", NULL };
+					"events", "output", "sweep",	 "paper",      NULL };
 
 int exp_errf(struct mp_err *e, const struct experiment *x, const char *section, const char *fmt,
 	     ...)
@@ -253,9 +258,9 @@ static int load_all(struct experiment *x, struct mp_err *e)
 					     "unknown top-level key (known: %s)", known);
 		}
 	}
-	static const char *const skip_sections[] = { "topology",  "switch",   "lb",
-						     "transport", "workload", "failures",
-						     "events",	  "output",   NULL };
+	static const char *const skip_sections[] = { "topology", "switch",   "lb",     "transport",
+						     "workload", "failures", "events", "output",
+						     "sweep",	 "paper",    NULL };
 	opt_set_defaults(exp_general_opts, &x->gen);
 	if (cfg_apply_table(&x->doc, root, "", exp_general_opts, &x->gen, skip_sections, e))
 		return e->status;
@@ -307,12 +312,20 @@ static int load_all(struct experiment *x, struct mp_err *e)
 int exp_load(struct experiment *x, const char *path, char *const *sets, size_t nsets,
 	     int64_t seed_override, struct mp_err *e)
 {
+	return exp_load_point(x, path, sets, nsets, seed_override, NULL, 0, e);
+}
+
+int exp_load_point(struct experiment *x, const char *path, char *const *sets, size_t nsets,
+		   int64_t seed_override, const struct sweep *sw, size_t point, struct mp_err *e)
+{
 	memset(x, 0, sizeof *x);
 	if (cfg_load_file(path, &x->doc, e))
 		return e->status;
 	for (size_t i = 0; i < nsets; i++)
 		if (cfg_apply_set(&x->doc, sets[i], e))
 			return e->status;
+	if (sw && sweep_apply(sw, point, &x->doc, e))
+		return e->status;
 	if (seed_override >= 0) {
 		char buf[64];
 		snprintf(buf, sizeof buf, "seed=%lld", (long long)seed_override);

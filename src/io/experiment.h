@@ -10,6 +10,8 @@
  *   failures: {...}             links down from t=0 (random per tier, or named)
  *   events:   [{at, link|node, action, value}, ...]  link and switch changes during the run
  *   output:   {...}             time series and what to record
+ *   sweep:    {key: [v, ...]}   run every combination (io/sweep.h)
+ *   paper:    {source, values}  a paper's numbers to print beside ours
  * Loading stops at the first problem with "file:line: key: expected ..." and
  * status MP_EUSER; nothing is built or written.
  */
@@ -61,6 +63,7 @@ struct exp_output {
 	struct opt_strlist utilisation; /* "<group>" */
 	bool flow_throughput;		/* per-flow throughput series */
 	uint64_t flow_throughput_max;	/* at most this many flows get a series */
+	double convergence_band;	/* the convergence metric's tolerance */
 	bool progress;			/* a progress line on a terminal */
 };
 
@@ -88,6 +91,10 @@ extern const struct opt_desc exp_general_opts[], exp_failures_opts[], exp_output
  * is non-negative, the seed. */
 int exp_load(struct experiment *x, const char *path, char *const *sets, size_t nsets,
 	     int64_t seed_override, struct mp_err *e);
+/* The same for point `point` of sweep `sw` (see io/sweep.h; NULL = none). */
+struct sweep;
+int exp_load_point(struct experiment *x, const char *path, char *const *sets, size_t nsets,
+		   int64_t seed_override, const struct sweep *sw, size_t point, struct mp_err *e);
 int exp_load_string(struct experiment *x, const char *text, const char *name, struct mp_err *e);
 void exp_free(struct experiment *x);
 

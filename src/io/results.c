@@ -276,7 +276,10 @@ int results_prepare(const char *outdir, struct mp_err *e)
 		return mp_errf(e, MP_EUSER, "results folder: expected a folder name, got ''");
 	if (stat(outdir, &st) == 0) {
 		snprintf(probe, sizeof probe, "%s/summary.json", outdir);
-		if (!S_ISDIR(st.st_mode) || access(probe, F_OK) != 0)
+		bool ours = S_ISDIR(st.st_mode) && access(probe, F_OK) == 0;
+		snprintf(probe, sizeof probe, "%s/sweep.csv", outdir);
+		ours |= S_ISDIR(st.st_mode) && access(probe, F_OK) == 0;
+		if (!ours)
 			return mp_errf(e, MP_EUSER,
 				       "results folder '%s' exists and is not an mpsim results "
 				       "folder; refusing to replace it",
@@ -285,25 +288,57 @@ int results_prepare(const char *outdir, struct mp_err *e)
 	return make_parents(outdir, e);
 }
 
-int results_write(const char *outdir, const struct experiment *x, const struct run_result *r,
-		  struct mp_err *e)
+int results_write_text(const char *dir, const char *name, const char *text, struct mp_err *e)
 {
-	char tmp[4096], old[4096];
-	struct stat st;
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return mp_errf(e, MP_EIO, "cannot write '%s': %s", path, strerror(errno));
+	fputs(text, f);
+	if (fclose(f) != 0)
+		return mp_errf(e, MP_EIO, "error writing '%s'", path);
+	return MP_OK;
+}
+
+int results_tmpdir(const char *outdir, char *tmp, size_t n, struct mp_err *e)
+{
 	if (results_prepare(outdir, e))
 		return e->status;
-	snprintf(tmp, sizeof tmp, "%s.partial-%ld", outdir, (long)getpid());
+	snprintf(tmp, n, "%s.partial-%ld", outdir, (long)getpid());
 	remove_tree(tmp);
 	if (mkdir(tmp, 0777) != 0)
 		return mp_errf(e, MP_EIO, "cannot create '%s': %s", tmp, strerror(errno));
+	return MP_OK;
+}
+
+void results_discard(const char *tmp)
+{
+	remove_tree(tmp);
+}
+
+int results_write(const char *outdir, const struct experiment *x, const struct run_result *r,
+		  const char *paper_csv, struct mp_err *e)
+{
+	char tmp[4096];
+	if (results_tmpdir(outdir, tmp, sizeof tmp, e))
+		return e->status;
 	if (write_file(tmp, "config.yaml", e, w_config, x, r) ||
 	    write_file(tmp, "flows.csv", e, w_flows, x, r) ||
 	    write_file(tmp, "timeseries.csv", e, w_ts, x, r) ||
 	    write_file(tmp, "ports.csv", e, w_ports, x, r) ||
-	    write_file(tmp, "summary.json", e, w_summary, x, r)) {
+	    write_file(tmp, "summary.json", e, w_summary, x, r) ||
+	    (paper_csv && results_write_text(tmp, "paper.csv", paper_csv, e))) {
 		remove_tree(tmp);
 		return e->status;
 	}
+	return results_commit(tmp, outdir, e);
+}
+
+int results_commit(const char *tmp, const char *outdir, struct mp_err *e)
+{
+	char old[4096];
+	struct stat st;
 	if (stat(outdir, &st) == 0) {
 		snprintf(old, sizeof old, "%s.old-%ld", outdir, (long)getpid());
 		if (rename(outdir, old) != 0) {

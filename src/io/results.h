@@ -1,6 +1,6 @@
 /* results.h - the results folder and the summary table.
  *
- * A results folder holds summary.json, flows.csv, ports.csv (one row per
+ * A results folder holds paper.csv when the experiment has a `paper:` section, summary.json, flows.csv, ports.csv (one row per
  * egress port: bytes, utilisation, max and mean queue, drops, ECN marks, PFC
  * pauses and paused time), timeseries.csv and config.yaml (the effective
  * configuration). It is written into a temporary
@@ -21,8 +21,17 @@
 /* Check before a run that `outdir` can receive results (absent, or an earlier
  * mpsim results folder) and create the folders above it. */
 int results_prepare(const char *outdir, struct mp_err *e);
+/* Write every file (and paper.csv when paper_csv is not NULL) and rename the
+ * folder into place. */
 int results_write(const char *outdir, const struct experiment *x, const struct run_result *r,
-		  struct mp_err *e);
+		  const char *paper_csv, struct mp_err *e);
+/* The same steps for a folder assembled by the caller (a sweep): a fresh
+ * temporary sibling of outdir, files written into it, then the rename that
+ * replaces outdir (or the removal of the temporary folder). */
+int results_tmpdir(const char *outdir, char *tmp, size_t n, struct mp_err *e);
+int results_write_text(const char *dir, const char *name, const char *text, struct mp_err *e);
+int results_commit(const char *tmp, const char *outdir, struct mp_err *e);
+void results_discard(const char *tmp);
 void results_print_table(FILE *f, const struct experiment *x, const struct run_result *r);
 
 #endif

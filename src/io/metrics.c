@@ -1,0 +1,232 @@
+/* metrics.c - the named figures of a run (see metrics.h). */
+#include "io/metrics.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "core/opt.h"
+
+const struct metric_def metric_defs[M_N] = {
+	[M_FLOWS] = { "flows", MK_COUNT, "flows in the workload" },
+	[M_COMPLETED] = { "completed", MK_COUNT, "flows that completed" },
+	[M_MEAN_FCT] = { "mean_fct", MK_TIME, "mean flow completion time" },
+	[M_P50_FCT] = { "p50_fct", MK_TIME, "median flow completion time" },
+	[M_P99_FCT] = { "p99_fct", MK_TIME, "99th percentile flow completion time" },
+	[M_MAX_FCT] = { "max_fct", MK_TIME, "largest flow completion time" },
+	[M_MEAN_SLOWDOWN] = { "mean_slowdown", MK_RATIO, "mean FCT / ideal FCT" },
+	[M_P99_SLOWDOWN] = { "p99_slowdown", MK_RATIO, "99th percentile FCT / ideal FCT" },
+	[M_MAX_SLOWDOWN] = { "max_slowdown", MK_RATIO, "largest FCT / ideal FCT" },
+	[M_GOODPUT] = { "goodput", MK_RATE,
+			"message bytes of completed flows over first start to last finish" },
+	[M_DROPS] = { "drops", MK_COUNT, "packets dropped (buffer and link)" },
+	[M_RETX_BYTES] = { "retx_bytes", MK_BYTES, "retransmitted data bytes" },
+	[M_ECN_MARKS] = { "ecn_marks", MK_COUNT, "packets marked CE" },
+	[M_PAUSE_FRAMES] = { "pause_frames", MK_COUNT, "PFC PAUSE frames sent" },
+	[M_PAUSED_TIME] = { "paused_time", MK_TIME, "time ports spent paused, summed" },
+	[M_MAX_QUEUE] = { "max_queue", MK_BYTES, "largest egress queue of any switch port" },
+	[M_MAX_QUEUE_LAST_HOP] = { "max_queue_last_hop", MK_BYTES,
+				   "largest queue of a switch port facing a host" },
+	[M_CONVERGENCE] = { "convergence", MK_TIME,
+			    "from the last flow start until every running flow's sampled "
+			    "throughput stays within output.convergence_band of their mean "
+			    "(needs output.flow_throughput)" },
+};
+
+int metric_find(const char *name)
+{
+	for (int i = 0; i < M_N; i++)
+		if (!strcmp(metric_defs[i].name, name))
+			return i;
+	return -1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* nearest rank, as stats.h */
+static double pct(const double *v, size_t n, double p)
+{
+	size_t k = (size_t)ceil(p / 100 * (double)n);
+	return v[k ? k - 1 : 0];
+}
+
+/* Convergence from the per-flow throughput series ("goodput_gbps:flowN",
+ * sampled every interval, each the mean over the interval before it): a sample
+ * counts when at least two flows ran through its whole interval; it is fair
+ * when each of them is within band of their mean. The answer is the end of the
+ * first fair sample after which every counted sample up to the first
+ * completion is fair, measured from the last flow start. */
+static double convergence(const struct run_result *r, double band)
+{
+	static const char prefix[] = "goodput_gbps:flow";
+	size_t np = strlen(prefix);
+	uint32_t ns = r->ts.nnames;
+	int64_t *flow_of = mp_calloc(ns ? ns : 1, sizeof *flow_of);
+	bool any = false;
+	for (uint32_t s = 0; s < ns; s++) {
+		flow_of[s] = -1;
+		const char *nm = r->ts.names[s];
+		if (!strncmp(nm, prefix, np)) {
+			long id = strtol(nm + np, NULL, 10);
+			if (id >= 0 && (size_t)id < r->nflows) {
+				flow_of[s] = id;
+				any = true;
+			}
+		}
+	}
+	double res = NAN;
+	if (!any || r->ts.n == 0)
+		goto out;
+	simtime_t last_start = 0, first_finish = SIMTIME_MAX;
+	for (size_t i = 0; i < r->nflows; i++) {
+		if (r->flows[i].start > last_start)
+			last_start = r->flows[i].start;
+		if (r->flows[i].completed && r->flows[i].finish < first_finish)
+			first_finish = r->flows[i].finish;
+	}
+	/* rows are in time order; consecutive sample times give the interval */
+	simtime_t prev_t = 0, cand = SIMTIME_MAX;
+	size_t i = 0;
+	bool have_prev = false;
+	while (i < r->ts.n) {
+		simtime_t t = r->ts.rows[i].t;
+		double sum = 0, lo = INFINITY, hi = -INFINITY;
+		unsigned cnt = 0;
+		for (; i < r->ts.n && r->ts.rows[i].t == t; i++) {
+			int64_t f = flow_of[r->ts.rows[i].series];
+			if (f < 0 || !have_prev)
+				continue;
+			const struct flow_rec *fr = &r->flows[f];
+			if (fr->start > prev_t || (fr->completed && fr->finish < t))
+				continue;
+			double v = r->ts.rows[i].value;
+			sum += v;
+			cnt++;
+			lo = v < lo ? v : lo;
+			hi = v > hi ? v : hi;
+		}
+		bool counted = have_prev && cnt >= 2 && prev_t >= last_start && t <= first_finish;
+		if (counted) {
+			double mean = sum / cnt;
+			bool fair = mean > 0 && lo >= (1 - band) * mean && hi <= (1 + band) * mean;
+			if (!fair)
+				cand = SIMTIME_MAX;
+			else if (cand == SIMTIME_MAX)
+				cand = t;
+		}
+		prev_t = t;
+		have_prev = true;
+	}
+	if (cand != SIMTIME_MAX)
+		res = (double)(cand - last_start);
+out:
+	mp_free(flow_of);
+	return res;
+}
+
+void metrics_compute(const struct run_result *r, double band, double v[M_N])
+{
+	for (int i = 0; i < M_N; i++)
+		v[i] = NAN;
+	size_t n = r->nflows, c = 0;
+	double *fct = mp_calloc(n ? n : 1, sizeof *fct);
+	double *sd = mp_calloc(n ? n : 1, sizeof *sd);
+	double sum_fct = 0, sum_sd = 0, bytes = 0;
+	simtime_t first = SIMTIME_MAX, last = 0;
+	uint64_t retx = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct flow_rec *f = &r->flows[i];
+		retx += f->retx_bytes;
+		if (!f->completed)
+			continue;
+		fct[c] = (double)f->fct;
+		sd[c] = f->slowdown;
+		sum_fct += fct[c];
+		sum_sd += sd[c];
+		bytes += (double)f->bytes;
+		first = f->start < first ? f->start : first;
+		last = f->finish > last ? f->finish : last;
+		c++;
+	}
+	v[M_FLOWS] = (double)n;
+	v[M_COMPLETED] = (double)c;
+	if (c) {
+		qsort(fct, c, sizeof *fct, cmp_double);
+		qsort(sd, c, sizeof *sd, cmp_double);
+		v[M_MEAN_FCT] = sum_fct / (double)c;
+		v[M_P50_FCT] = pct(fct, c, 50);
+		v[M_P99_FCT] = pct(fct, c, 99);
+		v[M_MAX_FCT] = fct[c - 1];
+		v[M_MEAN_SLOWDOWN] = sum_sd / (double)c;
+		v[M_P99_SLOWDOWN] = pct(sd, c, 99);
+		v[M_MAX_SLOWDOWN] = sd[c - 1];
+		if (last > first)
+			v[M_GOODPUT] = bytes * 8 / time_to_s(last - first);
+	}
+	const struct net_totals *t = &r->net;
+	v[M_DROPS] = (double)(t->drops_buffer + t->drops_link);
+	v[M_RETX_BYTES] = (double)retx;
+	v[M_ECN_MARKS] = (double)t->ecn_marks;
+	v[M_PAUSE_FRAMES] = (double)t->pause_frames;
+	v[M_PAUSED_TIME] = (double)t->paused_time;
+	v[M_MAX_QUEUE] = (double)t->max_queue_bytes;
+	v[M_MAX_QUEUE_LAST_HOP] = (double)r->groups[G_LAST_HOP].max_qbytes;
+	v[M_CONVERGENCE] = convergence(r, band);
+	mp_free(fct);
+	mp_free(sd);
+}
+
+double metric_display(enum metric_id m, double v)
+{
+	switch (metric_defs[m].kind) {
+	case MK_TIME:
+		return v / 1e6; /* us */
+	case MK_BYTES:
+		return v / 1e6; /* MB */
+	case MK_RATE:
+		return v / 1e9; /* Gb/s */
+	default:
+		return v;
+	}
+}
+
+const char *metric_unit(enum metric_id m)
+{
+	static const char *const units[] = { [MK_TIME] = "us",
+					     [MK_BYTES] = "MB",
+					     [MK_RATE] = "Gbps",
+					     [MK_COUNT] = "",
+					     [MK_RATIO] = "" };
+	return units[metric_defs[m].kind];
+}
+
+int metric_parse(enum metric_id m, const char *text, double *out)
+{
+	uint64_t u;
+	char *end;
+	switch (metric_defs[m].kind) {
+	case MK_TIME:
+		if (opt_parse_time(text, &u))
+			return -1;
+		*out = (double)u;
+		return 0;
+	case MK_BYTES:
+		if (opt_parse_size(text, &u))
+			return -1;
+		*out = (double)u;
+		return 0;
+	case MK_RATE:
+		if (opt_parse_rate(text, &u))
+			return -1;
+		*out = (double)u;
+		return 0;
+	default:
+		*out = strtod(text, &end);
+		return end != text && !*end && isfinite(*out) ? 0 : -1;
+	}
+}

@@ -1,0 +1,307 @@
+/* sweep.c - the `sweep:` and `paper:` sections (see sweep.h). */
+#include "io/sweep.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/mem.h"
+
+static int key_errf(struct mp_err *e, const struct cfg_doc *doc, int line, const char *key,
+		    const char *msg)
+{
+	return cfg_errf_line(e, doc, line, key, "%s", msg);
+}
+
+static int parse_sweep(struct sweep *sw, const struct cfg_doc *doc, const struct cfg_node *n,
+		       char *const *sets, size_t nsets, struct mp_err *e)
+{
+	if (n->kind != CFG_MAP)
+		return key_errf(e, doc, n->line, "sweep",
+				"expected a mapping of dotted keys to lists of values, e.g. "
+				"{workload.size: [2MB, 16MB]}");
+	sw->keys = mp_calloc(n->n ? n->n : 1, sizeof *sw->keys);
+	for (size_t i = 0; i < n->n; i++) {
+		const struct cfg_node *kn = n->kids[i];
+		char full[300];
+		snprintf(full, sizeof full, "sweep.%s", kn->key);
+		const char *dot = strchr(kn->key, '.');
+		if (!dot || kn->key[0] == '.' || kn->key[strlen(kn->key) - 1] == '.' ||
+		    strstr(kn->key, ".."))
+			return key_errf(
+			    e, doc, kn->line, full,
+			    "expected a dotted key such as workload.size (section.key)");
+		if (!strncmp(kn->key, "sweep.", 6) || !strncmp(kn->key, "paper.", 6))
+			return key_errf(e, doc, kn->line, full, "a sweep cannot change itself");
+		for (size_t s = 0; s < nsets; s++) {
+			size_t kl = strlen(kn->key);
+			if (!strncmp(sets[s], kn->key, kl) &&
+			    (sets[s][kl] == '=' || sets[s][kl] == '.')) {
+				char msg[400];
+				snprintf(msg, sizeof msg,
+					 "this key is swept, so --set %s cannot also set it; "
+					 "change the sweep's list instead",
+					 sets[s]);
+				return key_errf(e, doc, kn->line, full, msg);
+			}
+		}
+		struct sweep_key *k = &sw->keys[sw->nkeys++];
+		k->key = mp_strdup(kn->key);
+		const char *last = strrchr(kn->key, '.') + 1;
+		k->label = mp_strdup(last);
+		k->line = kn->line;
+		size_t nv = kn->kind == CFG_SEQ ? kn->n : 1;
+		if (kn->kind == CFG_MAP || nv == 0)
+			return key_errf(e, doc, kn->line, full,
+					"expected a non-empty list of values, e.g. [1, 4]");
+		k->values = mp_calloc(nv, sizeof *k->values);
+		k->lines = mp_calloc(nv, sizeof *k->lines);
+		for (size_t v = 0; v < nv; v++) {
+			const struct cfg_node *vn = kn->kind == CFG_SEQ ? kn->kids[v] : kn;
+			if (vn->kind != CFG_SCALAR)
+				return key_errf(e, doc, vn->line, full,
+						"expected scalar values (one per point)");
+			for (size_t u = 0; u < k->nvalues; u++)
+				if (!strcmp(k->values[u], vn->value))
+					return key_errf(e, doc, vn->line, full,
+							"this value is listed twice");
+			k->values[k->nvalues] = mp_strdup(vn->value);
+			k->lines[k->nvalues++] = vn->line;
+		}
+		for (size_t j = 0; j + 1 < sw->nkeys; j++) {
+			if (!strcmp(sw->keys[j].key, k->key))
+				return key_errf(e, doc, kn->line, full, "this key is swept twice");
+			if (!strcmp(sw->keys[j].label, k->label)) {
+				/* two keys ending alike: label them in full */
+				mp_free(k->label);
+				k->label = mp_strdup(k->key);
+			}
+		}
+		if (sw->npoints > 100000 / nv)
+			return key_errf(e, doc, kn->line, full,
+					"expected at most 100000 points in a sweep");
+		sw->npoints *= nv;
+	}
+	return MP_OK;
+}
+
+static int parse_entry(struct sweep *sw, const struct cfg_doc *doc, const struct cfg_node *en,
+		       struct paper_entry *pe, struct mp_err *e)
+{
+	static const char *const known[] = { "metric", "value", "when", "note", NULL };
+	if (en->kind != CFG_MAP)
+		return key_errf(e, doc, en->line, "paper.values",
+				"expected a mapping {metric: ..., value: ..., when: {...}, note: "
+				"...} per entry");
+	pe->line = en->line;
+	pe->note = mp_strdup("");
+	for (size_t i = 0; i < en->n; i++) {
+		const struct cfg_node *kn = en->kids[i];
+		char full[300];
+		snprintf(full, sizeof full, "paper.values.%s", kn->key);
+		bool ok = false;
+		for (const char *const *k = known; *k; k++)
+			ok |= !strcmp(*k, kn->key);
+		if (!ok) {
+			const char *sug = cfg_suggest(kn->key, known);
+			char msg[200];
+			snprintf(msg, sizeof msg,
+				 "unknown key%s%s%s (expected metric, value, when, note)",
+				 sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "");
+			return key_errf(e, doc, kn->line, full, msg);
+		}
+		if (strcmp(kn->key, "when") && kn->kind != CFG_SCALAR)
+			return key_errf(e, doc, kn->line, full, "expected a scalar");
+	}
+	const struct cfg_node *m = cfg_get(en, "metric"), *v = cfg_get(en, "value"),
+			      *w = cfg_get(en, "when"), *nt = cfg_get(en, "note");
+	if (!m || !v)
+		return key_errf(e, doc, en->line, "paper.values",
+				"each entry needs metric and value");
+	pe->metric = metric_find(m->value);
+	if (pe->metric < 0) {
+		char msg[1200] = "unknown metric; expected one of";
+		for (int i = 0; i < M_N; i++) {
+			size_t l = strlen(msg);
+			snprintf(msg + l, sizeof msg - l, "%s %s", i ? "," : "",
+				 metric_defs[i].name);
+		}
+		return key_errf(e, doc, m->line, "paper.values.metric", msg);
+	}
+	if (metric_parse(pe->metric, v->value, &pe->value)) {
+		static const char *const what[] = { [MK_TIME] = "a time such as 7.8ms",
+						    [MK_BYTES] = "a size such as 2MB",
+						    [MK_RATE] = "a rate such as 95Gbps",
+						    [MK_COUNT] = "a number",
+						    [MK_RATIO] = "a number" };
+		char msg[200];
+		snprintf(msg, sizeof msg, "expected %s for metric %s, got '%s'",
+			 what[metric_defs[pe->metric].kind], m->value, v->value);
+		return key_errf(e, doc, v->line, "paper.values.value", msg);
+	}
+	pe->text = mp_strdup(v->value);
+	if (nt) {
+		mp_free(pe->note);
+		pe->note = mp_strdup(nt->value);
+	}
+	if (!w)
+		return MP_OK;
+	if (w->kind != CFG_MAP)
+		return key_errf(e, doc, w->line, "paper.values.when",
+				"expected a mapping of swept keys to one of their values");
+	pe->when_key = mp_calloc(w->n ? w->n : 1, sizeof *pe->when_key);
+	pe->when_value = mp_calloc(w->n ? w->n : 1, sizeof *pe->when_value);
+	for (size_t i = 0; i < w->n; i++) {
+		const struct cfg_node *kn = w->kids[i];
+		char full[300];
+		snprintf(full, sizeof full, "paper.values.when.%s", kn->key);
+		size_t k = 0;
+		while (k < sw->nkeys && strcmp(sw->keys[k].key, kn->key))
+			k++;
+		if (k == sw->nkeys)
+			return key_errf(e, doc, kn->line, full,
+					"expected a key of the sweep section");
+		if (kn->kind != CFG_SCALAR)
+			return key_errf(e, doc, kn->line, full, "expected one swept value");
+		size_t vi = 0;
+		while (vi < sw->keys[k].nvalues && strcmp(sw->keys[k].values[vi], kn->value))
+			vi++;
+		if (vi == sw->keys[k].nvalues) {
+			char msg[300];
+			snprintf(msg, sizeof msg,
+				 "'%s' is not among the swept values of %s (spell it as the sweep "
+				 "does)",
+				 kn->value, kn->key);
+			return key_errf(e, doc, kn->line, full, msg);
+		}
+		pe->when_key[pe->nwhen] = k;
+		pe->when_value[pe->nwhen++] = vi;
+	}
+	return MP_OK;
+}
+
+static int parse_paper(struct sweep *sw, const struct cfg_doc *doc, const struct cfg_node *n,
+		       struct mp_err *e)
+{
+	static const char *const known[] = { "source", "values", NULL };
+	if (n->kind != CFG_MAP)
+		return key_errf(e, doc, n->line, "paper",
+				"expected a mapping {source: ..., values: [...]}");
+	for (size_t i = 0; i < n->n; i++) {
+		bool ok = !strcmp(n->kids[i]->key, "source") || !strcmp(n->kids[i]->key, "values");
+		if (!ok) {
+			char full[300];
+			snprintf(full, sizeof full, "paper.%s", n->kids[i]->key);
+			const char *sug = cfg_suggest(n->kids[i]->key, known);
+			return key_errf(
+			    e, doc, n->kids[i]->line, full,
+			    sug && !strcmp(sug, "source")
+				? "unknown key; did you mean 'source'? (expected "
+				  "source, values)"
+			    : sug ? "unknown key; did you mean 'values'? (expected source, "
+				    "values)"
+				  : "unknown key (expected source, values)");
+		}
+	}
+	const struct cfg_node *src = cfg_get(n, "source"), *vals = cfg_get(n, "values");
+	if (!src || src->kind != CFG_SCALAR || !*src->value)
+		return key_errf(e, doc, src ? src->line : n->line, "paper.source",
+				"expected the paper, figure and setting the numbers come from");
+	sw->source = mp_strdup(src->value);
+	if (!vals || vals->kind != CFG_SEQ || vals->n == 0)
+		return key_errf(e, doc, vals ? vals->line : n->line, "paper.values",
+				"expected a non-empty list of {metric, value, when, note}");
+	sw->entries = mp_calloc(vals->n, sizeof *sw->entries);
+	for (size_t i = 0; i < vals->n; i++) {
+		if (parse_entry(sw, doc, vals->kids[i], &sw->entries[i], e))
+			return e->status;
+		sw->nentries++;
+	}
+	return MP_OK;
+}
+
+int sweep_parse(struct sweep *sw, const struct cfg_doc *doc, char *const *sets, size_t nsets,
+		struct mp_err *e)
+{
+	memset(sw, 0, sizeof *sw);
+	sw->npoints = 1;
+	const struct cfg_node *s = cfg_get(doc->root, "sweep"), *p = cfg_get(doc->root, "paper");
+	if (s && parse_sweep(sw, doc, s, sets, nsets, e))
+		return e->status;
+	if (p && parse_paper(sw, doc, p, e))
+		return e->status;
+	return MP_OK;
+}
+
+void sweep_free(struct sweep *sw)
+{
+	for (size_t i = 0; i < sw->nkeys; i++) {
+		struct sweep_key *k = &sw->keys[i];
+		for (size_t v = 0; v < k->nvalues; v++)
+			mp_free(k->values[v]);
+		mp_free(k->values);
+		mp_free(k->lines);
+		mp_free(k->key);
+		mp_free(k->label);
+	}
+	mp_free(sw->keys);
+	for (size_t i = 0; i < sw->nentries; i++) {
+		mp_free(sw->entries[i].text);
+		mp_free(sw->entries[i].note);
+		mp_free(sw->entries[i].when_key);
+		mp_free(sw->entries[i].when_value);
+	}
+	mp_free(sw->entries);
+	mp_free(sw->source);
+	memset(sw, 0, sizeof *sw);
+}
+
+size_t sweep_value_at(const struct sweep *sw, size_t point, size_t k)
+{
+	for (size_t j = sw->nkeys; j-- > k + 1;)
+		point /= sw->keys[j].nvalues;
+	return point % sw->keys[k].nvalues;
+}
+
+int sweep_apply(const struct sweep *sw, size_t point, struct cfg_doc *doc, struct mp_err *e)
+{
+	for (size_t k = 0; k < sw->nkeys; k++) {
+		size_t v = sweep_value_at(sw, point, k);
+		size_t n = strlen(sw->keys[k].key) + strlen(sw->keys[k].values[v]) + 2;
+		char *a = mp_malloc(n);
+		snprintf(a, n, "%s=%s", sw->keys[k].key, sw->keys[k].values[v]);
+		int rc = cfg_apply_set_at(doc, a, sw->keys[k].lines[v], e);
+		mp_free(a);
+		if (rc)
+			return rc;
+	}
+	return MP_OK;
+}
+
+void sweep_point_name(const struct sweep *sw, size_t point, char *buf, size_t n)
+{
+	if (!sw->nkeys) {
+		snprintf(buf, n, "run");
+		return;
+	}
+	size_t l = 0;
+	buf[0] = '\0';
+	for (size_t k = 0; k < sw->nkeys && l < n; k++) {
+		const char *v = sw->keys[k].values[sweep_value_at(sw, point, k)];
+		l += (size_t)snprintf(buf + l, n - l, "%s%s-", k ? "_" : "", sw->keys[k].label);
+		for (const char *c = v; *c && l + 1 < n; c++) /* keep names shell-friendly */
+			buf[l++] = (char)((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+						  (*c >= '0' && *c <= '9') || *c == '.' || *c == '-'
+					      ? *c
+					      : '+');
+		buf[l < n ? l : n - 1] = '\0';
+	}
+}
+
+bool sweep_entry_applies(const struct sweep *sw, size_t i, size_t point)
+{
+	const struct paper_entry *pe = &sw->entries[i];
+	for (size_t w = 0; w < pe->nwhen; w++)
+		if (sweep_value_at(sw, point, pe->when_key[w]) != pe->when_value[w])
+			return false;
+	return true;
+}

@@ -1,0 +1,70 @@
+/* sweep.h - the `sweep:` and `paper:` sections of an experiment file.
+ *
+ *   sweep:                      # every combination runs, first key outermost
+ *     transport.qps: [1, 4]
+ *     workload.size: [4KB, 2MB, 16MB]
+ *   paper:                      # printed beside our numbers at the end
+ *     source: "STrack paper, Fig. 9 (RoCEv2, 1 QP)"
+ *     values:
+ *       - {metric: max_fct, value: 2.1ms, when: {transport.qps: 1, workload.size: 16MB},
+ *          note: "read off the figure"}
+ *
+ * A sweep key is any dotted key --set accepts; its values are scalars written
+ * as the key expects them. Each point is the file with those values set, and
+ * a value's errors point at its own line. `when` selects points by swept
+ * values, spelled as in the sweep; without `when` an entry applies to every
+ * point. Metrics are those of io/metrics.h.
+ */
+#ifndef MPSIM_IO_SWEEP_H
+#define MPSIM_IO_SWEEP_H
+
+#include <stddef.h>
+
+#include "core/err.h"
+#include "io/cfg.h"
+#include "io/metrics.h"
+
+struct sweep_key {
+	char *key;     /* dotted, e.g. "workload.size" */
+	char *label;   /* short name for folders and tables: the last component */
+	char **values; /* as written */
+	int *lines;    /* each value's line */
+	size_t nvalues;
+	int line; /* the key's line */
+};
+
+struct paper_entry {
+	int metric;   /* enum metric_id */
+	double value; /* in the metric's base unit */
+	char *text;   /* as written */
+	char *note;   /* may be "" */
+	size_t nwhen;
+	size_t *when_key;   /* index into sweep keys */
+	size_t *when_value; /* index into that key's values */
+	int line;
+};
+
+struct sweep {
+	struct sweep_key *keys;
+	size_t nkeys;
+	size_t npoints; /* 1 when there is no sweep */
+	char *source;	/* paper.source, or NULL when there is no paper section */
+	struct paper_entry *entries;
+	size_t nentries;
+};
+
+/* Read both sections from `doc` (either may be absent). `sets` are the
+ * command line's --set assignments: setting a swept key is an error. */
+int sweep_parse(struct sweep *sw, const struct cfg_doc *doc, char *const *sets, size_t nsets,
+		struct mp_err *e);
+void sweep_free(struct sweep *sw);
+/* The value index of key k at point p (first key outermost). */
+size_t sweep_value_at(const struct sweep *sw, size_t point, size_t k);
+/* Apply point p's values to doc (their lines kept for messages). */
+int sweep_apply(const struct sweep *sw, size_t point, struct cfg_doc *doc, struct mp_err *e);
+/* "qps-1_size-16MB" (a folder name), or "run" when there is no sweep. */
+void sweep_point_name(const struct sweep *sw, size_t point, char *buf, size_t n);
+/* Does paper entry i apply to point p? */
+bool sweep_entry_applies(const struct sweep *sw, size_t i, size_t point);
+
+#endif
