@@ -30,40 +30,57 @@ static void test_line_rate(void **state)
 	}
 }
 
-/* 8 -> 1, lossless: nothing is dropped, every flow completes; with DCQCN off
- * PFC alone paces the senders (pauses counted) and the receiver's link stays
- * busy. With DCQCN (hpcc preset, 4 MB buffer) the goodput measured 0.795 (0.917
- * with 32 MB): issue 3 asks for more than 0.95, not reached yet, so this only
- * guards against regressions while that work goes on. */
+/* 8 -> 1, lossless (4 MB shared buffer, PFC): nothing is dropped, every flow
+ * completes, pauses are counted, and the receiver's link carries more than 95%
+ * of its capacity from the first start to the last finish:
+ *  - PFC alone (DCQCN off) paces the senders through pauses;
+ *  - DCQCN+PFC with the Mellanox reaction point (hpcc preset) and NP-paced
+ *    CNPs, one per 50 us per QP (the DCQCN paper's N, the NIC's behaviour).
+ * With CNPs on every marked packet's ACK instead (the HPCC script's style) the
+ * senders cut every 4 us while the multi-MB queue drains, all reach the 1 Gb/s
+ * floor together and the link idles until the 300 us timer: 0.795 of the link
+ * with 4 MB (0.917 with 32 MB). That run is printed and guarded, not held to
+ * 0.95. */
+static double incast_goodput(const char *transport, struct run_result *r)
+{
+	char buf[640];
+	snprintf(buf, sizeof buf,
+		 "topology: {type: star, hosts: 9, link_rate: 100Gbps}\n"
+		 "switch: {mode: lossless, buffer: 4MB, kmin: 400KB, kmax: 1600KB, pmax: 0.2}\n"
+		 "transport: {type: roce, %s}\n"
+		 "workload: {type: incast, senders: 8, receiver: 0, size: 16MB}\n",
+		 transport);
+	simtest_run(buf, r);
+	assert_int_equal(r->ncompleted, 8);
+	assert_int_equal(r->net.drops_buffer + r->net.drops_link, 0);
+	assert_int_equal(r->net.lossless_overflow, 0);
+	for (size_t i = 0; i < r->nflows; i++)
+		assert_int_equal(r->flows[i].rcvd_bytes, 16000000);
+	return 8 * 16e6 * 8 / time_to_s(simtest_max_fct(r)) / 100e9;
+}
+
 static void test_incast_lossless(void **state)
 {
 	(void)state;
-	const char *yaml = "topology: {type: star, hosts: 9, link_rate: 100Gbps}\n"
-			   "switch: {mode: lossless, buffer: 4MB, kmin: 400KB, kmax: 1600KB, "
-			   "pmax: 0.2}\n"
-			   "transport: {type: roce, dcqcn: %s, preset: hpcc}\n"
-			   "workload: {type: incast, senders: 8, receiver: 0, size: 16MB}\n";
-	char buf[512];
 	struct run_result r;
-	snprintf(buf, sizeof buf, yaml, "false");
-	simtest_run(buf, &r);
-	assert_int_equal(r.ncompleted, 8);
-	assert_int_equal(r.net.drops_buffer + r.net.drops_link, 0);
-	assert_int_equal(r.net.lossless_overflow, 0);
-	assert_true(r.net.pause_frames > 0);
-	double goodput = 8 * 16e6 * 8 / time_to_s(simtest_max_fct(&r)) / 100e9;
-	print_message("PFC only: goodput %.3f of the bottleneck, %llu pauses\n", goodput,
+	double g = incast_goodput("dcqcn: false", &r);
+	print_message("PFC only: goodput %.3f of the bottleneck, %llu pauses\n", g,
 		      (unsigned long long)r.net.pause_frames);
-	assert_true(goodput > 0.95);
+	assert_true(r.net.pause_frames > 0);
+	assert_true(g > 0.95);
 	run_result_free(&r);
 
-	snprintf(buf, sizeof buf, yaml, "true");
-	simtest_run(buf, &r);
-	assert_int_equal(r.ncompleted, 8);
-	assert_int_equal(r.net.drops_buffer + r.net.drops_link, 0);
-	goodput = 8 * 16e6 * 8 / time_to_s(simtest_max_fct(&r)) / 100e9;
-	print_message("DCQCN (hpcc): goodput %.3f of the bottleneck\n", goodput);
-	assert_true(goodput > 0.75);
+	g = incast_goodput("preset: hpcc, cnp: paced, cnp_interval: 50us", &r);
+	print_message("DCQCN (hpcc, CNP paced 50us): goodput %.3f, %llu pauses, %llu marks\n", g,
+		      (unsigned long long)r.net.pause_frames, (unsigned long long)r.net.ecn_marks);
+	assert_true(r.net.pause_frames > 0);
+	assert_true(g > 0.95);
+	run_result_free(&r);
+
+	g = incast_goodput("preset: hpcc", &r);
+	print_message("DCQCN (hpcc, CNP on ACK): goodput %.3f, %llu pauses\n", g,
+		      (unsigned long long)r.net.pause_frames);
+	assert_true(g > 0.75);
 	run_result_free(&r);
 }
 

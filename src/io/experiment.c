@@ -43,6 +43,8 @@ const struct opt_desc exp_output_opts[] = {
 	  "tier2_up, tier2_down, all) or a directed link a-b" },
 	{ "utilisation", OPT_STRLIST, offsetof(struct exp_output, utilisation), "", 0, 0,
 	  "groups whose mean link utilisation to sample (same group names)" },
+	{ "pauses", OPT_STRLIST, offsetof(struct exp_output, pauses), "", 0, 0,
+	  "port groups whose PFC PAUSE frames sent per interval are sampled (e.g. [all])" },
 	{ "flow_throughput", OPT_BOOL, offsetof(struct exp_output, flow_throughput), "false", 0, 0,
 	  "sample each flow's goodput (acknowledged bytes per interval)" },
 	{ "flow_throughput_max", OPT_UINT, offsetof(struct exp_output, flow_throughput_max), "64",

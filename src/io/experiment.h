@@ -61,6 +61,7 @@ struct exp_output {
 	simtime_t interval;		/* time-series sampling interval, 0 = off */
 	struct opt_strlist queues;	/* "max:<group>" or a directed link "a-b" */
 	struct opt_strlist utilisation; /* "<group>" */
+	struct opt_strlist pauses;	/* "<group>": PAUSE frames sent per interval */
 	bool flow_throughput;		/* per-flow throughput series */
 	uint64_t flow_throughput_max;	/* at most this many flows get a series */
 	double convergence_band;	/* the convergence metric's tolerance */

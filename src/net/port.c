@@ -145,7 +145,8 @@ static void wire_arrive_prefetch(const void *obj, uint64_t pkt)
 	const struct port *pt = obj;
 	const struct packet *p = (const struct packet *)(uintptr_t)pkt;
 	const struct node *n = pt->peer_node;
-	if (n->kind != NODE_SWITCH)
+	/* PFC frames carry no destination host: nothing to route */
+	if (n->kind != NODE_SWITCH || p->type == PKT_PAUSE)
 		return;
 	const struct sw *s = (const struct sw *)n;
 	__builtin_prefetch(&s->route[n->fab->host_tor[p->dst * n->fab->rails + p->rail]]);
