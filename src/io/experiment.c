@@ -53,6 +53,9 @@ const struct opt_desc exp_output_opts[] = {
 	  0.001, 10,
 	  "the convergence metric: every running flow within this fraction of their mean "
 	  "throughput" },
+	{ "settle_queue", OPT_SIZE, offsetof(struct exp_output, settle_queue), "0", 0, 1e12,
+	  "the queue_settle metric: when the first sampled queue stays at or below this; "
+	  "0 = off" },
 	{ "progress", OPT_BOOL, offsetof(struct exp_output, progress), "true", 0, 0,
 	  "show a progress line on stderr when it is a terminal (never in CI)" },
 	OPT_END

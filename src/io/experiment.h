@@ -65,6 +65,7 @@ struct exp_output {
 	bool flow_throughput;		/* per-flow throughput series */
 	uint64_t flow_throughput_max;	/* at most this many flows get a series */
 	double convergence_band;	/* the convergence metric's tolerance */
+	uint64_t settle_queue;		/* the queue_settle metric's threshold, bytes */
 	bool progress;			/* a progress line on a terminal */
 };
 

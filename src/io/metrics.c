@@ -32,6 +32,12 @@ const struct metric_def metric_defs[M_N] = {
 			    "from the last flow start until every running flow's sampled "
 			    "throughput stays within output.convergence_band of their mean "
 			    "(needs output.flow_throughput)" },
+	[M_QUEUE_SETTLE] = { "queue_settle", MK_TIME,
+			     "from the last flow start until the first sampled queue "
+			     "(output.queues) stays at or below output.settle_queue" },
+	[M_QUEUE_DRAIN] = { "queue_drain", MK_TIME,
+			    "from the last flow start until the first sampled queue first falls "
+			    "back to output.settle_queue after exceeding it" },
 };
 
 int metric_find(const char *name)
@@ -129,7 +135,39 @@ out:
 	return res;
 }
 
-void metrics_compute(const struct run_result *r, double band, double v[M_N])
+/* The first sample after the last one above `thr` in the first queue series. */
+static double queue_settle(const struct run_result *r, uint64_t thr, bool first_drain)
+{
+	uint32_t series = UINT32_MAX;
+	for (uint32_t s = 0; s < r->ts.nnames && series == UINT32_MAX; s++)
+		if (!strncmp(r->ts.names[s], "queue_bytes:", 12))
+			series = s;
+	if (!thr || series == UINT32_MAX)
+		return NAN;
+	simtime_t last_start = 0, settled = 0;
+	for (size_t i = 0; i < r->nflows; i++)
+		if (r->flows[i].start > last_start)
+			last_start = r->flows[i].start;
+	bool above = false;
+	for (size_t i = 0; i < r->ts.n; i++) {
+		const struct ts_row *row = &r->ts.rows[i];
+		if (row->series != series)
+			continue;
+		if (row->value > (double)thr)
+			above = true;
+		else if (above) {
+			settled = row->t;
+			above = false;
+			if (first_drain)
+				break;
+		}
+	}
+	if (above)
+		return NAN;
+	return settled > last_start ? (double)(settled - last_start) : 0;
+}
+
+void metrics_compute(const struct run_result *r, double band, uint64_t settle, double v[M_N])
 {
 	for (int i = 0; i < M_N; i++)
 		v[i] = NAN;
@@ -177,6 +215,8 @@ void metrics_compute(const struct run_result *r, double band, double v[M_N])
 	v[M_MAX_QUEUE] = (double)t->max_queue_bytes;
 	v[M_MAX_QUEUE_LAST_HOP] = (double)r->groups[G_LAST_HOP].max_qbytes;
 	v[M_CONVERGENCE] = convergence(r, band);
+	v[M_QUEUE_SETTLE] = queue_settle(r, settle, false);
+	v[M_QUEUE_DRAIN] = queue_settle(r, settle, true);
 	mp_free(fct);
 	mp_free(sd);
 }

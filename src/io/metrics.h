@@ -33,6 +33,8 @@ enum metric_id {
 	M_MAX_QUEUE,
 	M_MAX_QUEUE_LAST_HOP,
 	M_CONVERGENCE,
+	M_QUEUE_SETTLE,
+	M_QUEUE_DRAIN,
 	M_N
 };
 
@@ -46,8 +48,9 @@ extern const struct metric_def metric_defs[M_N];
 /* Index of `name`, or -1. */
 int metric_find(const char *name);
 /* Fill v[M_N] from a finished run; `band` is the convergence tolerance
- * (output.convergence_band). */
-void metrics_compute(const struct run_result *r, double band, double v[M_N]);
+ * (output.convergence_band), `settle` the queue_settle threshold in bytes
+ * (output.settle_queue; 0 = not asked). */
+void metrics_compute(const struct run_result *r, double band, uint64_t settle, double v[M_N]);
 /* A value in the unit people read (us, MB, Gb/s, plain), for tables. */
 double metric_display(enum metric_id m, double v);
 const char *metric_unit(enum metric_id m);

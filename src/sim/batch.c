@@ -196,7 +196,7 @@ static int run_point(const struct batch_args *a, const struct sweep *sw, size_t 
 			sw->nkeys ? nm : "", sw->nkeys ? ": " : "", r.nflows - r.ncompleted,
 			r.nflows, time_to_us(r.sim_end));
 	}
-	metrics_compute(&r, x.out.convergence_band, po->m);
+	metrics_compute(&r, x.out.convergence_band, x.out.settle_queue, po->m);
 	po->ok = true;
 	struct sbuf paper = { 0 };
 	if (sw->source && !sw->nkeys) {
