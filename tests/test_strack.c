@@ -99,6 +99,32 @@ static void test_lb_choose(void **state)
 		assert_int_equal(strack_lb_oblivious(&lb), i % 16);
 }
 
+/* ---- section 3.3.1: which bitmap segment a SACK carries ------------------------ */
+static void test_sack_segment(void **state)
+{
+	(void)state;
+	/* segments of 64 PSNs counted from the expected PSN (100) */
+	assert_int_equal(strack_sack_base(100, UINT32_MAX), 100); /* nothing new */
+	assert_int_equal(strack_sack_base(100, 40), 100);	  /* a duplicate */
+	assert_int_equal(strack_sack_base(100, 100), 100);
+	assert_int_equal(strack_sack_base(100, 163), 100);
+	assert_int_equal(strack_sack_base(100, 164), 164);
+	assert_int_equal(strack_sack_base(100, 300), 292);
+	/* the bits: 200 PSNs, every PSN below 70 arrived, then 75, 130 and 199 */
+	uint64_t rcvd[5] = { 0 };
+	for (uint32_t q = 0; q < 70; q++)
+		rcvd[q >> 6] |= 1ULL << (q & 63);
+	rcvd[75 >> 6] |= 1ULL << (75 & 63);
+	rcvd[130 >> 6] |= 1ULL << (130 & 63);
+	rcvd[199 >> 6] |= 1ULL << (199 & 63);
+	uint64_t b = strack_sack_bits(rcvd, 200, 70); /* an unaligned base */
+	assert_true(b == ((1ULL << 5) | (1ULL << 60)));
+	assert_true(strack_sack_bits(rcvd, 200, 0) == ~0ULL);
+	assert_true(strack_sack_bits(rcvd, 200, 10) == ((1ULL << 60) - 1)); /* 10..69 */
+	assert_true(strack_sack_bits(rcvd, 200, 150) == (1ULL << 49));	    /* past the end: 0 */
+	assert_true(strack_sack_bits(rcvd, 200, 200) == 0);
+}
+
 /* ---- Algorithms 2 and 4 ------------------------------------------------------- */
 #define US PS_PER_US
 
@@ -429,10 +455,15 @@ static void test_random_loss(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_lb_paths),     cmocka_unit_test(test_lb_choose),
-		cmocka_unit_test(test_cc_quadrants), cmocka_unit_test(test_cc_fairness_and_bounds),
-		cmocka_unit_test(test_achieved_bdp), cmocka_unit_test(test_single_flow),
-		cmocka_unit_test(test_permutation),  cmocka_unit_test(test_incast),
+		cmocka_unit_test(test_lb_paths),
+		cmocka_unit_test(test_lb_choose),
+		cmocka_unit_test(test_sack_segment),
+		cmocka_unit_test(test_cc_quadrants),
+		cmocka_unit_test(test_cc_fairness_and_bounds),
+		cmocka_unit_test(test_achieved_bdp),
+		cmocka_unit_test(test_single_flow),
+		cmocka_unit_test(test_permutation),
+		cmocka_unit_test(test_incast),
 		cmocka_unit_test(test_random_loss),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

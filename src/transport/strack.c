@@ -630,16 +630,22 @@ static inline bool rcvd_get(const struct strack_state *s, uint32_t q)
 	return (s->rcvd[q >> 6] >> (q & 63)) & 1;
 }
 
-/* 64 bits of the arrival bitmap from PSN base on (PSNs past the end read 0). */
-static uint64_t sack_bits(const struct strack_state *s, uint32_t base)
+uint32_t strack_sack_base(uint32_t epsn, uint32_t low)
 {
-	if (base >= s->npkts)
+	if (low == UINT32_MAX || low <= epsn)
+		return epsn;
+	return epsn + (low - epsn) / 64 * 64;
+}
+
+uint64_t strack_sack_bits(const uint64_t *rcvd, uint32_t npkts, uint32_t base)
+{
+	if (base >= npkts)
 		return 0;
 	uint32_t w = base >> 6, sh = base & 63;
-	uint32_t nw = (s->npkts + 63) / 64;
-	uint64_t v = s->rcvd[w] >> sh;
+	uint32_t nw = (npkts + 63) / 64;
+	uint64_t v = rcvd[w] >> sh;
 	if (sh && w + 1 < nw)
-		v |= s->rcvd[w + 1] << (64 - sh);
+		v |= rcvd[w + 1] << (64 - sh);
 	return v;
 }
 
@@ -664,7 +670,7 @@ static void send_sack(struct conn *c, struct packet *ack, const struct packet *e
 	ack->p0 = base;
 	ack->p1 = (uint32_t)c->rcvd_bytes;
 	ack->p2 = (s->ooo > 0xfff ? 0xfff : s->ooo) | (probe ? 1u << 31 : 0);
-	ack->u64 = sack_bits(s, base);
+	ack->u64 = strack_sack_bits(s->rcvd, s->npkts, base);
 	s->sack_low = UINT32_MAX;
 	s->sack_pending = 0;
 	tp_send(c, c->dst, ack);
@@ -703,12 +709,7 @@ static void strack_receiver(struct conn *c, struct packet *pk)
 	/* section 3.3.1: (1) enough bytes, (2) the expected PSN, (4) asked for */
 	if (s->sack_pending >= p->ack_bytes || (at_epsn && p->ack_on_epsn) ||
 	    (pk->flags & PKT_F_ACKREQ)) {
-		/* the 64-bit segment (counted from the EPSN) holding the lowest
-		 * PSN that arrived since the last SACK */
-		uint32_t base = s->epsn;
-		if (s->sack_low != UINT32_MAX && s->sack_low > s->epsn)
-			base = s->epsn + (s->sack_low - s->epsn) / 64 * 64;
-		send_sack(c, pk, pk, base, false);
+		send_sack(c, pk, pk, strack_sack_base(s->epsn, s->sack_low), false);
 		return;
 	}
 	tp_pkt_free(c, pk);

@@ -95,4 +95,14 @@ enum strack_cc_rule strack_adjust_cwnd(struct strack_cc *cc, const struct strack
 				       bool ecn, simtime_t delay, uint64_t acked_bytes,
 				       simtime_t now, bool *fair);
 
+/* ---- section 3.3.1: the SACK's bitmap segment -------------------------------- */
+/* The SACK base PSN: the receiver's bitmap starts at the expected PSN and is
+ * cut into 64-bit segments; a SACK carries the segment holding `low`, the
+ * lowest PSN that arrived since the previous SACK (UINT32_MAX: none), or the
+ * first segment when `low` is below the expected PSN. */
+uint32_t strack_sack_base(uint32_t epsn, uint32_t low);
+/* 64 bits of the arrival bitmap `rcvd` (npkts bits) from PSN base on: bit i
+ * says whether PSN base + i arrived; PSNs past the message read 0. */
+uint64_t strack_sack_bits(const uint64_t *rcvd, uint32_t npkts, uint32_t base);
+
 #endif
