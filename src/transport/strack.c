@@ -209,6 +209,7 @@ struct strack_params {
 	uint64_t ooo_min;	 /* min_threshold of the OOO detector */
 	uint64_t probe_rtts;	 /* n: probe after n network base RTTs without a SACK */
 	simtime_t rto;		 /* ps */
+	simtime_t bitmap_reset;	 /* ps; 0 = never */
 };
 
 /* per-PSN sender state */
@@ -229,6 +230,7 @@ struct strack_state {
 	bool adaptive;
 	/* Algorithm 3 */
 	struct strack_lb lb;
+	simtime_t lb_reset_ts; /* last clearing of the whole bitmap (bitmap_reset) */
 	/* Algorithms 1, 2, 4 */
 	struct strack_cc cc;
 	/* sender reliability */
@@ -348,6 +350,7 @@ static void strack_open(struct conn *c)
 	s->cc.achieved_bdp = (uint64_t)k->max_cwnd;
 
 	s->adaptive = p->lb == LB_ADAPTIVE;
+	s->lb_reset_ts = now;
 	strack_lb_init(&s->lb, (uint32_t)p->max_paths, (uint32_t)p->min_paths);
 	struct mp_rng r;
 	rng_init(&r, c->w->seed, RNG_CONN, c->id);
@@ -572,9 +575,15 @@ static void strack_sender(struct conn *c, struct packet *pk)
 	}
 
 	/* Algorithm 1 */
-	if (s->adaptive)
+	if (s->adaptive) {
+		const struct strack_params *p = tp_params(c);
+		if (p->bitmap_reset && now - s->lb_reset_ts >= p->bitmap_reset) {
+			memset(s->lb.bitmap, 0, sizeof s->lb.bitmap);
+			s->lb_reset_ts = now;
+		}
 		strack_lb_update(&s->lb, ecn, path_id); /* line 4 */
-	if (rtt < s->cc.base_rtt)			/* lines 5-7 */
+	}
+	if (rtt < s->cc.base_rtt) /* lines 5-7 */
 		s->cc.base_rtt = rtt;
 	simtime_t delay = rtt - s->cc.base_rtt; /* line 8 */
 	s->probe_ts = now + s->probe_after;	/* line 9 */
@@ -803,6 +812,11 @@ static const struct opt_desc strack_opts[] = {
 	  "n: probe after n network base RTTs without a SACK" },
 	{ "rto", OPT_TIME, offsetof(struct strack_params, rto), "100us", 1e6, 1e13,
 	  "retransmission timeout since the last EPSN progress" },
+	/* Section 1 says the bitmap "is reset after one or two round trip
+	 * times", Algorithm 3 has no reset (a skipped path's bit is cleared when
+	 * the round robin passes it); the listing is the default. */
+	{ "bitmap_reset", OPT_TIME, offsetof(struct strack_params, bitmap_reset), "0", 0, 1e12,
+	  "clear the whole ECN bitmap this often (section 1); 0 = never (Algorithm 3)" },
 	OPT_END
 };
 
