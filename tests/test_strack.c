@@ -1,0 +1,470 @@
+/* test_strack.c - STrack (src/transport/strack.c) against its paper: the
+ * decision rules one by one (Algorithm 3's bitmap path choice, Algorithm 4's
+ * window rules in each quadrant of Fig. 5, Algorithm 2), then whole runs: one
+ * flow at line rate, a permutation on a non-blocking leaf-spine against
+ * RoCEv2, a 32:1 incast with drops, and random loss repaired selectively.
+ *
+ * Switch settings follow section 4.1: ECN Kmin = 25% and Kmax = 75% of the
+ * BDP (link rate x network RTT), drops above 5 BDP (queue_limit).
+ */
+#include "simtest.h"
+
+#include <math.h>
+
+#include "core/time.h"
+#include "transport/strack.h"
+
+/* ---- Algorithm 3 ------------------------------------------------------------ */
+static void test_lb_paths(void **state)
+{
+	(void)state;
+	struct strack_lb lb;
+	strack_lb_init(&lb, 256, 8);
+	/* paths = max(8, min(max_paths, 2 cwnd)) */
+	assert_int_equal(strack_lb_paths(&lb, 1.0), 8);
+	assert_int_equal(strack_lb_paths(&lb, 3.9), 8);
+	assert_int_equal(strack_lb_paths(&lb, 10.0), 20);
+	assert_int_equal(strack_lb_paths(&lb, 36.4), 72);
+	assert_int_equal(strack_lb_paths(&lb, 128.0), 256);
+	assert_int_equal(strack_lb_paths(&lb, 1000.0), 256);
+	/* a bitmap smaller than the floor of 8 bounds the floor */
+	strack_lb_init(&lb, 4, 8);
+	assert_int_equal(strack_lb_paths(&lb, 1.0), 4);
+}
+
+static void test_lb_choose(void **state)
+{
+	(void)state;
+	struct strack_lb lb;
+	strack_lb_init(&lb, 256, 8);
+	assert_int_equal(lb.next_path_id, -1);
+	for (uint32_t i = 0; i < 256; i++)
+		assert_false(strack_lb_marked(&lb, i));
+	/* no ACK yet: round robin (rr starts at 0, the first choice is 1) */
+	assert_int_equal(strack_lb_choose(&lb, 10), 1);
+	assert_int_equal(strack_lb_choose(&lb, 10), 2);
+	/* an ECN-free ACK on path 5: the next packet reuses path 5 (lines 7, 12-14)
+	 * and only that one; the round robin then goes on from 5 */
+	strack_lb_update(&lb, false, 5);
+	assert_int_equal(lb.next_path_id, 5);
+	assert_int_equal(strack_lb_choose(&lb, 10), 5);
+	assert_int_equal(lb.next_path_id, -1);
+	assert_int_equal(strack_lb_choose(&lb, 10), 6);
+	/* an ECN-marked ACK on path 7: marked, no path to reuse (lines 3-5); the
+	 * round robin skips 7 and clears its bit (lines 20-24) */
+	strack_lb_update(&lb, true, 7);
+	assert_true(strack_lb_marked(&lb, 7));
+	assert_int_equal(lb.next_path_id, -1);
+	assert_int_equal(strack_lb_choose(&lb, 10), 8);
+	assert_false(strack_lb_marked(&lb, 7));
+	/* three marked paths in a row: one packet clears only the first skipped */
+	strack_lb_update(&lb, true, 9);
+	strack_lb_update(&lb, true, 10);
+	strack_lb_update(&lb, true, 11);
+	assert_int_equal(strack_lb_choose(&lb, 10), 12);
+	assert_false(strack_lb_marked(&lb, 9));
+	assert_true(strack_lb_marked(&lb, 10));
+	assert_true(strack_lb_marked(&lb, 11));
+	/* an ECN-free ACK clears the bit of its path and offers it for reuse */
+	strack_lb_update(&lb, false, 10);
+	assert_false(strack_lb_marked(&lb, 10));
+	assert_int_equal(strack_lb_choose(&lb, 10), 10);
+	/* a marked ACK after a clean one cancels the reuse */
+	strack_lb_update(&lb, false, 3);
+	strack_lb_update(&lb, true, 4);
+	assert_int_equal(lb.next_path_id, -1);
+	assert_int_equal(strack_lb_choose(&lb, 10), 12); /* 11 marked: skipped, cleared */
+	assert_false(strack_lb_marked(&lb, 11));
+	/* the window bounds the round robin: cwnd 4 -> 8 paths, wrap from 7 to 0 */
+	lb.rr = 6;
+	assert_int_equal(strack_lb_choose(&lb, 4), 7);
+	assert_int_equal(strack_lb_choose(&lb, 4), 0);
+	/* every path of the round robin marked: the first skipped is cleared and,
+	 * once the scan comes round again, chosen */
+	for (uint32_t i = 0; i < 8; i++)
+		strack_lb_update(&lb, true, i);
+	assert_int_equal(strack_lb_choose(&lb, 4), 1);
+	assert_false(strack_lb_marked(&lb, 1));
+	for (uint32_t i = 0; i < 8; i++)
+		if (i != 1)
+			assert_true(strack_lb_marked(&lb, i));
+	/* a path beyond max_paths is ignored */
+	strack_lb_init(&lb, 16, 8);
+	strack_lb_update(&lb, false, 100);
+	assert_int_equal(lb.next_path_id, -1);
+	/* oblivious spray: plain round robin over every entropy */
+	strack_lb_init(&lb, 16, 8);
+	strack_lb_update(&lb, true, 1);
+	for (uint32_t i = 1; i <= 32; i++)
+		assert_int_equal(strack_lb_oblivious(&lb), i % 16);
+}
+
+/* ---- section 3.3.1: which bitmap segment a SACK carries ------------------------ */
+static void test_sack_segment(void **state)
+{
+	(void)state;
+	/* segments of 64 PSNs counted from the expected PSN (100) */
+	assert_int_equal(strack_sack_base(100, UINT32_MAX), 100); /* nothing new */
+	assert_int_equal(strack_sack_base(100, 40), 100);	  /* a duplicate */
+	assert_int_equal(strack_sack_base(100, 100), 100);
+	assert_int_equal(strack_sack_base(100, 163), 100);
+	assert_int_equal(strack_sack_base(100, 164), 164);
+	assert_int_equal(strack_sack_base(100, 300), 292);
+	/* the bits: 200 PSNs, every PSN below 70 arrived, then 75, 130 and 199 */
+	uint64_t rcvd[5] = { 0 };
+	for (uint32_t q = 0; q < 70; q++)
+		rcvd[q >> 6] |= 1ULL << (q & 63);
+	rcvd[75 >> 6] |= 1ULL << (75 & 63);
+	rcvd[130 >> 6] |= 1ULL << (130 & 63);
+	rcvd[199 >> 6] |= 1ULL << (199 & 63);
+	uint64_t b = strack_sack_bits(rcvd, 200, 70); /* an unaligned base */
+	assert_true(b == ((1ULL << 5) | (1ULL << 60)));
+	assert_true(strack_sack_bits(rcvd, 200, 0) == ~0ULL);
+	assert_true(strack_sack_bits(rcvd, 200, 10) == ((1ULL << 60) - 1)); /* 10..69 */
+	assert_true(strack_sack_bits(rcvd, 200, 150) == (1ULL << 49));	    /* past the end: 0 */
+	assert_true(strack_sack_bits(rcvd, 200, 200) == 0);
+}
+
+/* ---- Algorithms 2 and 4 ------------------------------------------------------- */
+#define US PS_PER_US
+
+static const struct strack_cc_cfg cfg = {
+	.mss = 1000,
+	.target_qdelay = 10.0 * US,
+	.target_qhigh = 30.0 * US,
+	.ewma = 0.125,
+	.alpha = 0.5 / (double)US, /* packets per RTT per us below target */
+	.beta = 5,
+	.eta = 0.15,
+	.gamma = 0.8,
+	.max_cwnd = 100000,
+	.min_cwnd = 1000,
+};
+
+/* A window of 50 packets, base RTT 10 us, at t = 1 ms, with the last decrease
+ * and the last fairness increment just behind (neither allowed yet). */
+static struct strack_cc cc_at(double avg_delay_us)
+{
+	struct strack_cc cc = { 0 };
+	cc.cwnd = 50000;
+	cc.avg_delay = avg_delay_us * US;
+	cc.base_rtt = 10 * US;
+	cc.last_decrease_ts = 1000 * US - 5 * US;
+	cc.last_selfai_ts = 1000 * US - 5 * US;
+	cc.achieved_bdp = 40000;
+	return cc;
+}
+
+static const simtime_t T = 1000 * US;
+
+static void test_cc_quadrants(void **state)
+{
+	(void)state;
+	bool fair;
+	/* Quadrant 1, no ECN and delay below target: proportional increase,
+	 * per packet alpha (target - delay) / cwnd: 4 packets acked, 4 us delay */
+	struct strack_cc cc = cc_at(0);
+	assert_int_equal(strack_adjust_cwnd(&cc, &cfg, false, 4 * US, 4000, T, &fair),
+			 STRACK_CC_PROP_INC);
+	assert_false(fair);
+	assert_true(fabs(cc.cwnd - 1000 * (50 + 0.5 * 6 / 50.0 * 4)) < 1e-6);
+	assert_true(fabs(cc.avg_delay - 0.125 * 4 * US) < 1e-3);
+
+	/* Quadrant 2, ECN with delay below target: the window holds (the path
+	 * changes instead), even with decreases allowed and avg_delay high */
+	cc = cc_at(20);
+	cc.last_decrease_ts = 0;
+	assert_int_equal(strack_adjust_cwnd(&cc, &cfg, true, 4 * US, 4000, T, &fair),
+			 STRACK_CC_HOLD);
+	assert_true(cc.cwnd == 50000);
+
+	/* Quadrant 3, ECN and delay above target: multiplicative decrease by
+	 * max(1 - gamma (avg - target) / avg, 0.5), once per base RTT */
+	cc = cc_at(20);
+	cc.last_decrease_ts = 0;
+	assert_int_equal(strack_adjust_cwnd(&cc, &cfg, true, 20 * US, 4000, T, &fair),
+			 STRACK_CC_MULT_DEC);
+	double avg = 20.0; /* 20 * 7/8 + 20 / 8 */
+	assert_true(fabs(cc.cwnd - 50000 * (1 - 0.8 * (avg - 10) / avg)) < 1e-6);
+	assert_true(cc.last_decrease_ts == T);
+	double w = cc.cwnd;
+	assert_int_equal(strack_adjust_cwnd(&cc, &cfg, true, 20 * US, 4000, T + 5 * US, &fair),
+			 STRACK_CC_HOLD);
+	assert_true(cc.cwnd == w);
+	/* ... not when the average is still below target */
+	cc = cc_at(0);
+	cc.last_decrease_ts = 0;
+	assert_int_equal(strack_adjust_cwnd(&cc, &cfg, true, 20 * US, 4000, T, &fair),
+			 STRACK_CC_HOLD);
+	/* ... floored at one half */
+	cc = cc_at(500);
+	cc.last_decrease_ts = 0;
+	assert_int_equal(strack_adjust_cwnd(&cc, &cfg, true, 25 * US, 4000, T, &fair),
+			 STRACK_CC_MULT_DEC);
+	assert_true(fabs(cc.cwnd - 25000) < 1e-6);
+	/* Quadrant 3 far above target (delay > target_Qhigh) with achievedBDP
+	 * below max_cwnd / 8: the window becomes achievedBDP */
+	cc = cc_at(40);
+	cc.last_decrease_ts = 0;
+	cc.achieved_bdp = 9000; /* < 100000 / 8 */
+	assert_int_equal(strack_adjust_cwnd(&cc, &cfg, true, 40 * US, 4000, T, &fair),
+			 STRACK_CC_ACHIEVED);
+	assert_true(cc.cwnd == 9000);
+	/* ... achievedBDP at or above max_cwnd / 8: multiplicative decrease */
+	cc = cc_at(40);
+	cc.last_decrease_ts = 0;
+	cc.achieved_bdp = 12500;
+	assert_int_equal(strack_adjust_cwnd(&cc, &cfg, true, 40 * US, 4000, T, &fair),
+			 STRACK_CC_MULT_DEC);
+	/* ... achievedBDP below one packet: held at min_cwnd */
+	cc = cc_at(40);
+	cc.last_decrease_ts = 0;
+	cc.achieved_bdp = 0;
+	assert_int_equal(strack_adjust_cwnd(&cc, &cfg, true, 40 * US, 4000, T, &fair),
+			 STRACK_CC_ACHIEVED);
+	assert_true(cc.cwnd == 1000);
+
+	/* Quadrant 4, no ECN and delay above target_Qhigh: additive increase,
+	 * per packet beta / cwnd, even while decreases would be allowed */
+	cc = cc_at(40);
+	cc.last_decrease_ts = 0;
+	assert_int_equal(strack_adjust_cwnd(&cc, &cfg, false, 40 * US, 2000, T, &fair),
+			 STRACK_CC_AI_HIGH);
+	assert_true(fabs(cc.cwnd - 1000 * (50 + 5.0 / 50 * 2)) < 1e-6);
+	/* ... no ECN between target and target_Qhigh: the listing's line 10
+	 * applies (decrease when the average is above target) */
+	cc = cc_at(20);
+	cc.last_decrease_ts = 0;
+	assert_int_equal(strack_adjust_cwnd(&cc, &cfg, false, 20 * US, 4000, T, &fair),
+			 STRACK_CC_MULT_DEC);
+}
+
+static void test_cc_fairness_and_bounds(void **state)
+{
+	(void)state;
+	bool fair;
+	/* every base RTT the window gains eta packets, whatever the quadrant */
+	struct strack_cc cc = cc_at(0);
+	cc.last_selfai_ts = 0;
+	assert_int_equal(strack_adjust_cwnd(&cc, &cfg, true, 4 * US, 0, T, &fair), STRACK_CC_HOLD);
+	assert_true(fair);
+	assert_true(fabs(cc.cwnd - 50150) < 1e-6);
+	assert_true(cc.last_selfai_ts == T);
+	strack_adjust_cwnd(&cc, &cfg, true, 4 * US, 0, T + 10 * US, &fair); /* not > base RTT */
+	assert_false(fair);
+	strack_adjust_cwnd(&cc, &cfg, true, 4 * US, 0, T + 10 * US + 1, &fair);
+	assert_true(fair);
+	assert_true(fabs(cc.cwnd - 50300) < 1e-6);
+	/* increases stop at max_cwnd */
+	cc = cc_at(0);
+	cc.cwnd = 99990;
+	strack_adjust_cwnd(&cc, &cfg, false, 0, 100000, T, &fair);
+	assert_true(cc.cwnd == 100000);
+}
+
+static void test_achieved_bdp(void **state)
+{
+	(void)state;
+	struct strack_cc cc = { 0 };
+	simtime_t period = 20 * US; /* base_rtt + target_Qdelay */
+	cc.rxcount_clear_ts = 100 * US;
+	cc.achieved_bdp = 777;
+	strack_achieved_bdp_update(&cc, period, 4000, false, 105 * US);
+	strack_achieved_bdp_update(&cc, period, 8000, false, 110 * US);
+	strack_achieved_bdp_update(&cc, period, 4000, true, 115 * US); /* a probe's: nothing */
+	assert_int_equal(cc.rx_count, 12000);
+	assert_int_equal(cc.achieved_bdp, 777);
+	strack_achieved_bdp_update(&cc, period, 4000, false, 120 * US); /* not > period */
+	assert_int_equal(cc.achieved_bdp, 777);
+	strack_achieved_bdp_update(&cc, period, 4000, false, 121 * US);
+	assert_int_equal(cc.achieved_bdp, 20000); /* this ACK's bytes included */
+	assert_int_equal(cc.rx_count, 0);
+	assert_true(cc.rxcount_clear_ts == 121 * US);
+	/* a silent period: the next ACK closes it with what it alone brought */
+	strack_achieved_bdp_update(&cc, period, 0, true, 200 * US);
+	assert_int_equal(cc.achieved_bdp, 0);
+}
+
+/* ---- whole runs --------------------------------------------------------------- */
+/* One flow on a 400 Gb/s dumbbell: the window (1.25 BDP) keeps the link busy,
+ * so the FCT is the ideal one within 2%. */
+static void test_single_flow(void **state)
+{
+	(void)state;
+	const char *yaml = "topology: {type: dumbbell, host_rate: 400Gbps, bottleneck_rate: "
+			   "400Gbps}\n"
+			   "switch: {kmin: 104KB, kmax: 312KB, queue_limit: 2080KB}\n"
+			   "transport: {type: strack}\n"
+			   "workload: {type: incast, senders: 1, receiver: 1, size: 16MB}\n";
+	struct run_result r;
+	simtest_run(yaml, &r);
+	assert_int_equal(r.ncompleted, 1);
+	const struct flow_rec *f = &r.flows[0];
+	double gbps = (double)f->bytes * 8 / time_to_s(f->fct) / 1e9;
+	print_message("16 MB at 400 Gb/s: FCT %.2f us, ideal %.2f us, slowdown %.4f, goodput "
+		      "%.1f Gb/s\n",
+		      time_to_us(f->fct), time_to_us(f->ideal_fct), f->slowdown, gbps);
+	assert_true(f->slowdown < 1.02);
+	assert_int_equal(f->retx_bytes, 0);
+	assert_int_equal(f->rcvd_bytes, f->bytes);
+	assert_int_equal(f->dup_bytes, 0);
+	run_result_free(&r);
+}
+
+/* Permutation, 128 hosts on a non-blocking leaf-spine (8 leaves x 16 hosts,
+ * 16 spines), 400 Gb/s everywhere as the paper's default, 16 MB per flow.
+ * The paper's fabric is 8192 hosts; 128 keep the test under a second while
+ * single-path ECMP still collides (16 flows per leaf over 16 uplinks). Network
+ * RTT 8.33 us, BDP 416 KB. STrack's max FCT is within 15% of ideal; RoCEv2
+ * with one QP (lossless, DCQCN with its ECN threshold at one BDP, section 4.1)
+ * is at least 2x worse. */
+static void test_permutation(void **state)
+{
+	(void)state;
+	const char *fabric = "seed: 1\n"
+			     "topology: {type: leaf_spine, hosts_per_leaf: 16, leaves: 8, spines: "
+			     "16, host_rate: 400Gbps, fabric_rate: 400Gbps}\n"
+			     "workload: {type: permutation, size: 16MB}\n";
+	char yaml[1024];
+	struct run_result st, ob, ro;
+	snprintf(yaml, sizeof yaml,
+		 "%sswitch: {mode: lossy, kmin: 104KB, kmax: 312KB, pmax: 1, queue_limit: "
+		 "2080KB}\ntransport: {type: strack}\n",
+		 fabric);
+	simtest_run(yaml, &st);
+	snprintf(yaml, sizeof yaml,
+		 "%sswitch: {mode: lossy, kmin: 104KB, kmax: 312KB, pmax: 1, queue_limit: "
+		 "2080KB}\ntransport: {type: strack, lb: oblivious}\n",
+		 fabric);
+	simtest_run(yaml, &ob);
+	snprintf(yaml, sizeof yaml,
+		 "%sswitch: {mode: lossless, kmin: 416KB, kmax: 416KB, pmax: 1}\n"
+		 "transport: {type: roce, qps: 1}\n",
+		 fabric);
+	simtest_run(yaml, &ro);
+	assert_int_equal(st.ncompleted, 128);
+	assert_int_equal(ob.ncompleted, 128);
+	assert_int_equal(ro.ncompleted, 128);
+	double s_st = simtest_max_slowdown(&st), s_ob = simtest_max_slowdown(&ob);
+	simtime_t m_st = simtest_max_fct(&st), m_ro = simtest_max_fct(&ro);
+	print_message("max FCT: STrack %.1f us (slowdown %.3f), oblivious spray %.1f us (%.3f), "
+		      "RoCEv2 1 QP %.1f us (%.3f): RoCEv2 / STrack = %.2f\n",
+		      time_to_us(m_st), s_st, time_to_us(simtest_max_fct(&ob)), s_ob,
+		      time_to_us(m_ro), simtest_max_slowdown(&ro), (double)m_ro / (double)m_st);
+	assert_true(s_st <= 1.15);
+	assert_true(m_ro >= 2 * m_st);
+	for (size_t i = 0; i < st.nflows; i++)
+		assert_int_equal(st.flows[i].rcvd_bytes, st.flows[i].bytes);
+	run_result_free(&st);
+	run_result_free(&ob);
+	run_result_free(&ro);
+}
+
+/* Every data byte sent either arrived (once, or again as a duplicate) or was
+ * dropped, so per flow: lost = sent - rcvd - dup and retx = lost + dup
+ * (header 0, every byte sent beyond the message was a retransmission). */
+static uint64_t lost_bytes(const struct flow_rec *f)
+{
+	return f->sent_bytes - f->rcvd_bytes - f->dup_bytes;
+}
+
+/* 32 -> 1 at 400 Gb/s on a star (network RTT 4.16 us, BDP 208 KB), the
+ * last hop dropping above 5 BDP: the first window overflows it. Every byte
+ * arrives exactly once (receiver side), duplicates come only from
+ * retransmissions, the retransmissions are reported, and the last flow ends
+ * within 2x the ideal incast time (all bytes back to back on the last hop). */
+static void test_incast(void **state)
+{
+	(void)state;
+	const char *yaml = "topology: {type: star, hosts: 33, link_rate: 400Gbps}\n"
+			   "switch: {mode: lossy, kmin: 52KB, kmax: 156KB, pmax: 1, "
+			   "queue_limit: 1040KB}\n"
+			   "transport: {type: strack}\n"
+			   "workload: {type: incast, senders: 32, receiver: 0, size: 16MB}\n";
+	struct run_result r;
+	simtest_run(yaml, &r);
+	assert_int_equal(r.ncompleted, 32);
+	uint64_t retx = 0, lost = 0, dup = 0;
+	simtime_t first = SIMTIME_MAX;
+	for (size_t i = 0; i < r.nflows; i++) {
+		const struct flow_rec *f = &r.flows[i];
+		assert_int_equal(f->rcvd_bytes, f->bytes);
+		assert_true(f->dup_bytes <= f->retx_bytes);
+		assert_true(f->retx_bytes == lost_bytes(f) + f->dup_bytes);
+		retx += f->retx_bytes;
+		lost += lost_bytes(f);
+		dup += f->dup_bytes;
+		if (f->fct < first)
+			first = f->fct;
+	}
+	/* ideal: 32 x 16 MB through the 400 Gb/s last hop, plus one flow's latency */
+	const struct flow_rec *f0 = &r.flows[0];
+	simtime_t ser = time_ser_ps(f0->bytes, 400000000000ULL);
+	simtime_t ideal = 32 * ser + (f0->ideal_fct - ser);
+	simtime_t last = simtest_max_fct(&r);
+	print_message("32:1 incast: drops %llu, lost %llu B, retransmitted %llu B, duplicates "
+		      "%llu B; FCT first %.0f us, last %.0f us = %.3f x ideal %.0f us\n",
+		      (unsigned long long)r.net.drops_buffer, (unsigned long long)lost,
+		      (unsigned long long)retx, (unsigned long long)dup, time_to_us(first),
+		      time_to_us(last), (double)last / (double)ideal, time_to_us(ideal));
+	assert_true(r.net.drops_buffer > 0);
+	assert_true(lost > 0);
+	assert_true(retx >= lost);
+	assert_true(last <= 2 * ideal);
+	run_result_free(&r);
+}
+
+/* Four flows across a dumbbell whose 400 Gb/s middle link loses 1e-3 of the
+ * packets (data and SACKs), hosts at 100 Gb/s: every flow completes, and the
+ * repair is selective: retransmitted = lost + duplicates, with duplicates
+ * (spurious retransmissions) at most half the losses, not a window per loss. */
+static void test_random_loss(void **state)
+{
+	(void)state;
+	const char *yaml = "seed: 1\n"
+			   "topology: {type: dumbbell, left: 4, right: 4, host_rate: 100Gbps, "
+			   "bottleneck_rate: 400Gbps}\n"
+			   "switch: {mode: lossy, kmin: 21KB, kmax: 63KB, pmax: 1, "
+			   "queue_limit: 420KB}\n"
+			   "failures: {loss_rate: 1e-3}\n"
+			   "transport: {type: strack}\n"
+			   "workload: {type: permutation, size: 16MB, locality: cross_tor}\n";
+	struct run_result r;
+	simtest_run(yaml, &r);
+	assert_int_equal(r.ncompleted, r.nflows);
+	uint64_t retx = 0, lost = 0, dup = 0;
+	for (size_t i = 0; i < r.nflows; i++) {
+		const struct flow_rec *f = &r.flows[i];
+		assert_int_equal(f->rcvd_bytes, f->bytes);
+		retx += f->retx_bytes;
+		lost += lost_bytes(f);
+		dup += f->dup_bytes;
+	}
+	double s = simtest_max_slowdown(&r);
+	print_message("loss 1e-3: %llu packets dropped on the link (data and SACKs), %llu data "
+		      "packets lost, %llu retransmitted, %llu duplicates; max slowdown %.3f\n",
+		      (unsigned long long)r.net.drops_link, (unsigned long long)(lost / 4000),
+		      (unsigned long long)(retx / 4000), (unsigned long long)(dup / 4000), s);
+	assert_true(lost >= 4 * 4000); /* about 16 expected: the test needs losses */
+	assert_true(retx == lost + dup);
+	assert_true(2 * dup <= lost);
+	assert_true(s < 1.10);
+	run_result_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lb_paths),
+		cmocka_unit_test(test_lb_choose),
+		cmocka_unit_test(test_sack_segment),
+		cmocka_unit_test(test_cc_quadrants),
+		cmocka_unit_test(test_cc_fairness_and_bounds),
+		cmocka_unit_test(test_achieved_bdp),
+		cmocka_unit_test(test_single_flow),
+		cmocka_unit_test(test_permutation),
+		cmocka_unit_test(test_incast),
+		cmocka_unit_test(test_random_loss),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
