@@ -94,6 +94,7 @@ struct udmp_state {
 	/* receiver */
 	uint32_t rcv_nxt; /* first PSN not yet received */
 	uint32_t win;	  /* bitmap size, packets */
+	uint32_t delta;	  /* Delta in use: below the bitmap size */
 	uint64_t *rcvd;
 };
 
@@ -146,6 +147,9 @@ static void udmp_open(struct conn *c)
 	s->token_pool = (int64_t)bdp_pkts;
 	s->first_rtt = true;
 	s->win = (uint32_t)(pp->bitmap ? pp->bitmap : bdp_pkts);
+	/* Delta must stay below the bitmap (III-D); the paper's 64 goes with its
+	 * 108-packet BDP, so (choice) a smaller bitmap gets half its size */
+	s->delta = pp->delta < s->win ? (uint32_t)pp->delta : (s->win + 1) / 2;
 	s->t_high = pp->t_high ? pp->t_high : 2 * c->base_rtt;
 	s->ring_cap = 2 * s->win + 64;
 	s->ring = mp_calloc(s->ring_cap, sizeof *s->ring);
@@ -473,7 +477,7 @@ static void udmp_sender(struct conn *c, struct packet *p)
 	uint32_t psn = p->p0;
 	/* OOO-aware path selection: judged against snd_ooh before this ACK */
 	bool out_of_window = pp->ooo_aware && !nack && !(p->flags & PKT_F_RETX) &&
-			     (uint64_t)psn + pp->delta + 1 < s->snd_ooh1;
+			     (uint64_t)psn + s->delta + 1 < s->snd_ooh1;
 	if (s->inflight)
 		s->inflight--;
 	while (s->snd_una < p->p1)
@@ -491,15 +495,15 @@ static void udmp_sender(struct conn *c, struct packet *p)
 		return;
 	}
 	if (nack) {
-		/* the discarded packet must be sent again; the receiver's bitmap is
-		 * full, so the holes below the highest PSN acknowledged are taken as
-		 * lost, at most once per round of retransmissions (choice: the paper
-		 * leaves loss detection to MP-RDMA's design) */
+		/* the discarded packet must be sent again, and the first missing PSN,
+		 * which holds the receiver's bitmap back, is taken as lost: at most
+		 * once per round of retransmissions, as a NACK for a packet sent
+		 * before the round began tells nothing new (choice: the paper leaves
+		 * loss detection to MP-RDMA's design) */
 		mark_lost(s, psn);
 		if (p->ts >= s->recover_time) {
 			s->recover_time = tp_now(c);
-			for (uint32_t i = s->snd_una; i < s->snd_ooh1 && i < s->snd_nxt; i++)
-				mark_lost(s, i);
+			mark_lost(s, p->p1);
 		}
 	}
 	on_receiving_ack(c, s, p, out_of_window);
