@@ -2,7 +2,7 @@
 # cli_examples.sh MPSIM REPO_ROOT - every shipped experiment file validates.
 #
 # examples/*.yaml and experiments/**/*.yaml must each pass `mpsim validate`: exit 0,
-# "FILE: ok (...)" on stdout, nothing on stderr. They are validated from an
+# "FILE: ok (...)" on stdout (a line per point for a sweep), nothing on stderr. They are validated from an
 # unrelated working directory, so paths inside them (CDF tables, flow files) must be
 # relative to the experiment file, not to where mpsim happens to be started.
 set -euo pipefail
@@ -48,7 +48,9 @@ for f in "${files[@]}"; do
 		fail "$rel" "exit 0" "exit $rc: $(cat err)"
 		continue
 	fi
-	grep -qF -- "$f: ok (" out || fail "$rel" "'$f: ok (...)' on stdout" "$(cat out)"
+	# one line per sweep point: "FILE key=value ...: ok (...)"
+	grep -F -- "$f" out | grep -qF ': ok (' ||
+		fail "$rel" "'$f[ point]: ok (...)' on stdout" "$(cat out)"
 	[[ ! -s err ]] || fail "$rel" "nothing on stderr" "$(cat err)"
 	# validate writes nothing
 	for x in "$T"/* "$T"/.[!.]*; do

@@ -72,3 +72,23 @@ const struct lb_ops rr_lb_ops = {
 	.state_size = sizeof(struct rr_state),
 	.choose = rr_choose,
 };
+
+/* Entropy-indexed next hop: member (entropy mod n) of the next-hop set, the
+ * same at every switch, so a transport chooses its path exactly, as source
+ * routing would. For tests that need two known paths (UDMP Fig. 3): data and
+ * its ACK, which echoes the entropy, cross the same spine of a leaf-spine. */
+static uint16_t entropy_choose(struct fabric *f, struct sw *s, const struct packet *p,
+			       const uint16_t *cand, unsigned n)
+{
+	(void)f;
+	(void)s;
+	return cand[p->entropy % n];
+}
+
+const struct lb_ops entropy_lb_ops = {
+	.name = "entropy",
+	.summary = "next hop = entropy mod the next-hop set size (transport-chosen paths)",
+	.opts = no_opts,
+	.params_size = 0,
+	.choose = entropy_choose,
+};

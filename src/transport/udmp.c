@@ -1,0 +1,588 @@
+/* udmp.c - UDMP, the Unified Delay-driven Multipath Protocol.
+ *
+ * Follows: Huang et al., "UDMP: Unified Delay-Driven Multipath Protocol for AI
+ * Clusters", IEEE/ACM ToN 2025/26 (shared/seeds/004): Algorithm 1 (the
+ * delay-gradient congestion control loop and the token pool), Algorithm 2
+ * (delay-assisted ACK-clocked load balancing), section III-D (OOO-aware path
+ * selection, the BDP-sized receiver bitmap with NACKs, new path exploration).
+ *
+ * Sender, per connection (no per-path state):
+ *   rate       the connection's sending rate (bit/s), moved once per RTT by the
+ *              gradient of smooth_rtt (Alg. 1 lines 25-37) and capped on every
+ *              ACK once smooth_rtt > T_high (lines 22-24);
+ *   bytes_pool filled at `rate` over the time between ACKs (lines 20-21);
+ *   token_pool packets that may be sent; starts at one BDP (line 2), each
+ *              packet sent takes one (line 13), and each ACK moves 0, 1 or 2
+ *              packets' worth from bytes_pool into it depending on its RTT
+ *              (Alg. 2), the new packets going out on the ACK's path.
+ * A path is a UDP source port (the packet's entropy), one of `paths` ports
+ * from a per-connection random base. In the first RTT packets go to random
+ * paths (lines 10-12); afterwards each new packet goes on the path of the ACK
+ * that released its token, except that once per RTT, with probability p, the
+ * next one goes to a fresh random port (new path exploration, III-D).
+ *
+ * OOO-aware path selection (III-D): an ACK for a PSN more than Delta below the
+ * highest PSN acknowledged so far (snd_ooh) comes from a path too slow for the
+ * receiver's bitmap and clocks nothing out; unlike MP-RDMA the window is not cut.
+ *
+ * Receiver: a bitmap of `bitmap` packets (one BDP by default) starting at the
+ * first missing PSN; a packet beyond it is discarded and answered by a NACK
+ * (III-D, "Retransmission Design"); every other data packet gets its own ACK.
+ *
+ * Packet fields: DATA psn, entropy = path, ts = send time. ACK and NACK:
+ * p0 = the PSN acknowledged (NACK: discarded), p1 = cumulative (every PSN below
+ * it arrived), entropy = the data packet's path, ts echoed, RETX echoed.
+ *
+ * Where the paper is silent, the choices are marked "(choice)" below.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "core/rng.h"
+#include "transport/transport.h"
+
+struct udmp_params {
+	struct tp_common common;
+	double alpha;	     /* EWMA gain of smooth_rtt (Alg. 1 line 18) */
+	double g_min;	     /* smallest gradient magnitude of an increase */
+	simtime_t t_high;    /* T_high, ps; 0 = 2 x the connection's base RTT */
+	double p;	     /* new path exploration probability per RTT */
+	uint64_t bitmap;     /* receiver bitmap, packets; 0 = one BDP */
+	uint64_t delta;	     /* Delta of the OOO-aware path selection, packets */
+	bool ooo_aware;	     /* OOO-aware path selection on */
+	uint64_t paths;	     /* num_paths: UDP source ports to choose from */
+	uint64_t min_rate;   /* bit/s, floor of the rate (choice) */
+	uint64_t fixed_rate; /* bit/s; nonzero = congestion control off (Fig. 3) */
+	simtime_t rto_min;   /* ps */
+};
+
+struct udmp_state {
+	/* sender: reliability */
+	uint32_t npkts;
+	uint32_t snd_nxt;  /* next new PSN */
+	uint32_t snd_una;  /* every PSN below is acknowledged */
+	uint32_t snd_ooh1; /* highest PSN acknowledged + 1 (0 = none yet) */
+	uint32_t nacked;
+	uint32_t inflight;	/* packets sent whose ACK/NACK has not returned */
+	uint32_t nlost;		/* PSNs marked for retransmission */
+	uint32_t lost_lo;	/* no marked PSN below this */
+	simtime_t recover_time; /* start of the last mass recovery */
+	simtime_t last_progress;
+	simtime_t pace_at;	/* paced restart: next token due (SIMTIME_MAX = none) */
+	uint64_t *acked, *lost; /* bitmaps over the message */
+	/* Alg. 1 */
+	bool first_rtt;
+	bool have_rtt;
+	bool explore; /* the next ACK-clocked packet takes a fresh path */
+	bool addtoken_started;
+	int64_t token_pool;
+	double bytes_pool;	/* bytes */
+	double rate, line;	/* bit/s */
+	double smooth_rtt;	/* ps */
+	double last_smooth_rtt; /* ps */
+	simtime_t last_update_time;
+	simtime_t last_addtoken_time;
+	uint32_t pkts_ignored, pkts_to_ignore;
+	simtime_t t_high;
+	uint32_t pkt; /* pkt_size: bytes on the wire of a full packet */
+	/* paths of tokens released by ACKs, oldest first */
+	uint16_t *ring;
+	uint32_t ring_cap, ring_head, ring_n;
+	uint16_t ent_base;
+	struct mp_rng rng;
+	/* receiver */
+	uint32_t rcv_nxt; /* first PSN not yet received */
+	uint32_t win;	  /* bitmap size, packets */
+	uint32_t delta;	  /* Delta in use: below the bitmap size */
+	uint64_t *rcvd;
+};
+
+static inline bool bit_get(const uint64_t *b, uint32_t i)
+{
+	return (b[i >> 6] >> (i & 63)) & 1;
+}
+static inline void bit_set(uint64_t *b, uint32_t i)
+{
+	b[i >> 6] |= 1ULL << (i & 63);
+}
+static inline void bit_clr(uint64_t *b, uint32_t i)
+{
+	b[i >> 6] &= ~(1ULL << (i & 63));
+}
+
+static uint64_t pkt_payload(const struct conn *c, const struct udmp_state *s, uint32_t psn)
+{
+	uint64_t pl = tp_payload(c);
+	return psn + 1 < s->npkts ? pl : c->bytes - (uint64_t)(s->npkts - 1) * pl;
+}
+
+static uint16_t random_path(struct udmp_state *s, const struct udmp_params *pp)
+{
+	return (uint16_t)(s->ent_base + rng_below(&s->rng, pp->paths));
+}
+
+static void udmp_open(struct conn *c)
+{
+	const struct udmp_params *pp = tp_params(c);
+	struct udmp_state *s = tp_priv(c);
+	uint64_t pl = tp_payload(c);
+	uint64_t n = (c->bytes + pl - 1) / pl;
+	MP_ASSERT(n < UINT32_MAX);
+	s->npkts = (uint32_t)n;
+	size_t words = (n + 63) / 64;
+	s->acked = mp_calloc(words, sizeof *s->acked);
+	s->lost = mp_calloc(words, sizeof *s->lost);
+	s->rcvd = mp_calloc(words, sizeof *s->rcvd);
+	s->pkt = (uint32_t)pp->common.mtu;
+	s->line = (double)c->src->node.ports[c->rail].rate_bps;
+	s->rate = pp->fixed_rate ? (double)pp->fixed_rate : s->line;
+	/* Alg. 1 line 2: one BDP of tokens for the first RTT, at the starting rate
+	 * (the path's bottleneck, or the fixed token rate) */
+	uint64_t r0 = pp->fixed_rate ? pp->fixed_rate : c->bottleneck_bps;
+	unsigned __int128 bdp = (unsigned __int128)r0 * c->base_rtt / 8u / PS_PER_S;
+	uint64_t bdp_pkts = ((uint64_t)bdp + s->pkt - 1) / s->pkt;
+	if (bdp_pkts < 1)
+		bdp_pkts = 1;
+	s->token_pool = (int64_t)bdp_pkts;
+	s->first_rtt = true;
+	s->win = (uint32_t)(pp->bitmap ? pp->bitmap : bdp_pkts);
+	/* Delta must stay below the bitmap (III-D); the paper's 64 goes with its
+	 * 108-packet BDP, so (choice) a smaller bitmap gets half its size */
+	s->delta = pp->delta < s->win ? (uint32_t)pp->delta : (s->win + 1) / 2;
+	s->t_high = pp->t_high ? pp->t_high : 2 * c->base_rtt;
+	s->ring_cap = 2 * s->win + 64;
+	s->ring = mp_calloc(s->ring_cap, sizeof *s->ring);
+	rng_init(&s->rng, c->w->seed, RNG_CONN, c->id);
+	s->ent_base = (uint16_t)rng_below(&s->rng, 65536);
+	s->lost_lo = UINT32_MAX;
+	s->pace_at = SIMTIME_MAX;
+	s->last_progress = tp_now(c);
+	tp_activate(c);
+}
+
+static void udmp_close(struct conn *c)
+{
+	struct udmp_state *s = tp_priv(c);
+	mp_free(s->acked);
+	mp_free(s->lost);
+	mp_free(s->rcvd);
+	mp_free(s->ring);
+}
+
+/* ---- retransmission bookkeeping --------------------------------------------- */
+static void mark_lost(struct udmp_state *s, uint32_t psn)
+{
+	if (psn >= s->snd_nxt || bit_get(s->acked, psn) || bit_get(s->lost, psn))
+		return;
+	bit_set(s->lost, psn);
+	s->nlost++;
+	if (psn < s->lost_lo)
+		s->lost_lo = psn;
+}
+
+/* The lowest PSN marked lost and not acknowledged since, or UINT32_MAX. */
+static uint32_t next_lost(struct udmp_state *s)
+{
+	while (s->nlost) {
+		uint32_t i = s->lost_lo;
+		MP_ASSERT(i < s->npkts);
+		if (!bit_get(s->lost, i)) {
+			s->lost_lo++;
+			continue;
+		}
+		if (bit_get(s->acked, i)) { /* arrived after all */
+			bit_clr(s->lost, i);
+			s->nlost--;
+			s->lost_lo++;
+			continue;
+		}
+		return i;
+	}
+	s->lost_lo = UINT32_MAX;
+	return UINT32_MAX;
+}
+
+static simtime_t rto_of(const struct conn *c)
+{
+	const struct udmp_params *pp = tp_params(c);
+	const struct udmp_state *s = tp_priv((struct conn *)c);
+	/* (choice) the paper gives no timeout: four smoothed RTTs, at least rto_min */
+	simtime_t r = s->have_rtt ? (simtime_t)(4 * s->smooth_rtt) : 4 * c->base_rtt;
+	return r > pp->rto_min ? r : pp->rto_min;
+}
+
+/* Bring the bytes pool up to now (Alg. 1 lines 20-21); the pool holds at most
+ * one BDP of the current rate (choice: the paper does not bound it). */
+static void fill_bytes_pool(struct conn *c, struct udmp_state *s, simtime_t now)
+{
+	if (now > s->last_addtoken_time)
+		s->bytes_pool +=
+		    s->rate * (double)(now - s->last_addtoken_time) / 8.0 / (double)PS_PER_S;
+	s->last_addtoken_time = now;
+	double cap = s->rate * (double)c->base_rtt / 8.0 / (double)PS_PER_S;
+	if (cap < 2.0 * s->pkt)
+		cap = 2.0 * s->pkt;
+	if (s->bytes_pool > cap)
+		s->bytes_pool = cap;
+}
+
+/* A whole packet's worth in the pool, up to rounding of rate x time. */
+static inline bool pool_has(const struct udmp_state *s, unsigned npk)
+{
+	return s->bytes_pool + 1e-6 * s->pkt >= (double)npk * s->pkt;
+}
+
+static bool has_work(const struct udmp_state *s)
+{
+	return s->snd_nxt < s->npkts || s->nlost;
+}
+
+static void arm_timer(struct conn *c)
+{
+	struct udmp_state *s = tp_priv(c);
+	simtime_t t = s->pace_at;
+	if (s->snd_una < s->snd_nxt) {
+		simtime_t r = s->last_progress + rto_of(c);
+		if (r < t)
+			t = r;
+	}
+	tp_timer_set(c, t);
+}
+
+/* ---- sender: ON_SENDING_PACKET (Alg. 1 lines 6-14) --------------------------- */
+static struct packet *udmp_next_packet(struct conn *c, unsigned flow)
+{
+	(void)flow;
+	const struct udmp_params *pp = tp_params(c);
+	struct udmp_state *s = tp_priv(c);
+	simtime_t now = tp_now(c);
+	uint32_t psn = next_lost(s);
+	bool retx = psn != UINT32_MAX;
+	if (!retx) {
+		if (s->snd_nxt >= s->npkts)
+			return NULL;
+		psn = s->snd_nxt;
+	}
+	if (s->token_pool <= 0) { /* line 7 */
+		if (s->first_rtt || s->inflight)
+			return NULL; /* the next ACK releases tokens */
+		/* Nothing in flight, so no ACK will come to clock packets out: the
+		 * bytes pool is turned into tokens at `rate` directly, each packet on a
+		 * random path, as in the first RTT (choice: the paper assumes an ACK
+		 * clock is always running). */
+		fill_bytes_pool(c, s, now);
+		if (!pool_has(s, 1)) {
+			double need = (double)s->pkt - s->bytes_pool;
+			simtime_t dt = (simtime_t)ceil(need * 8.0 * (double)PS_PER_S / s->rate);
+			s->pace_at = now + (dt ? dt : 1);
+			arm_timer(c);
+			return NULL;
+		}
+		s->bytes_pool -= s->pkt;
+		s->token_pool++;
+		s->pace_at = SIMTIME_MAX;
+	}
+	if (s->snd_una >= s->snd_nxt) /* the first packet outstanding starts the clock */
+		s->last_progress = now;
+	s->token_pool--; /* line 13 */
+	if (s->first_rtt && s->token_pool == 0 && !s->addtoken_started) {
+		/* (choice) the bytes pool starts filling when the first RTT's tokens
+		 * are spent, so the supply of tokens runs on without a gap */
+		s->addtoken_started = true;
+		s->last_addtoken_time = now;
+	}
+	uint16_t path;
+	if (s->ring_n && !s->first_rtt) {
+		path = s->ring[s->ring_head];
+		s->ring_head = (s->ring_head + 1) % s->ring_cap;
+		s->ring_n--;
+	} else {
+		path = random_path(s, pp); /* lines 10-12 */
+	}
+	struct packet *p = tp_pkt_new(c, PKT_DATA, true);
+	p->psn = psn;
+	p->size = (uint16_t)(pkt_payload(c, s, psn) + pp->common.header);
+	p->entropy = path;
+	p->flags |= PKT_F_ECT;
+	if (psn + 1 == s->npkts)
+		p->flags |= PKT_F_LAST;
+	if (retx) {
+		bit_clr(s->lost, psn);
+		s->nlost--;
+		p->flags |= PKT_F_RETX;
+		c->retx_bytes += p->size;
+		if (s->inflight) /* the original is presumed lost */
+			s->inflight--;
+	} else {
+		s->snd_nxt++;
+	}
+	s->inflight++;
+	c->sent_bytes += p->size;
+	if (c->timer_at == SIMTIME_MAX)
+		arm_timer(c);
+	return p;
+}
+
+/* ---- receiver ------------------------------------------------------------------ */
+static void udmp_receiver(struct conn *c, struct packet *p)
+{
+	struct udmp_state *s = tp_priv(c);
+	uint32_t psn = p->psn;
+	enum pkt_type reply = PKT_ACK;
+	if (psn >= s->rcv_nxt + (uint64_t)s->win && !bit_get(s->rcvd, psn)) {
+		/* beyond the bitmap: discarded, NACKed (III-D) */
+		reply = PKT_NACK;
+	} else if (bit_get(s->rcvd, psn)) {
+		c->dup_bytes += pkt_payload(c, s, psn);
+	} else {
+		bit_set(s->rcvd, psn);
+		c->rcvd_bytes += pkt_payload(c, s, psn);
+		while (s->rcv_nxt < s->npkts && bit_get(s->rcvd, s->rcv_nxt))
+			s->rcv_nxt++;
+	}
+	/* the data packet becomes its ACK/NACK (per-packet ACKs) */
+	uint8_t fl = (uint8_t)(p->flags & PKT_F_RETX);
+	if (p->flags & PKT_F_CE)
+		fl |= PKT_F_ECE;
+	p->type = (uint8_t)reply;
+	p->cls = CLS_CTRL;
+	p->size = (uint16_t)tp_common(c)->ack_size;
+	p->src = c->dst->hid;
+	p->dst = c->src->hid;
+	p->p0 = psn;
+	p->p1 = s->rcv_nxt;
+	p->flags = fl;
+	tp_send(c, c->dst, p);
+}
+
+/* ---- sender: ACKs ----------------------------------------------------------------- */
+static void ack_one(struct conn *c, struct udmp_state *s, uint32_t psn)
+{
+	if (bit_get(s->acked, psn))
+		return;
+	bit_set(s->acked, psn);
+	s->nacked++;
+	c->acked_bytes += pkt_payload(c, s, psn);
+	s->last_progress = tp_now(c);
+}
+
+static void release(struct udmp_state *s, const struct udmp_params *pp, uint16_t path, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		uint16_t e = path;
+		if (s->explore) { /* III-D: a new source port instead of the ACK's */
+			s->explore = false;
+			e = random_path(s, pp);
+		}
+		s->token_pool++;
+		if (s->ring_n < s->ring_cap) {
+			s->ring[(s->ring_head + s->ring_n) % s->ring_cap] = e;
+			s->ring_n++;
+		}
+	}
+}
+
+/* ALB_ON_RECV (Alg. 2), with the OOO-aware path selection in front of it. */
+static void alb_on_recv(struct conn *c, struct udmp_state *s, const struct packet *ack, double rtt,
+			bool out_of_window)
+{
+	const struct udmp_params *pp = tp_params(c);
+	if (out_of_window)
+		return;
+	double pkt = s->pkt;
+	if (rtt < s->smooth_rtt && pool_has(s, 2)) { /* lines 2-6 */
+		s->bytes_pool -= 2 * pkt;
+		release(s, pp, ack->entropy, 2);
+	} else if (pool_has(s, 1) && rtt < s->smooth_rtt + (double)c->base_rtt) { /* 7-10 */
+		s->bytes_pool -= pkt;
+		release(s, pp, ack->entropy, 1);
+	}
+	if (s->bytes_pool < 0)
+		s->bytes_pool = 0;
+}
+
+/* ON_RECEIVING_ACK (Alg. 1 lines 15-37), for ACKs and NACKs alike: both are a
+ * packet that left the network and an RTT sample of its path. */
+static void on_receiving_ack(struct conn *c, struct udmp_state *s, const struct packet *ack,
+			     bool out_of_window)
+{
+	const struct udmp_params *pp = tp_params(c);
+	simtime_t now = tp_now(c);
+	double rtt = (double)(now - ack->ts);
+	s->pkts_ignored++; /* line 17 */
+	if (!s->have_rtt) {
+		/* (choice) the first sample starts smooth_rtt and the clocks */
+		s->have_rtt = true;
+		s->smooth_rtt = s->last_smooth_rtt = rtt;
+		s->last_update_time = now;
+		if (!s->addtoken_started) {
+			s->addtoken_started = true;
+			s->last_addtoken_time = now;
+		}
+		s->pkts_to_ignore = s->inflight;
+	} else {
+		s->smooth_rtt = pp->alpha * rtt + (1 - pp->alpha) * s->smooth_rtt; /* line 18 */
+	}
+	if (s->first_rtt) {
+		/* line 16; the pool of the first RTT's spray is spent */
+		s->first_rtt = false;
+		s->ring_n = 0;
+	}
+	/* lines 19-21: the pool is brought up to now before this ACK draws on it
+	 * (in the pseudo-code's order, ALB first, every ACK would see the pool as
+	 * it was one ACK earlier, and a window that lost a token never regains it
+	 * when all paths have the same RTT) */
+	fill_bytes_pool(c, s, now);
+	alb_on_recv(c, s, ack, rtt, out_of_window);
+	if (pp->fixed_rate)
+		return;
+	double base = (double)c->base_rtt;
+	if (s->smooth_rtt > (double)s->t_high) { /* lines 22-24 */
+		double cap = s->line * (1 - (s->smooth_rtt - base) / s->smooth_rtt);
+		if (cap < s->rate)
+			s->rate = cap;
+	}
+	if (s->pkts_ignored > s->pkts_to_ignore && now > s->last_update_time) { /* 25-37 */
+		double rtt_diff = s->smooth_rtt - s->last_smooth_rtt;
+		double gradient = rtt_diff / (double)(now - s->last_update_time);
+		s->last_smooth_rtt = s->smooth_rtt;
+		s->last_update_time = now;
+		if (gradient > 0) {
+			s->rate -= fabs(gradient) * s->line * (s->rate / s->line);
+		} else {
+			/* a zero or negative gradient means unused bandwidth and the rate
+			 * rises (III-B); the paper's formula would leave it unchanged at
+			 * zero, so (choice) the increase uses at least g_min */
+			double g = fabs(gradient) > pp->g_min ? fabs(gradient) : pp->g_min;
+			s->rate += g * s->line * (1 - s->rate / s->line);
+		}
+		s->pkts_ignored = 0;
+		s->pkts_to_ignore = s->inflight;
+		/* III-D: once per RTT, with probability p, explore a new path */
+		if (pp->p > 0 && rng_u01(&s->rng) < pp->p)
+			s->explore = true;
+	}
+	if (s->rate > s->line)
+		s->rate = s->line;
+	if (s->rate < (double)pp->min_rate)
+		s->rate = (double)pp->min_rate;
+}
+
+static void udmp_sender(struct conn *c, struct packet *p)
+{
+	const struct udmp_params *pp = tp_params(c);
+	struct udmp_state *s = tp_priv(c);
+	bool nack = p->type == PKT_NACK;
+	uint32_t psn = p->p0;
+	/* OOO-aware path selection: judged against snd_ooh before this ACK */
+	bool out_of_window = pp->ooo_aware && !nack && !(p->flags & PKT_F_RETX) &&
+			     (uint64_t)psn + s->delta + 1 < s->snd_ooh1;
+	if (s->inflight)
+		s->inflight--;
+	while (s->snd_una < p->p1)
+		ack_one(c, s, s->snd_una++);
+	if (!nack) {
+		ack_one(c, s, psn);
+		if (psn + 1 > s->snd_ooh1)
+			s->snd_ooh1 = psn + 1;
+	}
+	while (s->snd_una < s->npkts && bit_get(s->acked, s->snd_una))
+		s->snd_una++;
+	if (s->nacked == s->npkts) {
+		tp_pkt_free(c, p);
+		tp_complete(c);
+		return;
+	}
+	if (nack) {
+		/* the discarded packet must be sent again, and the first missing PSN,
+		 * which holds the receiver's bitmap back, is taken as lost: at most
+		 * once per round of retransmissions, as a NACK for a packet sent
+		 * before the round began tells nothing new (choice: the paper leaves
+		 * loss detection to MP-RDMA's design) */
+		mark_lost(s, psn);
+		if (p->ts >= s->recover_time) {
+			s->recover_time = tp_now(c);
+			mark_lost(s, p->p1);
+		}
+	}
+	on_receiving_ack(c, s, p, out_of_window);
+	tp_pkt_free(c, p);
+	arm_timer(c);
+	if (has_work(s) && (s->token_pool > 0 || s->inflight == 0))
+		tp_activate(c);
+}
+
+static void udmp_on_packet(struct conn *c, struct packet *p)
+{
+	if (p->type == PKT_DATA)
+		udmp_receiver(c, p);
+	else
+		udmp_sender(c, p);
+}
+
+static void udmp_on_timer(struct conn *c)
+{
+	struct udmp_state *s = tp_priv(c);
+	simtime_t now = tp_now(c);
+	if (s->snd_una < s->snd_nxt && now >= s->last_progress + rto_of(c)) {
+		/* timeout (choice): everything unacknowledged is sent again, paced
+		 * from the bytes pool on random paths until ACKs flow again */
+		for (uint32_t i = s->snd_una; i < s->snd_nxt; i++)
+			mark_lost(s, i);
+		s->inflight = 0;
+		s->ring_n = 0;
+		s->recover_time = now;
+		s->last_progress = now;
+	}
+	if (now >= s->pace_at)
+		s->pace_at = SIMTIME_MAX;
+	arm_timer(c);
+	if (has_work(s))
+		tp_activate(c);
+}
+
+static const struct opt_desc udmp_opts[] = {
+	TP_COMMON_OPTS(struct udmp_params),
+	{ "alpha", OPT_DOUBLE, offsetof(struct udmp_params, alpha), "0.01", 1e-6, 1,
+	  "EWMA gain of smooth_rtt per ACK (Alg. 1 line 18; the paper gives no value)" },
+	{ "g_min", OPT_DOUBLE, offsetof(struct udmp_params, g_min), "0.1", 0, 1,
+	  "a zero or negative gradient raises the rate by at least this fraction of the headroom "
+	  "per RTT (the paper's formula gives no rise at zero; its text asks for one)" },
+	{ "T_high", OPT_TIME, offsetof(struct udmp_params, t_high), "0", 0, 1e13,
+	  "severe-congestion RTT threshold (Alg. 1 line 22); 0 = 2 x the flow's base RTT (the "
+	  "paper gives no value)" },
+	{ "p", OPT_DOUBLE, offsetof(struct udmp_params, p), "0.01", 0, 1,
+	  "new path exploration: probability per RTT that the next packet takes a new source "
+	  "port (III-D; the paper gives no value)" },
+	{ "bitmap", OPT_UINT, offsetof(struct udmp_params, bitmap), "0", 0, 1e9,
+	  "receiver bitmap, packets; beyond it packets are discarded and NACKed; 0 = one BDP "
+	  "(the paper's size)" },
+	{ "Delta", OPT_UINT, offsetof(struct udmp_params, delta), "64", 1, 1e9,
+	  "OOO-aware path selection: an ACK more than Delta PSNs below the highest acknowledged "
+	  "clocks nothing out (paper V-B: 64)" },
+	{ "ooo_aware", OPT_BOOL, offsetof(struct udmp_params, ooo_aware), "true", 0, 0,
+	  "OOO-aware path selection on (Fig. 7 compares with and without)" },
+	{ "paths", OPT_UINT, offsetof(struct udmp_params, paths), "256", 1, 65536,
+	  "num_paths: UDP source ports a connection sprays over (the paper gives no value)" },
+	{ "min_rate", OPT_RATE, offsetof(struct udmp_params, min_rate), "1Gbps", 1, 1e13,
+	  "floor of the sending rate (the paper gives none)" },
+	{ "fixed_rate", OPT_RATE, offsetof(struct udmp_params, fixed_rate), "0", 0, 1e13,
+	  "nonzero: tokens at this fixed rate, congestion control off (Fig. 3)" },
+	{ "rto_min", OPT_TIME, offsetof(struct udmp_params, rto_min), "50us", 1e6, 1e13,
+	  "retransmission timeout floor; the timeout is 4 smoothed RTTs (the paper gives none)" },
+	OPT_END
+};
+
+const struct transport_ops udmp_transport_ops = {
+	.name = "udmp",
+	.summary = "UDMP: delay-gradient rate, token pool, delay-assisted ACK-clocked multipath",
+	.opts = udmp_opts,
+	.params_size = sizeof(struct udmp_params),
+	.priv_size = sizeof(struct udmp_state),
+	.open = udmp_open,
+	.next_packet = udmp_next_packet,
+	.on_packet = udmp_on_packet,
+	.on_timer = udmp_on_timer,
+	.close = udmp_close,
+};
