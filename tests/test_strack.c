@@ -317,7 +317,7 @@ static void test_single_flow(void **state)
  * single-path ECMP still collides (16 flows per leaf over 16 uplinks). Network
  * RTT 8.33 us, BDP 416 KB. STrack's max FCT is within 15% of ideal; RoCEv2
  * with one QP (lossless, DCQCN with its ECN threshold at one BDP, section 4.1,
- * configured as experiments/strack/*_roce.yaml: Mellanox reaction point,
+ * configured as the experiments/strack RoCEv2 files: Mellanox reaction point,
  * NP-paced CNPs) is at least 2x worse (measured 6.3x). */
 static void test_permutation(void **state)
 {
