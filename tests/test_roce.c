@@ -161,6 +161,44 @@ static void test_fairness(void **state)
 	run_result_free(&r);
 }
 
+/* RoCEv2 gets a lossless (PFC) fabric unless the file chooses a mode; Q = 16
+ * and 32 queue pairs (UDMP's QP-Scaling baselines) run at line rate too. */
+static void test_defaults_and_many_qps(void **state)
+{
+	(void)state;
+	static const char *const files[] = {
+		"topology: {type: star, hosts: 2}\ntransport: {type: roce}\n"
+		"workload: {type: incast, senders: 1}\n",
+		"topology: {type: star, hosts: 2}\nswitch: {mode: lossy}\ntransport: {type: roce}\n"
+		"workload: {type: incast, senders: 1}\n",
+		"topology: {type: star, hosts: 2}\ntransport: {type: ref}\n"
+		"workload: {type: incast, senders: 1}\n",
+	};
+	static const int want[] = { BUF_LOSSLESS, BUF_LOSSY, BUF_LOSSY };
+	for (int i = 0; i < 3; i++) {
+		struct experiment x;
+		struct mp_err e = { 0 };
+		assert_int_equal(exp_load_string(&x, files[i], "t.yaml", &e), 0);
+		assert_int_equal(x.sw.mode, want[i]);
+		exp_free(&x);
+	}
+	for (int q = 16; q <= 32; q += 16) {
+		char yaml[400];
+		snprintf(
+		    yaml, sizeof yaml,
+		    "topology: {type: dumbbell, host_rate: 100Gbps, bottleneck_rate: 100Gbps}\n"
+		    "transport: {type: roce, preset: hpcc, qps: %d}\n"
+		    "workload: {type: incast, senders: 1, receiver: 1, size: 16MB}\n",
+		    q);
+		struct run_result r;
+		simtest_run(yaml, &r);
+		assert_int_equal(r.ncompleted, 1);
+		print_message("%d QPs: slowdown %.4f\n", q, r.flows[0].slowdown);
+		assert_true(r.flows[0].slowdown < 1.02);
+		run_result_free(&r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -168,6 +206,7 @@ int main(void)
 		cmocka_unit_test(test_incast_lossless),
 		cmocka_unit_test(test_go_back_n),
 		cmocka_unit_test(test_fairness),
+		cmocka_unit_test(test_defaults_and_many_qps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -300,6 +300,9 @@ static int load_all(struct experiment *x, struct mp_err *e)
 		return exp_errf(e, x, "transport", "header: expected fewer bytes than mtu");
 	if (x->tp->check && x->tp->check(x->tp_params, e))
 		return exp_reraise(e, x, "transport");
+	const struct cfg_node *swn = cfg_get(root, "switch");
+	if (x->tp->lossless_default && !(swn && cfg_get(swn, "mode")))
+		x->sw.mode = BUF_LOSSLESS;
 	if (LOAD_TYPED(x, "workload", NULL, workload_registry, struct workload_ops, &x->wl,
 		       &x->wl_params, e))
 		return e->status;

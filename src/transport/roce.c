@@ -643,10 +643,13 @@ static const struct opt_desc roce_opts[] = {
 
 const struct transport_ops roce_transport_ops = {
 	.name = "roce",
-	.summary = "RoCEv2 RC: DCQCN, go-back-N, PFC-friendly, Q queue pairs per connection",
+	.summary =
+	    "RoCEv2 RC: DCQCN, go-back-N, Q queue pairs per connection; switches lossless (PFC) "
+	    "unless switch.mode says otherwise",
 	.opts = roce_opts,
 	.params_size = sizeof(struct roce_params),
 	.priv_size = sizeof(struct roce_state),
+	.lossless_default = true,
 	.check = roce_check,
 	.open = roce_open,
 	.next_packet = roce_next_packet,

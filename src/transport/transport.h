@@ -56,6 +56,9 @@ struct transport_ops {
 	const struct opt_desc *opts;
 	size_t params_size; /* starts with struct tp_common */
 	size_t priv_size;   /* per-connection state, zeroed, reached by tp_priv() */
+	/* the switches run lossless (PFC) unless the file sets switch.mode: the
+	 * protocol was built for a lossless fabric (RoCEv2) */
+	bool lossless_default;
 	/* optional: check the parameters against each other and resolve values
 	 * that depend on others (e.g. a preset), before anything runs */
 	int (*check)(void *params, struct mp_err *e);
