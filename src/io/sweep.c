@@ -212,9 +212,9 @@ static int parse_paper(struct sweep *sw, const struct cfg_doc *doc, const struct
 				"expected a non-empty list of {metric, value, when, note}");
 	sw->entries = mp_calloc(vals->n, sizeof *sw->entries);
 	for (size_t i = 0; i < vals->n; i++) {
+		sw->nentries++; /* counted first, so sweep_free frees a half-read entry */
 		if (parse_entry(sw, doc, vals->kids[i], &sw->entries[i], e))
 			return e->status;
-		sw->nentries++;
 	}
 	return MP_OK;
 }
