@@ -45,6 +45,8 @@ const struct opt_desc exp_output_opts[] = {
 	  "groups whose mean link utilisation to sample (same group names)" },
 	{ "pauses", OPT_STRLIST, offsetof(struct exp_output, pauses), "", 0, 0,
 	  "port groups whose PFC PAUSE frames sent per interval are sampled (e.g. [all])" },
+	{ "drops", OPT_STRLIST, offsetof(struct exp_output, drops), "", 0, 0,
+	  "port groups whose packet drops (buffer and link) per interval are sampled" },
 	{ "flow_throughput", OPT_BOOL, offsetof(struct exp_output, flow_throughput), "false", 0, 0,
 	  "sample each flow's goodput (acknowledged bytes per interval)" },
 	{ "flow_throughput_max", OPT_UINT, offsetof(struct exp_output, flow_throughput_max), "64",

@@ -62,6 +62,7 @@ struct exp_output {
 	struct opt_strlist queues;	/* "max:<group>" or a directed link "a-b" */
 	struct opt_strlist utilisation; /* "<group>" */
 	struct opt_strlist pauses;	/* "<group>": PAUSE frames sent per interval */
+	struct opt_strlist drops;	/* "<group>": drops per interval */
 	bool flow_throughput;		/* per-flow throughput series */
 	uint64_t flow_throughput_max;	/* at most this many flows get a series */
 	double convergence_band;	/* the convergence metric's tolerance */

@@ -144,7 +144,7 @@ static double queue_settle(const struct run_result *r, uint64_t thr, bool first_
 			series = s;
 	if (!thr || series == UINT32_MAX)
 		return NAN;
-	simtime_t last_start = 0, settled = 0;
+	simtime_t last_start = 0, settled = 0, first = SIMTIME_MAX;
 	for (size_t i = 0; i < r->nflows; i++)
 		if (r->flows[i].start > last_start)
 			last_start = r->flows[i].start;
@@ -153,6 +153,8 @@ static double queue_settle(const struct run_result *r, uint64_t thr, bool first_
 		const struct ts_row *row = &r->ts.rows[i];
 		if (row->series != series)
 			continue;
+		if (row->t > last_start && first == SIMTIME_MAX)
+			first = row->t;
 		if (row->value > (double)thr)
 			above = true;
 		else if (above) {
@@ -164,7 +166,9 @@ static double queue_settle(const struct run_result *r, uint64_t thr, bool first_
 	}
 	if (above)
 		return NAN;
-	return settled > last_start ? (double)(settled - last_start) : 0;
+	if (settled <= last_start) /* never above: settled by the first sample */
+		settled = first;
+	return settled != SIMTIME_MAX ? (double)(settled - last_start) : NAN;
 }
 
 void metrics_compute(const struct run_result *r, double band, uint64_t settle, double v[M_N])

@@ -11,7 +11,14 @@
 #include "core/mem.h"
 #include "core/rng.h"
 
-enum samp_kind { SAMP_QUEUE_PORT, SAMP_QUEUE_MAX, SAMP_UTIL, SAMP_FLOW_TPUT, SAMP_PAUSES };
+enum samp_kind {
+	SAMP_QUEUE_PORT,
+	SAMP_QUEUE_MAX,
+	SAMP_UTIL,
+	SAMP_FLOW_TPUT,
+	SAMP_PAUSES,
+	SAMP_DROPS
+};
 const char *const port_group_names[] = { "host_up",  "last_hop",   "tier1_up", "tier1_down",
 					 "tier2_up", "tier2_down", "all",      NULL };
 #define group_names port_group_names
@@ -131,6 +138,15 @@ static int setup_samplers(struct sim *s, struct mp_err *e)
 		sp.series = ts_series(s->ts, name);
 		sampler_add(s, sp);
 	}
+	for (size_t i = 0; i < o->drops.n; i++) {
+		struct ts_sampler sp = { .kind = SAMP_DROPS, .group = find_group(o->drops.v[i]) };
+		if (sp.group < 0)
+			return exp_errf(e, s->x, "output", "drops: unknown group '%s'",
+					o->drops.v[i]);
+		snprintf(name, sizeof name, "drops:%s", o->drops.v[i]);
+		sp.series = ts_series(s->ts, name);
+		sampler_add(s, sp);
+	}
 	if (o->flow_throughput)
 		for (uint32_t i = 0; i < s->w.nconns && i < o->flow_throughput_max; i++) {
 			snprintf(name, sizeof name, "goodput_gbps:flow%u", i);
@@ -178,13 +194,17 @@ static void sample(void *obj, uint64_t arg)
 			v = cnt ? sum / cnt : 0;
 			break;
 		}
-		case SAMP_PAUSES: {
+		case SAMP_PAUSES:
+		case SAMP_DROPS: {
 			uint64_t sum = 0;
 			for (uint32_t n = 0; n < f->nnodes; n++)
 				for (uint16_t p = 0; p < f->nodes[n]->nports; p++) {
 					struct port *pt = &f->nodes[n]->ports[p];
 					if (port_in_group(pt, sp->group))
-						sum += pt->st.pause_sent;
+						sum +=
+						    sp->kind == SAMP_PAUSES
+							? pt->st.pause_sent
+							: pt->st.drops_buffer + pt->st.drops_link;
 				}
 			v = (double)(sum - sp->prev);
 			sp->prev = sum;
