@@ -38,6 +38,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/bits.h"
 #include "core/mem.h"
 #include "core/rng.h"
 #include "transport/transport.h"
@@ -75,23 +76,9 @@ struct mprdma_state {
 	uint64_t *rcvd;
 };
 
-static inline bool bit_get(const uint64_t *b, uint32_t i)
+static inline uint64_t pkt_payload(const struct conn *c, const struct mprdma_state *s, uint32_t psn)
 {
-	return (b[i >> 6] >> (i & 63)) & 1;
-}
-static inline void bit_set(uint64_t *b, uint32_t i)
-{
-	b[i >> 6] |= 1ULL << (i & 63);
-}
-static inline void bit_clr(uint64_t *b, uint32_t i)
-{
-	b[i >> 6] &= ~(1ULL << (i & 63));
-}
-
-static uint64_t pkt_payload(const struct conn *c, const struct mprdma_state *s, uint32_t psn)
-{
-	uint64_t pl = tp_payload(c);
-	return psn + 1 < s->npkts ? pl : c->bytes - (uint64_t)(s->npkts - 1) * pl;
+	return tp_seg_payload(c, c->bytes, s->npkts, psn);
 }
 
 static uint16_t random_vp(struct mprdma_state *s, const struct mprdma_params *pp)
@@ -103,10 +90,8 @@ static void mprdma_open(struct conn *c)
 {
 	const struct mprdma_params *pp = tp_params(c);
 	struct mprdma_state *s = tp_priv(c);
-	uint64_t pl = tp_payload(c);
-	uint64_t n = (c->bytes + pl - 1) / pl;
-	MP_ASSERT(n < UINT32_MAX);
-	s->npkts = (uint32_t)n;
+	s->npkts = tp_npkts(c, c->bytes);
+	uint64_t n = s->npkts;
 	size_t words = (n + 63) / 64;
 	s->acked = mp_calloc(words, sizeof *s->acked);
 	s->lost = mp_calloc(words, sizeof *s->lost);
@@ -115,9 +100,7 @@ static void mprdma_open(struct conn *c)
 	if (w == 0) {
 		/* (choice) the first window is one BDP of the flow's path, so a flow
 		 * starts at line rate as RDMA NICs do */
-		unsigned __int128 bdp =
-		    (unsigned __int128)c->bottleneck_bps * c->base_rtt / 8u / PS_PER_S;
-		w = (uint64_t)bdp;
+		w = tp_bdp_bytes(c);
 	}
 	uint64_t wp = (w + pp->common.mtu - 1) / pp->common.mtu;
 	s->cwnd = (double)(wp < 1 ? 1 : wp);

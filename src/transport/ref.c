@@ -14,6 +14,7 @@
  */
 #include <string.h>
 
+#include "core/bits.h"
 #include "core/mem.h"
 #include "core/rng.h"
 #include "transport/transport.h"
@@ -48,38 +49,24 @@ struct ref_state {
 	uint64_t *rcvd; /* bitmap, receiver side */
 };
 
-static inline bool bit_get(const uint64_t *b, uint32_t i)
-{
-	return (b[i >> 6] >> (i & 63)) & 1;
-}
-static inline void bit_set(uint64_t *b, uint32_t i)
-{
-	b[i >> 6] |= 1ULL << (i & 63);
-}
-
 static uint64_t pkt_payload(const struct conn *c, uint32_t psn)
 {
 	const struct ref_state *s = tp_priv((struct conn *)c);
-	uint64_t pl = tp_payload(c);
-	return psn + 1 < s->npkts ? pl : c->bytes - (uint64_t)(s->npkts - 1) * pl;
+	return tp_seg_payload(c, c->bytes, s->npkts, psn);
 }
 
 static void ref_open(struct conn *c)
 {
 	const struct ref_params *pp = tp_params(c);
 	struct ref_state *s = tp_priv(c);
-	uint64_t pl = tp_payload(c);
-	uint64_t n = (c->bytes + pl - 1) / pl;
-	MP_ASSERT(n < UINT32_MAX);
-	s->npkts = (uint32_t)n;
+	s->npkts = tp_npkts(c, c->bytes);
+	uint64_t n = s->npkts;
 	size_t words = (n + 63) / 64;
 	s->acked = mp_calloc(words, sizeof *s->acked);
 	s->rcvd = mp_calloc(words, sizeof *s->rcvd);
 	uint64_t w = pp->window;
 	if (w == 0) {
-		unsigned __int128 bdp =
-		    (unsigned __int128)c->bottleneck_bps * c->base_rtt / 8u / PS_PER_S;
-		w = (uint64_t)bdp;
+		w = tp_bdp_bytes(c);
 	}
 	uint64_t wp = (w + pp->common.mtu - 1) / pp->common.mtu;
 	s->wnd_pkts = (uint32_t)(wp < 1 ? 1 : wp > UINT32_MAX ? UINT32_MAX : wp);

@@ -198,8 +198,7 @@ static inline struct roce_qp *qp_of(struct conn *c, unsigned i)
 
 static uint64_t pkt_payload(const struct conn *c, const struct roce_qp *q, uint32_t psn)
 {
-	uint64_t pl = tp_payload(c);
-	return psn + 1 < q->npkts ? pl : q->bytes - (uint64_t)(q->npkts - 1) * pl;
+	return tp_seg_payload(c, q->bytes, q->npkts, psn);
 }
 
 static void arm_timer(struct conn *c)

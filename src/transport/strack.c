@@ -264,8 +264,7 @@ static inline struct strack_state *st(struct conn *c)
 
 static inline uint64_t pkt_payload(const struct conn *c, const struct strack_state *s, uint32_t psn)
 {
-	uint64_t pl = tp_payload(c);
-	return psn + 1 < s->npkts ? pl : c->bytes - (uint64_t)(s->npkts - 1) * pl;
+	return tp_seg_payload(c, c->bytes, s->npkts, psn);
 }
 
 static simtime_t rtt_to(const struct conn *c, uint32_t h)
@@ -288,10 +287,8 @@ static void strack_open(struct conn *c)
 	struct strack_state *s = st(c);
 	simtime_t now = tp_now(c);
 	double mss = (double)tp_payload(c);
-	uint64_t pl = tp_payload(c);
-	uint64_t n = (c->bytes + pl - 1) / pl;
-	MP_ASSERT(n > 0 && n < UINT32_MAX);
-	s->npkts = (uint32_t)n;
+	s->npkts = tp_npkts(c, c->bytes);
+	uint64_t n = s->npkts;
 	s->ps = mp_calloc(n, sizeof *s->ps);
 	s->rcvd = mp_calloc((n + 63) / 64 + 1, sizeof *s->rcvd);
 

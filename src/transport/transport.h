@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/err.h"
 #include "core/evq.h"
 #include "core/opt.h"
 #include "net/fabric.h"
@@ -134,6 +135,27 @@ static inline simtime_t tp_now(const struct conn *c)
 static inline uint64_t tp_payload(const struct conn *c)
 {
 	return tp_common(c)->mtu - tp_common(c)->header;
+}
+
+/* Packets of `bytes` of payload at tp_payload bytes each (at least one). */
+static inline uint32_t tp_npkts(const struct conn *c, uint64_t bytes)
+{
+	uint64_t pl = tp_payload(c), n = (bytes + pl - 1) / pl;
+	MP_ASSERT(n < UINT32_MAX);
+	return (uint32_t)(n ? n : 1);
+}
+/* Payload of packet psn when `bytes` go out as npkts packets: full ones, the
+ * last one what is left. */
+static inline uint64_t tp_seg_payload(const struct conn *c, uint64_t bytes, uint32_t npkts,
+				      uint32_t psn)
+{
+	uint64_t pl = tp_payload(c);
+	return psn + 1 < npkts ? pl : bytes - (uint64_t)(npkts - 1) * pl;
+}
+/* The path's bandwidth-delay product at open: bottleneck rate x base RTT, bytes. */
+static inline uint64_t tp_bdp_bytes(const struct conn *c)
+{
+	return (uint64_t)((unsigned __int128)c->bottleneck_bps * c->base_rtt / 8u / PS_PER_S);
 }
 
 /* Timer: at most one per connection; a later call replaces the earlier one;
