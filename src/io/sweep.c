@@ -12,6 +12,18 @@ static int key_errf(struct mp_err *e, const struct cfg_doc *doc, int line, const
 	return cfg_errf_line(e, doc, line, key, "%s", msg);
 }
 
+/* "section.key: unknown key; did you mean 'x'? (expected ...)" */
+static int unknown_key(struct mp_err *e, const struct cfg_doc *doc, const struct cfg_node *kn,
+		       const char *section, const char *const *known, const char *expected)
+{
+	char full[300], msg[300];
+	snprintf(full, sizeof full, "%s.%s", section, kn->key);
+	const char *sug = cfg_suggest(kn->key, known);
+	snprintf(msg, sizeof msg, "unknown key%s%s%s (expected %s)", sug ? "; did you mean '" : "",
+		 sug ? sug : "", sug ? "'?" : "", expected);
+	return key_errf(e, doc, kn->line, full, msg);
+}
+
 static int parse_sweep(struct sweep *sw, const struct cfg_doc *doc, const struct cfg_node *n,
 		       char *const *sets, size_t nsets, struct mp_err *e)
 {
@@ -101,14 +113,9 @@ static int parse_entry(struct sweep *sw, const struct cfg_doc *doc, const struct
 		bool ok = false;
 		for (const char *const *k = known; *k; k++)
 			ok |= !strcmp(*k, kn->key);
-		if (!ok) {
-			const char *sug = cfg_suggest(kn->key, known);
-			char msg[200];
-			snprintf(msg, sizeof msg,
-				 "unknown key%s%s%s (expected metric, value, when, note)",
-				 sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "");
-			return key_errf(e, doc, kn->line, full, msg);
-		}
+		if (!ok)
+			return unknown_key(e, doc, kn, "paper.values", known,
+					   "metric, value, when, note");
 		if (strcmp(kn->key, "when") && kn->kind != CFG_SCALAR)
 			return key_errf(e, doc, kn->line, full, "expected a scalar");
 	}
@@ -188,19 +195,8 @@ static int parse_paper(struct sweep *sw, const struct cfg_doc *doc, const struct
 				"expected a mapping {source: ..., values: [...]}");
 	for (size_t i = 0; i < n->n; i++) {
 		bool ok = !strcmp(n->kids[i]->key, "source") || !strcmp(n->kids[i]->key, "values");
-		if (!ok) {
-			char full[300];
-			snprintf(full, sizeof full, "paper.%s", n->kids[i]->key);
-			const char *sug = cfg_suggest(n->kids[i]->key, known);
-			return key_errf(
-			    e, doc, n->kids[i]->line, full,
-			    sug && !strcmp(sug, "source")
-				? "unknown key; did you mean 'source'? (expected "
-				  "source, values)"
-			    : sug ? "unknown key; did you mean 'values'? (expected source, "
-				    "values)"
-				  : "unknown key (expected source, values)");
-		}
+		if (!ok)
+			return unknown_key(e, doc, n->kids[i], "paper", known, "source, values");
 	}
 	const struct cfg_node *src = cfg_get(n, "source"), *vals = cfg_get(n, "values");
 	if (!src || src->kind != CFG_SCALAR || !*src->value)

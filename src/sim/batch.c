@@ -407,8 +407,10 @@ int batch_main(const struct batch_args *a)
 			rc = e.status;
 			goto out;
 		}
-		snprintf(outdir, sizeof outdir, "%s%s%s", a->out ? a->out : "results/",
-			 a->out ? "" : x.gen.name, "");
+		if (a->out)
+			snprintf(outdir, sizeof outdir, "%s", a->out);
+		else
+			snprintf(outdir, sizeof outdir, "results/%s", x.gen.name);
 		exp_free(&x);
 		if (results_prepare(outdir, &e)) {
 			fprintf(stderr, "mpsim: %s\n", e.msg);

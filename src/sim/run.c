@@ -119,34 +119,28 @@ static int setup_samplers(struct sim *s, struct mp_err *e)
 		sp.series = ts_series(s->ts, name);
 		sampler_add(s, sp);
 	}
-	for (size_t i = 0; i < o->utilisation.n; i++) {
-		struct ts_sampler sp = { .kind = SAMP_UTIL,
-					 .group = find_group(o->utilisation.v[i]) };
-		if (sp.group < 0)
-			return exp_errf(e, s->x, "output", "utilisation: unknown group '%s'",
-					o->utilisation.v[i]);
-		snprintf(name, sizeof name, "utilisation:%s", o->utilisation.v[i]);
-		sp.series = ts_series(s->ts, name);
-		sampler_add(s, sp);
-	}
-	for (size_t i = 0; i < o->pauses.n; i++) {
-		struct ts_sampler sp = { .kind = SAMP_PAUSES, .group = find_group(o->pauses.v[i]) };
-		if (sp.group < 0)
-			return exp_errf(e, s->x, "output", "pauses: unknown group '%s'",
-					o->pauses.v[i]);
-		snprintf(name, sizeof name, "pause_frames:%s", o->pauses.v[i]);
-		sp.series = ts_series(s->ts, name);
-		sampler_add(s, sp);
-	}
-	for (size_t i = 0; i < o->drops.n; i++) {
-		struct ts_sampler sp = { .kind = SAMP_DROPS, .group = find_group(o->drops.v[i]) };
-		if (sp.group < 0)
-			return exp_errf(e, s->x, "output", "drops: unknown group '%s'",
-					o->drops.v[i]);
-		snprintf(name, sizeof name, "drops:%s", o->drops.v[i]);
-		sp.series = ts_series(s->ts, name);
-		sampler_add(s, sp);
-	}
+	/* one series per listed port group */
+	const struct {
+		const struct opt_strlist *list;
+		enum samp_kind kind;
+		const char *key, *prefix;
+	} per_group[] = {
+		{ &o->utilisation, SAMP_UTIL, "utilisation", "utilisation" },
+		{ &o->pauses, SAMP_PAUSES, "pauses", "pause_frames" },
+		{ &o->drops, SAMP_DROPS, "drops", "drops" },
+	};
+	for (size_t k = 0; k < sizeof per_group / sizeof *per_group; k++)
+		for (size_t i = 0; i < per_group[k].list->n; i++) {
+			const char *g = per_group[k].list->v[i];
+			struct ts_sampler sp = { .kind = per_group[k].kind,
+						 .group = find_group(g) };
+			if (sp.group < 0)
+				return exp_errf(e, s->x, "output", "%s: unknown group '%s'",
+						per_group[k].key, g);
+			snprintf(name, sizeof name, "%s:%s", per_group[k].prefix, g);
+			sp.series = ts_series(s->ts, name);
+			sampler_add(s, sp);
+		}
 	if (o->flow_throughput)
 		for (uint32_t i = 0; i < s->w.nconns && i < o->flow_throughput_max; i++) {
 			snprintf(name, sizeof name, "goodput_gbps:flow%u", i);
