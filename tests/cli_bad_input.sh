@@ -270,6 +270,10 @@ bad failed_link failed_link.yaml 'failed_link\.yaml:(12|13):' -- \
 "$MPSIM" validate failed_link_ok.yaml >/dev/null 2>&1 ||
 	fail failed_link_ok "an existing link validates" "$("$MPSIM" validate failed_link_ok.yaml 2>&1)"
 
+{ base; printf 'failures:\n  random_tier1: 3\n  tier1_switches: 2\n'; } >tier1_switches.yaml
+bad tier1_switches tier1_switches.yaml 'tier1_switches\.yaml:(12|13|14):' -- \
+	"failures" "tier1_switches" "divides random_tier1 (3)" "got 2"
+
 { base; printf 'events:\n  - {at: 10us, link: leaf0-spine9, action: down}\n'; } >event_link.yaml
 bad event_link event_link.yaml 'event_link\.yaml:13:' -- "events[0].link" "no link named 'leaf0-spine9'"
 

@@ -235,6 +235,21 @@ if run_ok one run one.yaml --out one; then
 	same "a sweep point equals the single run" one/flows.csv sw1/size-500KB_window-400KB/flows.csv
 fi
 
+# failures.tier1_switches: 8 uplinks down, 4 on each of 2 leaves; a down link carries nothing
+cat >lf.yaml <<EOF
+name: lf
+topology: {type: leaf_spine, hosts_per_leaf: 4, leaves: 8, spines: 8}
+transport: {type: ref}
+lb: {type: rr}
+workload: {type: permutation, size: 200KB}
+failures: {random_tier1: 8, tier1_switches: 2}
+EOF
+if run_ok lf run lf.yaml --out lf; then
+	idle=$(awk -F, '$3 == "tier1_up" && $5 == 0 { split($1, a, "-"); n[a[1]]++ }
+		END { for (k in n) print n[k] }' lf/ports.csv | sort | tr '\n' ' ')
+	[[ $idle == "4 4 " ]] || fail tier1_switches "two leaves with 4 idle uplinks each" "'$idle'"
+fi
+
 if ((nfail)); then
 	echo "cli_run: $nfail check(s) failed" >&2
 	exit 1

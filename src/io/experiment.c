@@ -26,6 +26,10 @@ const struct opt_desc exp_failures_opts[] = {
 	  "leaf-spine (or edge-agg) links down from t=0, chosen with the experiment seed" },
 	{ "random_tier2", OPT_UINT, offsetof(struct exp_failures, random_tier2), "0", 0, 1e9,
 	  "agg-core links down from t=0, chosen with the experiment seed" },
+	{ "tier1_switches", OPT_UINT, offsetof(struct exp_failures, tier1_switches), "0", 0, 1e6,
+	  "spread random_tier1 evenly over this many randomly chosen leaf (or edge) "
+	  "switches, the same number of uplinks each (the STrack paper: 16 ToRs, 4 or 16 "
+	  "links each); 0 = links chosen uniformly over the fabric" },
 	{ "links", OPT_STRLIST, offsetof(struct exp_failures, links), "", 0, 0,
 	  "named links down from t=0, e.g. [leaf0-spine3, leaf2-spine0#1]" },
 	{ "loss_rate", OPT_DOUBLE, offsetof(struct exp_failures, loss_rate), "0", 0, 1,
@@ -40,7 +44,8 @@ const struct opt_desc exp_output_opts[] = {
 	  "time-series sampling interval; 0 = no time series" },
 	{ "queues", OPT_STRLIST, offsetof(struct exp_output, queues), "", 0, 0,
 	  "queue depths to sample: max:<group> (host_up, last_hop, tier1_up, tier1_down, "
-	  "tier2_up, tier2_down, all) or a directed link a-b" },
+	  "tier2_up, tier2_down, all, fabric = every switch-to-switch port) or a directed "
+	  "link a-b" },
 	{ "utilisation", OPT_STRLIST, offsetof(struct exp_output, utilisation), "", 0, 0,
 	  "groups whose mean link utilisation to sample (same group names)" },
 	{ "pauses", OPT_STRLIST, offsetof(struct exp_output, pauses), "", 0, 0,

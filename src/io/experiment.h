@@ -41,6 +41,7 @@ enum link_action { LINK_DOWN, LINK_UP, LINK_RATE, LINK_DELAY, LINK_LOSS, LINK_PR
 struct exp_failures {
 	uint64_t random_tier1;	  /* leaf-spine / edge-agg links down at t=0, chosen at random */
 	uint64_t random_tier2;	  /* agg-core links down at t=0 */
+	uint64_t tier1_switches;  /* random_tier1 spread evenly over this many switches */
 	struct opt_strlist links; /* named links down at t=0 */
 	double loss_rate;	  /* per-packet loss on every fabric (switch-switch) link */
 	double host_loss_rate;	  /* per-packet loss on every host link */

@@ -19,8 +19,9 @@ enum samp_kind {
 	SAMP_PAUSES,
 	SAMP_DROPS
 };
-const char *const port_group_names[] = { "host_up",  "last_hop",   "tier1_up", "tier1_down",
-					 "tier2_up", "tier2_down", "all",      NULL };
+const char *const port_group_names[] = { "host_up",    "last_hop", "tier1_up",
+					 "tier1_down", "tier2_up", "tier2_down",
+					 "all",	       "fabric",   NULL };
 #define group_names port_group_names
 
 struct ts_sampler {
@@ -56,6 +57,8 @@ static bool port_in_group(const struct port *pt, int g)
 		return pt->tier == TIER_2 && up;
 	case G_T2_DOWN:
 		return pt->tier == TIER_2 && !up;
+	case G_FABRIC:
+		return lo != 0 && lp != 0;
 	default:
 		return lo != 0;
 	}
@@ -100,11 +103,12 @@ static int setup_samplers(struct sim *s, struct mp_err *e)
 			sp.kind = SAMP_QUEUE_MAX;
 			sp.group = find_group(q + 4);
 			if (sp.group < 0)
-				return exp_errf(e, s->x, "output",
-						"queues: unknown group '%s'; expected max:host_up, "
-						"max:last_hop, max:tier1_up, max:tier1_down, "
-						"max:tier2_up, max:tier2_down or max:all",
-						q + 4);
+				return exp_errf(
+				    e, s->x, "output",
+				    "queues: unknown group '%s'; expected max:host_up, "
+				    "max:last_hop, max:tier1_up, max:tier1_down, "
+				    "max:tier2_up, max:tier2_down, max:all or max:fabric",
+				    q + 4);
 		} else {
 			sp.kind = SAMP_QUEUE_PORT;
 			sp.port = find_port(&s->fab, q);
@@ -282,37 +286,91 @@ static void link_event(void *obj, uint64_t arg)
 			apply_link(f, ev, l);
 }
 
+static void shuffle_head(struct mp_rng *r, uint32_t *v, uint32_t n, uint64_t k)
+{
+	for (uint64_t i = 0; i < k; i++) { /* partial Fisher-Yates */
+		uint64_t j = i + rng_below(r, n - i);
+		uint32_t t = v[i];
+		v[i] = v[j];
+		v[j] = t;
+	}
+}
+
+/* The lower end of link l (the leaf of a leaf-spine link). */
+static uint32_t link_low(const struct fabric *f, uint32_t l)
+{
+	const struct fab_link_spec *ls = &f->links[l];
+	return f->nodes[ls->a]->level <= f->nodes[ls->b]->level ? ls->a : ls->b;
+}
+
+/* k links of `tier` down, uniformly, or (tier 1 with failures.tier1_switches =
+ * N) k/N uplinks of each of N random lower-tier switches. */
 static int pick_random_links(struct sim *s, uint8_t tier, uint64_t k, uint32_t **down,
 			     size_t *ndown, struct mp_err *e)
 {
 	struct fabric *f = &s->fab;
-	if (!k)
+	uint64_t nsw = tier == TIER_1 ? s->x->fail.tier1_switches : 0;
+	if (!k && !nsw)
 		return MP_OK;
 	uint32_t *cand = mp_malloc((f->nlinks + 1) * sizeof *cand);
-	uint32_t n = 0;
+	uint32_t *sw = mp_malloc((f->nnodes + 1) * sizeof *sw);
+	uint32_t n = 0, nlow = 0, minup = UINT32_MAX;
 	for (uint32_t i = 0; i < f->nlinks; i++)
 		if (f->links[i].tier == tier)
 			cand[n++] = i;
+	int rc = MP_OK;
 	if (k > n) {
-		mp_free(cand);
-		return exp_errf(e, s->x, "failures",
-				"random_tier%u: expected at most %u (the "
-				"topology has %u such links), got %llu",
-				tier, n, n, (unsigned long long)k);
+		rc = exp_errf(e, s->x, "failures",
+			      "random_tier%u: expected at most %u (the "
+			      "topology has %u such links), got %llu",
+			      tier, n, n, (unsigned long long)k);
+		goto out;
+	}
+	if (nsw) { /* the switches below tier-1 links, and their fewest uplinks */
+		for (uint32_t id = 0; id < f->nnodes; id++) {
+			uint32_t up = 0;
+			for (uint32_t i = 0; i < n; i++)
+				up += link_low(f, cand[i]) == id;
+			if (up) {
+				sw[nlow++] = id;
+				minup = up < minup ? up : minup;
+			}
+		}
+		if (nsw > nlow || k % nsw || k / nsw > minup) {
+			rc = exp_errf(e, s->x, "failures",
+				      "tier1_switches: expected a number of switches (at most %u) "
+				      "that divides random_tier1 (%llu) into at most %u links "
+				      "each, got %llu",
+				      nlow, (unsigned long long)k, minup, (unsigned long long)nsw);
+			goto out;
+		}
 	}
 	struct mp_rng r;
 	rng_init(&r, s->x->gen.seed, RNG_TOPOLOGY, tier);
-	for (uint64_t i = 0; i < k; i++) { /* partial Fisher-Yates */
-		uint64_t j = i + rng_below(&r, n - i);
-		uint32_t t = cand[i];
-		cand[i] = cand[j];
-		cand[j] = t;
+	*down = mp_realloc(*down, (*ndown + k + 1) * sizeof **down);
+	if (!nsw) {
+		shuffle_head(&r, cand, n, k);
+		memcpy(*down + *ndown, cand, k * sizeof *cand);
+		*ndown += k;
+		goto out;
 	}
-	*down = mp_realloc(*down, (*ndown + k) * sizeof **down);
-	memcpy(*down + *ndown, cand, k * sizeof *cand);
-	*ndown += k;
+	shuffle_head(&r, sw, nlow, nsw);
+	for (uint64_t i = 0; i < nsw; i++) {
+		uint32_t m = 0;
+		for (uint32_t j = 0; j < n; j++)
+			if (link_low(f, cand[j]) == sw[i]) { /* to the front */
+				uint32_t t = cand[m];
+				cand[m++] = cand[j];
+				cand[j] = t;
+			}
+		shuffle_head(&r, cand, m, k / nsw);
+		memcpy(*down + *ndown, cand, k / nsw * sizeof *cand);
+		*ndown += k / nsw;
+	}
+out:
+	mp_free(sw);
 	mp_free(cand);
-	return MP_OK;
+	return rc;
 }
 
 /* "file:line: events[i].key: ..." at the line of that key of event i */
@@ -525,10 +583,8 @@ static void collect_ports(struct sim *s, struct run_result *r)
 				if (pt->paused & (1u << c))
 					pr->paused_time += s->q.now - pt->paused_at[c];
 			for (int g = 0; g < G_N; g++) {
-				if (g != G_ALL && g != pr->group)
+				if (g < G_ALL ? g != pr->group : !port_in_group(pt, g))
 					continue;
-				if (g == G_ALL && n->kind == NODE_HOST)
-					continue; /* "all" = every switch port */
 				struct group_totals *gt = &r->groups[g];
 				gt->nports++;
 				gt->tx_bytes += pr->tx_bytes;

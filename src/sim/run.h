@@ -54,7 +54,19 @@ struct port_rec {
 };
 
 /* Ports grouped by their place in the fabric. */
-enum port_group { G_HOST_UP, G_LAST_HOP, G_T1_UP, G_T1_DOWN, G_T2_UP, G_T2_DOWN, G_ALL, G_N };
+/* The first G_ALL groups partition the ports; "all" (every switch port) and
+ * "fabric" (every switch-to-switch port) span several of them. */
+enum port_group {
+	G_HOST_UP,
+	G_LAST_HOP,
+	G_T1_UP,
+	G_T1_DOWN,
+	G_T2_UP,
+	G_T2_DOWN,
+	G_ALL,
+	G_FABRIC,
+	G_N
+};
 extern const char *const port_group_names[]; /* G_N entries, NULL-terminated */
 
 struct group_totals {
