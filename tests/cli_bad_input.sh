@@ -293,6 +293,17 @@ bad paper_metric paper_metric.yaml 'paper_metric\.yaml:15:' -- "paper.values.met
 bad paper_unit paper_unit.yaml 'paper_unit\.yaml:15:' -- "paper.values.value" "a time such as"
 { cat sweep_ok.yaml; printf 'paper:\n  source: x\n  values:\n    - {metric: max_fct, value: 1ms, when: {workload.size: 30KB}}\n'; } >paper_when.yaml
 bad paper_when paper_when.yaml 'paper_when\.yaml:17:' -- "paper.values.when.workload.size" "'30KB'"
+# variants: a variant that is not a mapping; a bad value inside a variant's section
+{ base; printf 'sweep:\n  system:\n    a: {transport.window: 4KB}\n    b: 3\n'; } >variant_kind.yaml
+bad variant_kind variant_kind.yaml 'variant_kind\.yaml:15:' -- "sweep.system.b" "expected a non-empty mapping"
+{ base; printf 'sweep:\n  system:\n    a: {transport.window: 4KB}\n    b: {transport: {type: ref, window: 4XB}}\n'; } >variant_value.yaml
+bad variant_value variant_value.yaml 'variant_value\.yaml:15:' -- "transport.window" "4XB"
+{ base; printf 'sweep:\n  system:\n    a: {transport: {type: ref, windw: 4KB}}\n'; } >variant_key.yaml
+bad variant_key variant_key.yaml 'variant_key\.yaml:14:' -- "transport.windw" "unknown key"
+{ base; printf 'sweep:\n  system:\n    a: {transport.window: 4KB}\n    b: {transport.window: 8KB}\npaper:\n  source: x\n  values:\n    - {metric: max_fct, value: 2us, when: {system: a}, ratio_of: {system: b}}\n'; } >ratio_value.yaml
+bad ratio_value ratio_value.yaml 'ratio_value\.yaml:19:' -- "paper.values.value" "a ratio"
+{ base; printf 'sweep:\n  system:\n    a: {transport.window: 4KB}\n    b: {transport.window: 8KB}\npaper:\n  source: x\n  values:\n    - {metric: max_fct, value: 2, ratio_of: {system: c}}\n'; } >ratio_of.yaml
+bad ratio_of ratio_of.yaml 'ratio_of\.yaml:19:' -- "paper.values.ratio_of.system" "'c'"
 bad jobs_zero sweep_ok.yaml none --jobs 0 -- "--jobs" "expected a number"
 
 # --- the command line

@@ -235,6 +235,57 @@ if run_ok one run one.yaml --out one; then
 	same "a sweep point equals the single run" one/flows.csv sw1/size-500KB_window-400KB/flows.csv
 fi
 
+# --- variants: whole sections swapped per point, --set applied to every
+# variant, a ratio between points in paper.csv
+cat >var.yaml <<EOF
+name: var
+topology: {type: star, hosts: 5, link_rate: 100Gbps}
+transport: {type: ref, window: 400KB}
+workload: {type: incast, senders: 4, receiver: 0, size: 1MB}
+sweep:
+  system:
+    small: {transport.window: 40KB}
+    roce: {transport: {type: roce, qps: 1}, switch: {mode: lossless}}
+  workload.size: [1MB, 500KB]
+paper:
+  source: "a made-up ratio"
+  values:
+    - {metric: max_fct, value: 1.5, when: {system: small}, ratio_of: {system: roce}, note: "r"}
+EOF
+cat >var_one.yaml <<EOF
+name: var_one
+topology: {type: star, hosts: 5, link_rate: 100Gbps}
+transport: {type: roce, qps: 1}
+switch: {mode: lossless}
+workload: {type: incast, senders: 4, receiver: 0, size: 500KB}
+EOF
+if run_ok var run var.yaml --out var -j 2 --set topology.link_rate=50Gbps &&
+	run_ok var_one run var_one.yaml --out var_one --set topology.link_rate=50Gbps; then
+	same "a variant point equals the single run" var_one/flows.csv var/system-roce_size-500KB/flows.csv
+	grep -q '^  type: roce$' var/system-roce_size-1MB/config.yaml ||
+		fail variants "the roce variant's transport section in its config.yaml" "$(cat var/system-roce_size-1MB/config.yaml)"
+	grep -q '^  window: 40000B$\|^  window: 40KB$' var/system-small_size-1MB/config.yaml ||
+		fail variants "window 40KB in the small variant's config.yaml" "$(grep window var/system-small_size-1MB/config.yaml)"
+	# ratio rows: roce's max FCT over small's, per size, computed from sweep.csv
+	python3 - var <<'PY' || fail variants "paper.csv ratios equal to sweep.csv's max_fct quotients" "$(cat var/paper.csv)"
+import csv, sys
+d = sys.argv[1]
+fct = {(r["system"], r["workload.size"]): float(r["max_fct_us"]) for r in csv.DictReader(open(d + "/sweep.csv"))}
+rows = list(csv.DictReader(open(d + "/paper.csv")))
+assert len(rows) == 2, rows
+for r in rows:
+    size = r["point"].split("size=")[1]
+    want = fct[("roce", size)] / fct[("small", size)]
+    assert abs(float(r["ours"]) - want) < 1e-3 * want, (r, want)
+    assert r["unit"] == "x" and r["metric"] == "max_fct of system=roce", r
+# p99_tput: the slowest of 4 equal flows, size / max FCT
+for r in csv.DictReader(open(d + "/sweep.csv")):
+    b = {"1MB": 1e6, "500KB": 5e5}[r["workload.size"]]
+    want = b * 8 / float(r["max_fct_us"]) / 1e3
+    assert abs(float(r["p99_tput_Gbps"]) - want) < 1e-3 * want, (r["p99_tput_Gbps"], want)
+PY
+fi
+
 # failures.tier1_switches: 8 uplinks down, 4 on each of 2 leaves; a down link carries nothing
 cat >lf.yaml <<EOF
 name: lf

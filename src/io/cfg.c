@@ -63,6 +63,25 @@ static void node_append(struct cfg_node *parent, struct cfg_node *kid)
 	parent->kids[parent->n++] = kid;
 }
 
+void cfg_put(struct cfg_node *map, struct cfg_node *kid)
+{
+	for (size_t i = 0; i < map->n; i++)
+		if (map->kids[i]->key && strcmp(map->kids[i]->key, kid->key) == 0) {
+			node_free(map->kids[i]);
+			map->kids[i] = kid;
+			return;
+		}
+	node_append(map, kid);
+}
+
+struct cfg_node *cfg_take(struct cfg_node *map, size_t i)
+{
+	struct cfg_node *kid = map->kids[i];
+	memmove(map->kids + i, map->kids + i + 1, (map->n - i - 1) * sizeof *map->kids);
+	map->n--;
+	return kid;
+}
+
 struct cfg_node *cfg_get(const struct cfg_node *map, const char *key)
 {
 	if (!map || map->kind != CFG_MAP || !key)

@@ -44,6 +44,11 @@ int cfg_apply_set_at(struct cfg_doc *doc, const char *assignment, int line, stru
 
 /* Child of a mapping by key, or NULL. */
 struct cfg_node *cfg_get(const struct cfg_node *map, const char *key);
+/* Detach value i of a mapping and return it (the caller now owns it). */
+struct cfg_node *cfg_take(struct cfg_node *map, size_t i);
+/* Put a detached keyed node into a mapping, in place of (and freeing) the
+ * value of the same key if there is one, else at the end. */
+void cfg_put(struct cfg_node *map, struct cfg_node *kid);
 
 /* Check `map` (may be NULL: all defaults) against `table`, parse every value
  * into `params` (which must already hold defaults: opt_set_defaults). Keys in

@@ -336,6 +336,8 @@ int exp_load_point(struct experiment *x, const char *path, char *const *sets, si
 	memset(x, 0, sizeof *x);
 	if (cfg_load_file(path, &x->doc, e))
 		return e->status;
+	if (sw && sweep_apply_variants(sw, point, &x->doc, e))
+		return e->status;
 	for (size_t i = 0; i < nsets; i++)
 		if (cfg_apply_set(&x->doc, sets[i], e))
 			return e->status;

@@ -28,6 +28,13 @@ const struct metric_def metric_defs[M_N] = {
 	[M_MAX_QUEUE] = { "max_queue", MK_BYTES, "largest egress queue of any switch port" },
 	[M_MAX_QUEUE_LAST_HOP] = { "max_queue_last_hop", MK_BYTES,
 				   "largest queue of a switch port facing a host" },
+	[M_MAX_QUEUE_FABRIC] = { "max_queue_fabric", MK_BYTES,
+				 "largest queue of a switch-to-switch port" },
+	[M_MEAN_TPUT] = { "mean_tput", MK_RATE,
+			  "mean per-flow throughput (message bytes / FCT) of completed flows" },
+	[M_P99_TPUT] = { "p99_tput", MK_RATE,
+			 "tail per-flow throughput: the one 99% of completed flows reach or "
+			 "exceed (the 1st percentile)" },
 	[M_CONVERGENCE] = { "convergence", MK_TIME,
 			    "from the last flow start until every running flow's sampled "
 			    "throughput stays within output.convergence_band of their mean "
@@ -178,6 +185,7 @@ void metrics_compute(const struct run_result *r, double band, uint64_t settle, d
 	size_t n = r->nflows, c = 0;
 	double *fct = mp_calloc(n ? n : 1, sizeof *fct);
 	double *sd = mp_calloc(n ? n : 1, sizeof *sd);
+	double *tput = mp_calloc(n ? n : 1, sizeof *tput);
 	double sum_fct = 0, sum_sd = 0, bytes = 0;
 	simtime_t first = SIMTIME_MAX, last = 0;
 	uint64_t retx = 0;
@@ -188,6 +196,7 @@ void metrics_compute(const struct run_result *r, double band, uint64_t settle, d
 			continue;
 		fct[c] = (double)f->fct;
 		sd[c] = f->slowdown;
+		tput[c] = f->fct ? (double)f->bytes * 8 / time_to_s(f->fct) : NAN;
 		sum_fct += fct[c];
 		sum_sd += sd[c];
 		bytes += (double)f->bytes;
@@ -207,6 +216,12 @@ void metrics_compute(const struct run_result *r, double band, uint64_t settle, d
 		v[M_MEAN_SLOWDOWN] = sum_sd / (double)c;
 		v[M_P99_SLOWDOWN] = pct(sd, c, 99);
 		v[M_MAX_SLOWDOWN] = sd[c - 1];
+		double sum_tput = 0;
+		for (size_t i = 0; i < c; i++)
+			sum_tput += tput[i];
+		qsort(tput, c, sizeof *tput, cmp_double);
+		v[M_MEAN_TPUT] = sum_tput / (double)c;
+		v[M_P99_TPUT] = pct(tput, c, 1);
 		if (last > first)
 			v[M_GOODPUT] = bytes * 8 / time_to_s(last - first);
 	}
@@ -218,11 +233,13 @@ void metrics_compute(const struct run_result *r, double band, uint64_t settle, d
 	v[M_PAUSED_TIME] = (double)t->paused_time;
 	v[M_MAX_QUEUE] = (double)t->max_queue_bytes;
 	v[M_MAX_QUEUE_LAST_HOP] = (double)r->groups[G_LAST_HOP].max_qbytes;
+	v[M_MAX_QUEUE_FABRIC] = (double)r->groups[G_FABRIC].max_qbytes;
 	v[M_CONVERGENCE] = convergence(r, band);
 	v[M_QUEUE_SETTLE] = queue_settle(r, settle, false);
 	v[M_QUEUE_DRAIN] = queue_settle(r, settle, true);
 	mp_free(fct);
 	mp_free(sd);
+	mp_free(tput);
 }
 
 double metric_display(enum metric_id m, double v)

@@ -2,6 +2,7 @@
 #include "io/sweep.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/mem.h"
@@ -24,6 +25,98 @@ static int unknown_key(struct mp_err *e, const struct cfg_doc *doc, const struct
 	return key_errf(e, doc, kn->line, full, msg);
 }
 
+/* sweep.<name>: {variant: {section: {...}, dotted.key: value, ...}, ...} */
+static int parse_variants(struct sweep *sw, const struct cfg_doc *doc, const struct cfg_node *kn,
+			  const char *full, struct mp_err *e)
+{
+	struct sweep_key *k = &sw->keys[sw->nkeys++];
+	k->key = mp_strdup(kn->key);
+	k->label = mp_strdup(kn->key);
+	k->line = kn->line;
+	k->variants = true;
+	if (kn->n == 0)
+		return key_errf(e, doc, kn->line, full,
+				"expected at least one variant, e.g. {strack: {transport.lb: "
+				"adaptive}}");
+	k->values = mp_calloc(kn->n, sizeof *k->values);
+	k->lines = mp_calloc(kn->n, sizeof *k->lines);
+	for (size_t v = 0; v < kn->n; v++) {
+		const struct cfg_node *vn = kn->kids[v];
+		char vfull[600];
+		snprintf(vfull, sizeof vfull, "%s.%s", full, vn->key);
+		if (vn->kind != CFG_MAP || vn->n == 0)
+			return key_errf(e, doc, vn->line, vfull,
+					"expected a non-empty mapping of sections ({transport: "
+					"{...}}) and dotted keys (transport.lb: adaptive)");
+		for (size_t i = 0; i < vn->n; i++) {
+			const struct cfg_node *s = vn->kids[i];
+			char sfull[900];
+			snprintf(sfull, sizeof sfull, "%s.%s", vfull, s->key);
+			bool dotted = strchr(s->key, '.') != NULL;
+			if (!strcmp(s->key, "sweep") || !strcmp(s->key, "paper") ||
+			    !strncmp(s->key, "sweep.", 6) || !strncmp(s->key, "paper.", 6))
+				return key_errf(e, doc, s->line, sfull,
+						"a sweep cannot change itself");
+			if (dotted ? s->kind != CFG_SCALAR : s->kind != CFG_MAP)
+				return key_errf(e, doc, s->line, sfull,
+						dotted ? "expected one value for a dotted key"
+						       : "expected a mapping: the whole section "
+							 "for this variant");
+		}
+		k->values[k->nvalues] = mp_strdup(vn->key);
+		k->lines[k->nvalues++] = vn->line;
+	}
+	return MP_OK;
+}
+
+/* sweep.<dotted.key>: [values] */
+static int parse_values(struct sweep *sw, const struct cfg_doc *doc, const struct cfg_node *kn,
+			const char *full, char *const *sets, size_t nsets, struct mp_err *e)
+{
+	const char *dot = strchr(kn->key, '.');
+	if (!dot || kn->key[0] == '.' || kn->key[strlen(kn->key) - 1] == '.' ||
+	    strstr(kn->key, ".."))
+		return key_errf(e, doc, kn->line, full,
+				"expected a dotted key such as workload.size (section.key), or a "
+				"name such as 'system' mapping variant names to settings");
+	if (!strncmp(kn->key, "sweep.", 6) || !strncmp(kn->key, "paper.", 6))
+		return key_errf(e, doc, kn->line, full, "a sweep cannot change itself");
+	for (size_t s = 0; s < nsets; s++) {
+		size_t kl = strlen(kn->key);
+		if (!strncmp(sets[s], kn->key, kl) && (sets[s][kl] == '=' || sets[s][kl] == '.')) {
+			char msg[400];
+			snprintf(msg, sizeof msg,
+				 "this key is swept, so --set %s cannot also set it; "
+				 "change the sweep's list instead",
+				 sets[s]);
+			return key_errf(e, doc, kn->line, full, msg);
+		}
+	}
+	struct sweep_key *k = &sw->keys[sw->nkeys++];
+	k->key = mp_strdup(kn->key);
+	k->label = mp_strdup(strrchr(kn->key, '.') + 1);
+	k->line = kn->line;
+	size_t nv = kn->kind == CFG_SEQ ? kn->n : 1;
+	if (kn->kind == CFG_MAP || nv == 0)
+		return key_errf(e, doc, kn->line, full,
+				"expected a non-empty list of values, e.g. [1, 4]");
+	k->values = mp_calloc(nv, sizeof *k->values);
+	k->lines = mp_calloc(nv, sizeof *k->lines);
+	for (size_t v = 0; v < nv; v++) {
+		const struct cfg_node *vn = kn->kind == CFG_SEQ ? kn->kids[v] : kn;
+		if (vn->kind != CFG_SCALAR)
+			return key_errf(e, doc, vn->line, full,
+					"expected scalar values (one per point)");
+		for (size_t u = 0; u < k->nvalues; u++)
+			if (!strcmp(k->values[u], vn->value))
+				return key_errf(e, doc, vn->line, full,
+						"this value is listed twice");
+		k->values[k->nvalues] = mp_strdup(vn->value);
+		k->lines[k->nvalues++] = vn->line;
+	}
+	return MP_OK;
+}
+
 static int parse_sweep(struct sweep *sw, const struct cfg_doc *doc, const struct cfg_node *n,
 		       char *const *sets, size_t nsets, struct mp_err *e)
 {
@@ -36,49 +129,12 @@ static int parse_sweep(struct sweep *sw, const struct cfg_doc *doc, const struct
 		const struct cfg_node *kn = n->kids[i];
 		char full[300];
 		snprintf(full, sizeof full, "sweep.%s", kn->key);
-		const char *dot = strchr(kn->key, '.');
-		if (!dot || kn->key[0] == '.' || kn->key[strlen(kn->key) - 1] == '.' ||
-		    strstr(kn->key, ".."))
-			return key_errf(
-			    e, doc, kn->line, full,
-			    "expected a dotted key such as workload.size (section.key)");
-		if (!strncmp(kn->key, "sweep.", 6) || !strncmp(kn->key, "paper.", 6))
-			return key_errf(e, doc, kn->line, full, "a sweep cannot change itself");
-		for (size_t s = 0; s < nsets; s++) {
-			size_t kl = strlen(kn->key);
-			if (!strncmp(sets[s], kn->key, kl) &&
-			    (sets[s][kl] == '=' || sets[s][kl] == '.')) {
-				char msg[400];
-				snprintf(msg, sizeof msg,
-					 "this key is swept, so --set %s cannot also set it; "
-					 "change the sweep's list instead",
-					 sets[s]);
-				return key_errf(e, doc, kn->line, full, msg);
-			}
-		}
-		struct sweep_key *k = &sw->keys[sw->nkeys++];
-		k->key = mp_strdup(kn->key);
-		const char *last = strrchr(kn->key, '.') + 1;
-		k->label = mp_strdup(last);
-		k->line = kn->line;
-		size_t nv = kn->kind == CFG_SEQ ? kn->n : 1;
-		if (kn->kind == CFG_MAP || nv == 0)
-			return key_errf(e, doc, kn->line, full,
-					"expected a non-empty list of values, e.g. [1, 4]");
-		k->values = mp_calloc(nv, sizeof *k->values);
-		k->lines = mp_calloc(nv, sizeof *k->lines);
-		for (size_t v = 0; v < nv; v++) {
-			const struct cfg_node *vn = kn->kind == CFG_SEQ ? kn->kids[v] : kn;
-			if (vn->kind != CFG_SCALAR)
-				return key_errf(e, doc, vn->line, full,
-						"expected scalar values (one per point)");
-			for (size_t u = 0; u < k->nvalues; u++)
-				if (!strcmp(k->values[u], vn->value))
-					return key_errf(e, doc, vn->line, full,
-							"this value is listed twice");
-			k->values[k->nvalues] = mp_strdup(vn->value);
-			k->lines[k->nvalues++] = vn->line;
-		}
+		int rc = kn->kind == CFG_MAP && !strchr(kn->key, '.')
+			     ? parse_variants(sw, doc, kn, full, e)
+			     : parse_values(sw, doc, kn, full, sets, nsets, e);
+		if (rc)
+			return rc;
+		struct sweep_key *k = &sw->keys[sw->nkeys - 1];
 		for (size_t j = 0; j + 1 < sw->nkeys; j++) {
 			if (!strcmp(sw->keys[j].key, k->key))
 				return key_errf(e, doc, kn->line, full, "this key is swept twice");
@@ -88,79 +144,27 @@ static int parse_sweep(struct sweep *sw, const struct cfg_doc *doc, const struct
 				k->label = mp_strdup(k->key);
 			}
 		}
-		if (sw->npoints > 100000 / nv)
+		if (sw->npoints > 100000 / k->nvalues)
 			return key_errf(e, doc, kn->line, full,
 					"expected at most 100000 points in a sweep");
-		sw->npoints *= nv;
+		sw->npoints *= k->nvalues;
 	}
 	return MP_OK;
 }
 
-static int parse_entry(struct sweep *sw, const struct cfg_doc *doc, const struct cfg_node *en,
-		       struct paper_entry *pe, struct mp_err *e)
+/* {swept key: one of its values, ...} as key and value indices */
+static int parse_sel(const struct sweep *sw, const struct cfg_doc *doc, const struct cfg_node *w,
+		     const char *what, size_t *n, size_t **keys, size_t **vals, struct mp_err *e)
 {
-	static const char *const known[] = { "metric", "value", "when", "note", NULL };
-	if (en->kind != CFG_MAP)
-		return key_errf(e, doc, en->line, "paper.values",
-				"expected a mapping {metric: ..., value: ..., when: {...}, note: "
-				"...} per entry");
-	pe->line = en->line;
-	pe->note = mp_strdup("");
-	for (size_t i = 0; i < en->n; i++) {
-		const struct cfg_node *kn = en->kids[i];
-		char full[300];
-		snprintf(full, sizeof full, "paper.values.%s", kn->key);
-		bool ok = false;
-		for (const char *const *k = known; *k; k++)
-			ok |= !strcmp(*k, kn->key);
-		if (!ok)
-			return unknown_key(e, doc, kn, "paper.values", known,
-					   "metric, value, when, note");
-		if (strcmp(kn->key, "when") && kn->kind != CFG_SCALAR)
-			return key_errf(e, doc, kn->line, full, "expected a scalar");
-	}
-	const struct cfg_node *m = cfg_get(en, "metric"), *v = cfg_get(en, "value"),
-			      *w = cfg_get(en, "when"), *nt = cfg_get(en, "note");
-	if (!m || !v)
-		return key_errf(e, doc, en->line, "paper.values",
-				"each entry needs metric and value");
-	pe->metric = metric_find(m->value);
-	if (pe->metric < 0) {
-		char msg[1200] = "unknown metric; expected one of";
-		for (int i = 0; i < M_N; i++) {
-			size_t l = strlen(msg);
-			snprintf(msg + l, sizeof msg - l, "%s %s", i ? "," : "",
-				 metric_defs[i].name);
-		}
-		return key_errf(e, doc, m->line, "paper.values.metric", msg);
-	}
-	if (metric_parse(pe->metric, v->value, &pe->value)) {
-		static const char *const what[] = { [MK_TIME] = "a time such as 7.8ms",
-						    [MK_BYTES] = "a size such as 2MB",
-						    [MK_RATE] = "a rate such as 95Gbps",
-						    [MK_COUNT] = "a number",
-						    [MK_RATIO] = "a number" };
-		char msg[200];
-		snprintf(msg, sizeof msg, "expected %s for metric %s, got '%s'",
-			 what[metric_defs[pe->metric].kind], m->value, v->value);
-		return key_errf(e, doc, v->line, "paper.values.value", msg);
-	}
-	pe->text = mp_strdup(v->value);
-	if (nt) {
-		mp_free(pe->note);
-		pe->note = mp_strdup(nt->value);
-	}
-	if (!w)
-		return MP_OK;
 	if (w->kind != CFG_MAP)
-		return key_errf(e, doc, w->line, "paper.values.when",
+		return key_errf(e, doc, w->line, what,
 				"expected a mapping of swept keys to one of their values");
-	pe->when_key = mp_calloc(w->n ? w->n : 1, sizeof *pe->when_key);
-	pe->when_value = mp_calloc(w->n ? w->n : 1, sizeof *pe->when_value);
+	*keys = mp_calloc(w->n ? w->n : 1, sizeof **keys);
+	*vals = mp_calloc(w->n ? w->n : 1, sizeof **vals);
 	for (size_t i = 0; i < w->n; i++) {
 		const struct cfg_node *kn = w->kids[i];
 		char full[300];
-		snprintf(full, sizeof full, "paper.values.when.%s", kn->key);
+		snprintf(full, sizeof full, "%s.%s", what, kn->key);
 		size_t k = 0;
 		while (k < sw->nkeys && strcmp(sw->keys[k].key, kn->key))
 			k++;
@@ -180,9 +184,88 @@ static int parse_entry(struct sweep *sw, const struct cfg_doc *doc, const struct
 				 kn->value, kn->key);
 			return key_errf(e, doc, kn->line, full, msg);
 		}
-		pe->when_key[pe->nwhen] = k;
-		pe->when_value[pe->nwhen++] = vi;
+		(*keys)[*n] = k;
+		(*vals)[(*n)++] = vi;
 	}
+	return MP_OK;
+}
+
+static int parse_entry(struct sweep *sw, const struct cfg_doc *doc, const struct cfg_node *en,
+		       struct paper_entry *pe, struct mp_err *e)
+{
+	static const char *const known[] = { "metric", "value", "when", "ratio_of", "note", NULL };
+	if (en->kind != CFG_MAP)
+		return key_errf(e, doc, en->line, "paper.values",
+				"expected a mapping {metric: ..., value: ..., when: {...}, note: "
+				"...} per entry");
+	pe->line = en->line;
+	pe->note = mp_strdup("");
+	for (size_t i = 0; i < en->n; i++) {
+		const struct cfg_node *kn = en->kids[i];
+		char full[300];
+		snprintf(full, sizeof full, "paper.values.%s", kn->key);
+		bool ok = false;
+		for (const char *const *k = known; *k; k++)
+			ok |= !strcmp(*k, kn->key);
+		if (!ok)
+			return unknown_key(e, doc, kn, "paper.values", known,
+					   "metric, value, when, ratio_of, note");
+		if (strcmp(kn->key, "when") && strcmp(kn->key, "ratio_of") &&
+		    kn->kind != CFG_SCALAR)
+			return key_errf(e, doc, kn->line, full, "expected a scalar");
+	}
+	const struct cfg_node *m = cfg_get(en, "metric"), *v = cfg_get(en, "value"),
+			      *w = cfg_get(en, "when"), *nt = cfg_get(en, "note"),
+			      *r = cfg_get(en, "ratio_of");
+	if (!m || !v)
+		return key_errf(e, doc, en->line, "paper.values",
+				"each entry needs metric and value");
+	pe->metric = metric_find(m->value);
+	if (pe->metric < 0) {
+		char msg[1200] = "unknown metric; expected one of";
+		for (int i = 0; i < M_N; i++) {
+			size_t l = strlen(msg);
+			snprintf(msg + l, sizeof msg - l, "%s %s", i ? "," : "",
+				 metric_defs[i].name);
+		}
+		return key_errf(e, doc, m->line, "paper.values.metric", msg);
+	}
+	char *end = NULL;
+	if (r) { /* a ratio: a plain number */
+		pe->value = strtod(v->value, &end);
+		if (end == v->value || *end || !(pe->value > 0)) {
+			char msg[300];
+			snprintf(msg, sizeof msg,
+				 "expected a positive number (a ratio, as 6.3 for \"6.3x\"), got "
+				 "'%s'",
+				 v->value);
+			return key_errf(e, doc, v->line, "paper.values.value", msg);
+		}
+	} else if (metric_parse(pe->metric, v->value, &pe->value)) {
+		static const char *const what[] = { [MK_TIME] = "a time such as 7.8ms",
+						    [MK_BYTES] = "a size such as 2MB",
+						    [MK_RATE] = "a rate such as 95Gbps",
+						    [MK_COUNT] = "a number",
+						    [MK_RATIO] = "a number" };
+		char msg[200];
+		snprintf(msg, sizeof msg, "expected %s for metric %s, got '%s'",
+			 what[metric_defs[pe->metric].kind], m->value, v->value);
+		return key_errf(e, doc, v->line, "paper.values.value", msg);
+	}
+	pe->text = mp_strdup(v->value);
+	if (nt) {
+		mp_free(pe->note);
+		pe->note = mp_strdup(nt->value);
+	}
+	if (w && parse_sel(sw, doc, w, "paper.values.when", &pe->nwhen, &pe->when_key,
+			   &pe->when_value, e))
+		return e->status;
+	if (r && parse_sel(sw, doc, r, "paper.values.ratio_of", &pe->nratio, &pe->ratio_key,
+			   &pe->ratio_value, e))
+		return e->status;
+	if (r && !pe->nratio)
+		return key_errf(e, doc, r->line, "paper.values.ratio_of",
+				"expected at least one swept key whose value differs");
 	return MP_OK;
 }
 
@@ -245,6 +328,8 @@ void sweep_free(struct sweep *sw)
 		mp_free(sw->entries[i].note);
 		mp_free(sw->entries[i].when_key);
 		mp_free(sw->entries[i].when_value);
+		mp_free(sw->entries[i].ratio_key);
+		mp_free(sw->entries[i].ratio_value);
 	}
 	mp_free(sw->entries);
 	mp_free(sw->source);
@@ -258,9 +343,50 @@ size_t sweep_value_at(const struct sweep *sw, size_t point, size_t k)
 	return point % sw->keys[k].nvalues;
 }
 
+size_t sweep_point_with(const struct sweep *sw, size_t point, size_t k, size_t v)
+{
+	size_t stride = 1;
+	for (size_t j = sw->nkeys; j-- > k + 1;)
+		stride *= sw->keys[j].nvalues;
+	return point - sweep_value_at(sw, point, k) * stride + v * stride;
+}
+
+int sweep_apply_variants(const struct sweep *sw, size_t point, struct cfg_doc *doc,
+			 struct mp_err *e)
+{
+	for (size_t k = 0; k < sw->nkeys; k++) {
+		if (!sw->keys[k].variants)
+			continue;
+		const char *name = sw->keys[k].values[sweep_value_at(sw, point, k)];
+		struct cfg_node *vn =
+		    cfg_get(cfg_get(cfg_get(doc->root, "sweep"), sw->keys[k].key), name);
+		if (!vn) /* the file changed since the sweep was read */
+			return mp_errf(e, MP_EUSER, "%s: sweep.%s.%s: not found", doc->path,
+				       sw->keys[k].key, name);
+		for (size_t i = 0; i < vn->n;) {
+			struct cfg_node *s = vn->kids[i];
+			if (s->kind == CFG_MAP) { /* a whole section, moved into the file */
+				cfg_put(doc->root, cfg_take(vn, i));
+				continue;
+			}
+			size_t n = strlen(s->key) + strlen(s->value) + 2;
+			char *a = mp_malloc(n);
+			snprintf(a, n, "%s=%s", s->key, s->value);
+			int rc = cfg_apply_set_at(doc, a, s->line, e);
+			mp_free(a);
+			if (rc)
+				return rc;
+			i++;
+		}
+	}
+	return MP_OK;
+}
+
 int sweep_apply(const struct sweep *sw, size_t point, struct cfg_doc *doc, struct mp_err *e)
 {
 	for (size_t k = 0; k < sw->nkeys; k++) {
+		if (sw->keys[k].variants)
+			continue;
 		size_t v = sweep_value_at(sw, point, k);
 		size_t n = strlen(sw->keys[k].key) + strlen(sw->keys[k].values[v]) + 2;
 		char *a = mp_malloc(n);

@@ -14,10 +14,28 @@
  * a value's errors point at its own line. `when` selects points by swept
  * values, spelled as in the sweep; without `when` an entry applies to every
  * point. Metrics are those of io/metrics.h.
+ *
+ * A key without a dot whose value is a mapping names variants, systems run
+ * side by side on the same fabric and workload:
+ *
+ *   sweep:
+ *     system:
+ *       strack: {transport.lb: adaptive}
+ *       roce: {transport: {type: roce, qps: 1}, switch: {mode: lossless}}
+ *
+ * A variant's mapping values replace whole sections of the file; its dotted
+ * keys are set as --set sets them. Variants apply before --set (which then
+ * changes every variant alike), scalar sweep keys after.
+ *
+ * `ratio_of` makes an entry a ratio between points: ours is the metric at the
+ * point with those swept values changed, over the metric at this point, e.g.
+ *   {metric: max_fct, when: {system: strack}, ratio_of: {system: roce}, value: 6.3}
+ * compares RoCE's max FCT over STrack's with the paper's "6.3x better".
  */
 #ifndef MPSIM_IO_SWEEP_H
 #define MPSIM_IO_SWEEP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/err.h"
@@ -27,7 +45,8 @@
 struct sweep_key {
 	char *key;     /* dotted, e.g. "workload.size" */
 	char *label;   /* short name for folders and tables: the last component */
-	char **values; /* as written */
+	char **values; /* as written; for variants, their names */
+	bool variants; /* values name variants (sweep.<key>.<name> mappings) */
 	int *lines;    /* each value's line */
 	size_t nvalues;
 	int line; /* the key's line */
@@ -41,6 +60,9 @@ struct paper_entry {
 	size_t nwhen;
 	size_t *when_key;   /* index into sweep keys */
 	size_t *when_value; /* index into that key's values */
+	size_t nratio;	    /* ratio_of: the other point's changed keys, 0 = plain */
+	size_t *ratio_key;
+	size_t *ratio_value;
 	int line;
 };
 
@@ -60,8 +82,13 @@ int sweep_parse(struct sweep *sw, const struct cfg_doc *doc, char *const *sets, 
 void sweep_free(struct sweep *sw);
 /* The value index of key k at point p (first key outermost). */
 size_t sweep_value_at(const struct sweep *sw, size_t point, size_t k);
-/* Apply point p's values to doc (their lines kept for messages). */
+/* Apply point p's variants to doc: before any --set. */
+int sweep_apply_variants(const struct sweep *sw, size_t point, struct cfg_doc *doc,
+			 struct mp_err *e);
+/* Apply point p's scalar values to doc (their lines kept for messages). */
 int sweep_apply(const struct sweep *sw, size_t point, struct cfg_doc *doc, struct mp_err *e);
+/* Point p with key k's value changed to value v. */
+size_t sweep_point_with(const struct sweep *sw, size_t point, size_t k, size_t v);
 /* "qps-1_size-16MB" (a folder name), or "run" when there is no sweep. */
 void sweep_point_name(const struct sweep *sw, size_t point, char *buf, size_t n);
 /* Does paper entry i apply to point p? */

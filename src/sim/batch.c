@@ -96,20 +96,41 @@ static void paper_table(const struct sweep *sw, const struct point_out *po, stru
 		for (size_t p = 0; p < sw->npoints; p++) {
 			if (!sweep_entry_applies(sw, i, p))
 				continue;
-			char pv[256], ours[64], paper[64];
+			char pv[256], ours[64], paper[64], mname[160];
 			point_values(sw, p, pv, sizeof pv);
 			double v = po[p].ok ? po[p].m[pe->metric] : NAN;
-			double ratio = pe->value != 0 ? v / pe->value : NAN;
-			fmt_metric(pe->metric, v, ours, sizeof ours);
-			fmt_metric(pe->metric, pe->value, paper, sizeof paper);
-			sb_printf(csv, "\"%s\",%s,%s,%.6g,%.6g,%.4g,\"%s\"\n",
-				  sw->nkeys ? pv : "run", metric_defs[pe->metric].name,
-				  metric_unit(pe->metric), metric_display(pe->metric, pe->value),
-				  metric_display(pe->metric, v), ratio, pe->note);
+			double shown_paper = metric_display(pe->metric, pe->value);
+			const char *unit = metric_unit(pe->metric);
+			snprintf(mname, sizeof mname, "%s", metric_defs[pe->metric].name);
+			if (pe->nratio) { /* the other point's metric over this one's */
+				size_t q = p;
+				size_t l = strlen(mname);
+				for (size_t j = 0; j < pe->nratio; j++) {
+					const struct sweep_key *k = &sw->keys[pe->ratio_key[j]];
+					q = sweep_point_with(sw, q, pe->ratio_key[j],
+							     pe->ratio_value[j]);
+					l += (size_t)snprintf(mname + l, sizeof mname - l,
+							      "%s%s=%s", j ? "," : " of ", k->label,
+							      k->values[pe->ratio_value[j]]);
+				}
+				double w = po[q].ok ? po[q].m[pe->metric] : NAN;
+				v = w / v;
+				shown_paper = pe->value;
+				unit = "x";
+				snprintf(ours, sizeof ours, "%.3gx", v);
+				snprintf(paper, sizeof paper, "%.3gx", pe->value);
+			} else {
+				fmt_metric(pe->metric, v, ours, sizeof ours);
+				fmt_metric(pe->metric, pe->value, paper, sizeof paper);
+				v = metric_display(pe->metric, v);
+			}
+			double ratio = shown_paper != 0 ? v / shown_paper : NAN;
+			sb_printf(csv, "\"%s\",\"%s\",%s,%.6g,%.6g,%.4g,\"%s\"\n",
+				  sw->nkeys ? pv : "run", mname, unit, shown_paper, v, ratio,
+				  pe->note);
 			if (out)
 				fprintf(out, "  %-30s %-14s %12s %12s %8.3g  %s\n",
-					sw->nkeys ? pv : "-", metric_defs[pe->metric].name, paper,
-					ours, ratio, pe->note);
+					sw->nkeys ? pv : "-", mname, paper, ours, ratio, pe->note);
 		}
 	}
 }
