@@ -295,7 +295,7 @@ bad paper_unit paper_unit.yaml 'paper_unit\.yaml:15:' -- "paper.values.value" "a
 bad paper_when paper_when.yaml 'paper_when\.yaml:17:' -- "paper.values.when.workload.size" "'30KB'"
 # variants: a variant that is not a mapping; a bad value inside a variant's section
 { base; printf 'sweep:\n  system:\n    a: {transport.window: 4KB}\n    b: 3\n'; } >variant_kind.yaml
-bad variant_kind variant_kind.yaml 'variant_kind\.yaml:15:' -- "sweep.system.b" "expected a non-empty mapping"
+bad variant_kind variant_kind.yaml 'variant_kind\.yaml:15:' -- "sweep.system.b" "expected a mapping"
 { base; printf 'sweep:\n  system:\n    a: {transport.window: 4KB}\n    b: {transport: {type: ref, window: 4XB}}\n'; } >variant_value.yaml
 bad variant_value variant_value.yaml 'variant_value\.yaml:15:' -- "transport.window" "4XB"
 { base; printf 'sweep:\n  system:\n    a: {transport: {type: ref, windw: 4KB}}\n'; } >variant_key.yaml

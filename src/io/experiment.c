@@ -47,7 +47,8 @@ const struct opt_desc exp_output_opts[] = {
 	  "tier2_up, tier2_down, all, fabric = every switch-to-switch port) or a directed "
 	  "link a-b" },
 	{ "utilisation", OPT_STRLIST, offsetof(struct exp_output, utilisation), "", 0, 0,
-	  "groups whose mean link utilisation to sample (same group names)" },
+	  "groups (same names) or directed links (leaf0-spine1) whose mean utilisation "
+	  "to sample" },
 	{ "pauses", OPT_STRLIST, offsetof(struct exp_output, pauses), "", 0, 0,
 	  "port groups whose PFC PAUSE frames sent per interval are sampled (e.g. [all])" },
 	{ "drops", OPT_STRLIST, offsetof(struct exp_output, drops), "", 0, 0,

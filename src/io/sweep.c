@@ -44,10 +44,12 @@ static int parse_variants(struct sweep *sw, const struct cfg_doc *doc, const str
 		const struct cfg_node *vn = kn->kids[v];
 		char vfull[600];
 		snprintf(vfull, sizeof vfull, "%s.%s", full, vn->key);
-		if (vn->kind != CFG_MAP || vn->n == 0)
-			return key_errf(e, doc, vn->line, vfull,
-					"expected a non-empty mapping of sections ({transport: "
-					"{...}}) and dotted keys (transport.lb: adaptive)");
+		if (vn->kind != CFG_MAP)
+			return key_errf(
+			    e, doc, vn->line, vfull,
+			    "expected a mapping of sections ({transport: {...}}) and "
+			    "dotted keys (transport.lb: adaptive); {} is the file as it "
+			    "is");
 		for (size_t i = 0; i < vn->n; i++) {
 			const struct cfg_node *s = vn->kids[i];
 			char sfull[900];
@@ -57,11 +59,12 @@ static int parse_variants(struct sweep *sw, const struct cfg_doc *doc, const str
 			    !strncmp(s->key, "sweep.", 6) || !strncmp(s->key, "paper.", 6))
 				return key_errf(e, doc, s->line, sfull,
 						"a sweep cannot change itself");
-			if (dotted ? s->kind != CFG_SCALAR : s->kind != CFG_MAP)
+			if (dotted ? s->kind != CFG_SCALAR : s->kind == CFG_SCALAR)
 				return key_errf(e, doc, s->line, sfull,
-						dotted ? "expected one value for a dotted key"
-						       : "expected a mapping: the whole section "
-							 "for this variant");
+						dotted
+						    ? "expected one value for a dotted key"
+						    : "expected the whole section for this "
+						      "variant (a mapping, or a list for events)");
 		}
 		k->values[k->nvalues] = mp_strdup(vn->key);
 		k->lines[k->nvalues++] = vn->line;
@@ -365,7 +368,7 @@ int sweep_apply_variants(const struct sweep *sw, size_t point, struct cfg_doc *d
 				       sw->keys[k].key, name);
 		for (size_t i = 0; i < vn->n;) {
 			struct cfg_node *s = vn->kids[i];
-			if (s->kind == CFG_MAP) { /* a whole section, moved into the file */
+			if (s->kind != CFG_SCALAR) { /* a whole section, moved into the file */
 				cfg_put(doc->root, cfg_take(vn, i));
 				continue;
 			}

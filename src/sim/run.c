@@ -64,6 +64,12 @@ static bool port_in_group(const struct port *pt, int g)
 	}
 }
 
+/* the ports a group sampler reads: its group, or its one named port */
+static bool sampler_has(const struct ts_sampler *sp, const struct port *pt)
+{
+	return sp->port ? pt == sp->port : port_in_group(pt, sp->group);
+}
+
 static int find_group(const char *name)
 {
 	for (int i = 0; group_names[i]; i++)
@@ -138,9 +144,13 @@ static int setup_samplers(struct sim *s, struct mp_err *e)
 			const char *g = per_group[k].list->v[i];
 			struct ts_sampler sp = { .kind = per_group[k].kind,
 						 .group = find_group(g) };
-			if (sp.group < 0)
-				return exp_errf(e, s->x, "output", "%s: unknown group '%s'",
-						per_group[k].key, g);
+			if (sp.group < 0 && !(sp.port = find_port(&s->fab, g)))
+				return exp_errf(
+				    e, s->x, "output",
+				    "%s: unknown group or link '%s' (expected host_up, "
+				    "last_hop, tier1_up, tier1_down, tier2_up, tier2_down, "
+				    "all, fabric, or a directed link such as leaf0-spine1)",
+				    per_group[k].key, g);
 			snprintf(name, sizeof name, "%s:%s", per_group[k].prefix, g);
 			sp.series = ts_series(s->ts, name);
 			sampler_add(s, sp);
@@ -182,7 +192,7 @@ static void sample(void *obj, uint64_t arg)
 			for (uint32_t n = 0; n < f->nnodes; n++)
 				for (uint16_t p = 0; p < f->nodes[n]->nports; p++) {
 					struct port *pt = &f->nodes[n]->ports[p];
-					if (!port_in_group(pt, sp->group))
+					if (!sampler_has(sp, pt))
 						continue;
 					uint64_t b = pt->tx_bytes - pt->ts_tx_bytes;
 					sum += (double)b * 8.0 /
@@ -198,7 +208,7 @@ static void sample(void *obj, uint64_t arg)
 			for (uint32_t n = 0; n < f->nnodes; n++)
 				for (uint16_t p = 0; p < f->nodes[n]->nports; p++) {
 					struct port *pt = &f->nodes[n]->ports[p];
-					if (port_in_group(pt, sp->group))
+					if (sampler_has(sp, pt))
 						sum +=
 						    sp->kind == SAMP_PAUSES
 							? pt->st.pause_sent
