@@ -286,6 +286,22 @@ for r in csv.DictReader(open(d + "/sweep.csv")):
 PY
 fi
 
+# fat_tree oversubscription: the agg-core bandwidth is 1/R of the edge-agg bandwidth
+for o in 1 2 4 8; do
+	cat >ft$o.yaml <<EOF
+name: ft$o
+topology: {type: fat_tree, k: 0, pods: 5, edges_per_pod: 4, aggs_per_pod: 4, hosts_per_edge: 16,
+  cores: 16, oversubscription: $o, host_rate: 100Gbps, fabric_rate: 400Gbps}
+transport: {type: ref}
+workload: {type: incast, senders: 2, receiver: 0, size: 10KB}
+EOF
+	if run_ok ft$o run ft$o.yaml --out ft$o; then
+		got=$(awk -F, '$3 == "tier2_up" { up += $4 } $3 == "tier1_up" { t1 += $4 }
+			END { printf "%g", t1 / up }' ft$o/ports.csv)
+		[[ $got == "$o" ]] || fail fat_tree_oversub "edge-agg / agg-core bandwidth $o" "$got"
+	fi
+done
+
 # failures.tier1_switches: 8 uplinks down, 4 on each of 2 leaves; a down link carries nothing
 cat >lf.yaml <<EOF
 name: lf

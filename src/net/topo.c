@@ -210,13 +210,26 @@ static const struct topo_ops leaf_spine_topo = {
  * cores. With k = 0 every count is given (UDMP: 5 pods, 4 edge, 4 agg, 16 hosts
  * per edge, 16 cores). Aggregation switch j of every pod connects to core group
  * j: cores j*C/A ... (j+1)*C/A - 1, where C = cores and A = aggs per pod.
- * Oversubscription at the aggregation-core tier keeps only 1/oversubscription of
- * each group's cores (2:1, 4:1, 8:1). */
+ * Oversubscription R at the aggregation-core tier divides each aggregation
+ * switch's core bandwidth by R: it keeps 1/g of each group's cores, g = gcd(R,
+ * cores per group), and runs their links at g/R of the fabric rate (16 cores, 4
+ * aggs: 2:1 and 4:1 keep 2 or 1 core links per agg at full rate; 8:1 keeps one
+ * at half rate). */
 struct fat_tree_params {
 	uint64_t k, pods, edges_per_pod, aggs_per_pod, hosts_per_edge, cores, oversub;
 	uint64_t host_rate, fabric_rate;
 	simtime_t host_delay, fabric_delay;
 };
+
+static uint64_t gcd_u64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
 
 static void fat_tree_dims(const struct fat_tree_params *p, struct fat_tree_params *d)
 {
@@ -244,12 +257,6 @@ static int fat_tree_check(const void *pp, struct mp_err *e)
 		return mp_errf(e, MP_EUSER,
 			       "cores: expected a multiple of aggs_per_pod (%llu), got %llu",
 			       (unsigned long long)d.aggs_per_pod, (unsigned long long)d.cores);
-	if ((d.cores / d.aggs_per_pod) % d.oversub)
-		return mp_errf(e, MP_EUSER,
-			       "oversubscription: %llu does not divide the %llu core links of each "
-			       "aggregation switch",
-			       (unsigned long long)d.oversub,
-			       (unsigned long long)(d.cores / d.aggs_per_pod));
 	if (d.pods * d.edges_per_pod * d.hosts_per_edge > 1000000)
 		return mp_errf(e, MP_EUSER, "pods: more than 1,000,000 hosts");
 	return MP_OK;
@@ -260,7 +267,8 @@ static void fat_tree_build(const void *pp, struct fabric *f, struct topo_info *i
 	struct fat_tree_params d;
 	fat_tree_dims(pp, &d);
 	char name[48];
-	uint64_t group = d.cores / d.aggs_per_pod, used = group / d.oversub;
+	uint64_t group = d.cores / d.aggs_per_pod, g = gcd_u64(group, d.oversub), used = group / g;
+	uint64_t core_rate = d.fabric_rate / d.oversub * g;
 	struct sw **core = mp_malloc(d.cores * sizeof *core);
 	struct sw **agg = mp_malloc(d.aggs_per_pod * sizeof *agg);
 	uint32_t hid = 0;
@@ -274,8 +282,8 @@ static void fat_tree_build(const void *pp, struct fabric *f, struct topo_info *i
 			agg[a] = fab_add_switch(f, name, 2);
 			for (uint32_t c = (uint32_t)(a * group); c < (a + 1) * group; c++)
 				if (core[c])
-					fab_add_link(f, &agg[a]->node, &core[c]->node,
-						     d.fabric_rate, d.fabric_delay, TIER_2);
+					fab_add_link(f, &agg[a]->node, &core[c]->node, core_rate,
+						     d.fabric_delay, TIER_2);
 		}
 		for (uint32_t e = 0; e < d.edges_per_pod; e++) {
 			snprintf(name, sizeof name, "edge%u_%u", p, e);
@@ -307,7 +315,7 @@ static const struct opt_desc fat_tree_opts[] = {
 	{ "cores", OPT_UINT, offsetof(struct fat_tree_params, cores), "0", 0, 65535,
 	  "core switches (k = 0)" },
 	{ "oversubscription", OPT_UINT, offsetof(struct fat_tree_params, oversub), "1", 1, 64,
-	  "aggregation-core oversubscription N:1 (keeps 1/N of the cores)" },
+	  "aggregation-core oversubscription N:1: fewer cores, then slower core links" },
 	{ "host_rate", OPT_RATE, offsetof(struct fat_tree_params, host_rate), "100Gbps", 1e6,
 	  1.6e13, "host-edge link rate" },
 	{ "fabric_rate", OPT_RATE, offsetof(struct fat_tree_params, fabric_rate), "100Gbps", 1e6,
