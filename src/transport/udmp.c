@@ -131,7 +131,10 @@ static void udmp_open(struct conn *c)
 		bdp_pkts = 1;
 	s->token_pool = (int64_t)bdp_pkts;
 	s->first_rtt = true;
-	s->win = (uint32_t)(pp->bitmap ? pp->bitmap : bdp_pkts);
+	/* III-D: the receiver's bitmap is one BDP of the path (bottleneck x base
+	 * RTT): a property of the NIC and the network, not of a pinned token rate */
+	uint64_t path_bdp = (tp_bdp_bytes(c) + s->pkt - 1) / s->pkt;
+	s->win = (uint32_t)(pp->bitmap ? pp->bitmap : path_bdp > 1 ? path_bdp : 1);
 	/* Delta must stay below the bitmap (III-D); the paper's 64 goes with its
 	 * 108-packet BDP, so (choice) a smaller bitmap gets half its size */
 	s->delta = pp->delta < s->win ? (uint32_t)pp->delta : (s->win + 1) / 2;
