@@ -1,39 +1,60 @@
 /* mprdma.c - MP-RDMA, multi-path RDMA with ACK-clocked virtual paths.
  *
- * Follows: Lu et al., "Multi-Path Transport for RDMA in Datacenters", NSDI 2018
- * (sections 3.2-3.5), as summarised again by the UDMP paper (its sections I
- * and III-D, Table I). A virtual path (VP) is a UDP source port (the packet's
- * entropy); the connection keeps no per-VP state.
+ * Follows: Lu et al., "Multi-Path Transport for RDMA in Datacenters", NSDI 2018,
+ * whose design section covers congestion control with multi-path ACK clocking,
+ * out-of-order aware path selection, synchronise operations and loss recovery.
+ * The NSDI text itself was not in the reference library when this file was
+ * checked (`search` over docs, pages, code and issues); what could be:
+ *   [T]  the IEEE/ACM ToN 2019 extension (Chen, Lu et al., "MP-RDMA: Enabling
+ *        RDMA With Multi-Path Transport in Datacenters"), abstract: multi-path
+ *        ACK clocking without per-path state, OOO-aware path selection that
+ *        bounds the out-of-order degree, a synchronise mechanism for in-order
+ *        memory updates, 66 B of state per connection;
+ *   [U1] UDMP (shared/seeds/004) section I: one cwnd for all paths, +1/cwnd
+ *        per unmarked ACK, -1/2 per ECN-marked ACK, an ACK clocks out new
+ *        packets when cwnd allows;
+ *   [U3] UDMP III-D: snd_ool = snd_ooh - Delta, Delta below the bitmap size;
+ *        an ACK whose PSN is below snd_ool cuts cwnd by one; the receiver
+ *        keeps a fixed bitmap and NACKs packets beyond it; per-packet ACKs
+ *        (III-C: under 4% overhead);
+ *   [U4] UDMP Table I, MP-RDMA column: cwnd & inflate, snd_ooh & Delta, L,
+ *        srtt, rttvar and rtt seq are the whole per-connection state;
+ *   [U6] UDMP VI: MP-RDMA explores new paths periodically.
+ * Rules below carry their source tag; "(not found)" marks a rule or constant
+ * whose NSDI text could not be checked, kept as it was and worth re-checking
+ * against the paper; "(choice)" marks what the paper does not cover.
  *
- * Congestion control: one window for all VPs. Per ACK, cwnd += 1/cwnd if the
- * ACK is not ECN-marked, cwnd -= 1/2 if it is.
- * Multi-path ACK clocking: each ACK echoes the VP its data packet took; the
- * window it frees (awnd = cwnd - packets whose ACK is outstanding; the paper's
- * cwnd + inflate - (snd_nxt - snd_una) counted directly) is spent on new
- * packets sent on that same VP. The first window goes to random VPs.
- * Out-of-order aware path selection: snd_ooh is the highest PSN acknowledged,
+ * A virtual path (VP) is a UDP source port (the packet's entropy); the
+ * connection keeps no per-VP state [T].
+ * Congestion control [U1]: one window for all VPs; per ACK, cwnd += 1/cwnd if
+ * the ACK is not ECN-marked, cwnd -= 1/2 if it is.
+ * Multi-path ACK clocking [T, U1, U4]: each ACK echoes the VP its data packet
+ * took; the window it frees (awnd = cwnd + inflate - (snd_nxt - snd_una), here
+ * counted directly as cwnd - packets whose ACK is outstanding) is spent on new
+ * packets on that same VP. The first window goes to random VPs (not found).
+ * OOO-aware path selection [U3]: snd_ooh is the highest PSN acknowledged,
  * snd_ool = snd_ooh - Delta; an ACK whose PSN is below snd_ool came over a VP
  * slow enough to overrun the receiver's bitmap: cwnd -= 1 and the ACK sends
- * nothing, so that VP is pruned. ACKs of retransmissions are exempt.
- * Path probing: once per RTT, with probability p, the packet an ACK releases
- * goes to a new random VP instead of the ACK's.
+ * nothing, so that VP is pruned. ACKs of retransmissions are exempt (not
+ * found: a retransmission's PSN is old by construction).
+ * Path probing [U6]: once per RTT, with probability p, the packet an ACK
+ * releases goes to a new random VP instead of the ACK's (the rate: not found).
  * Loss recovery: the receiver tracks L packets from the first missing PSN in a
- * bitmap; a packet beyond it is discarded and NACKed, and a packet that arrives
- * Delta or more beyond a hole reports the hole by a NACK (with OOO bounded by
- * Delta, such a hole is a loss). The sender then resends, on ACK-clocked
- * slots, the PSNs still unacknowledged more than Delta below snd_ooh (and the
- * discarded one); a retransmission timeout (srtt + 4 rttvar, one PSN timed at
- * a time) resends everything outstanding.
- * Synchronise mechanism: not modelled; a connection carries one message
- * (an RDMA WRITE) whose data may be placed in any order, so no packet needs to
- * wait for those before it.
+ * bitmap; a packet beyond it is discarded and NACKed [U3]. A packet that
+ * arrives Delta or more beyond a hole reports the hole by a NACK, and the
+ * sender then resends, on ACK-clocked slots, the PSNs still unacknowledged
+ * more than Delta below snd_ooh and the discarded one (not found: with OOO
+ * bounded by Delta, such a hole is taken as a loss). A retransmission timeout
+ * of srtt + 4 rttvar, one PSN timed at a time ([U4] names srtt, rttvar and
+ * rtt seq; the RFC 6298 form is not found), resends everything outstanding.
+ * Synchronise mechanism [T]: not modelled (choice); a connection here carries
+ * one message (an RDMA WRITE) whose data may be placed in any order, and
+ * completion already waits for every PSN, so no packet needs to wait for
+ * those before it.
  *
  * Packet fields: DATA psn, entropy = VP, ts. ACK/NACK: p0 = PSN, p1 = cumulative
  * (every PSN below arrived), entropy = the data packet's VP, ts echoed, RETX
  * and ECE echoed; NACK aux16 = 1 if the data packet was discarded.
- *
- * Where the paper is silent, or its text was not at hand, the choices are
- * marked "(choice)" below.
  */
 #include <math.h>
 #include <string.h>
@@ -98,7 +119,7 @@ static void mprdma_open(struct conn *c)
 	s->rcvd = mp_calloc(words, sizeof *s->rcvd);
 	uint64_t w = pp->initial_window;
 	if (w == 0) {
-		/* (choice) the first window is one BDP of the flow's path, so a flow
+		/* (not found) the first window is one BDP of the flow's path, so a flow
 		 * starts at line rate as RDMA NICs do */
 		w = tp_bdp_bytes(c);
 	}
@@ -237,7 +258,7 @@ static void mprdma_receiver(struct conn *c, struct packet *p)
 	if (bit_get(s->rcvd, psn)) {
 		c->dup_bytes += pkt_payload(c, s, psn);
 	} else if (psn >= s->rcv_nxt + pp->bitmap) {
-		reply = PKT_NACK; /* beyond the bitmap: discarded */
+		reply = PKT_NACK; /* beyond the bitmap: discarded [U3] */
 		discarded = 1;
 	} else {
 		bit_set(s->rcvd, psn);
@@ -245,7 +266,7 @@ static void mprdma_receiver(struct conn *c, struct packet *p)
 		while (s->rcv_nxt < s->npkts && bit_get(s->rcvd, s->rcv_nxt))
 			s->rcv_nxt++;
 		if (psn >= s->rcv_nxt + pp->delta)
-			reply = PKT_NACK; /* a hole Delta behind: reported lost */
+			reply = PKT_NACK; /* a hole Delta behind: reported lost (not found) */
 	}
 	uint8_t fl = (uint8_t)(p->flags & PKT_F_RETX);
 	if (p->flags & PKT_F_CE)
@@ -275,7 +296,7 @@ static void ack_one(struct conn *c, struct mprdma_state *s, uint32_t psn)
 
 static void rtt_sample(struct mprdma_state *s, double r)
 {
-	/* (choice) RFC 6298 gains for srtt and rttvar, which Table I names */
+	/* srtt, rttvar [U4] with RFC 6298 gains (not found in the paper) */
 	if (!s->have_rtt) {
 		s->have_rtt = true;
 		s->srtt = r;
@@ -332,14 +353,14 @@ static void mprdma_sender(struct conn *c, struct packet *p)
 				mark_lost(s, i);
 		}
 	}
-	/* congestion control: one window for every VP */
+	/* congestion control [U1]: one window for every VP */
 	if (p->flags & PKT_F_ECE)
 		s->cwnd -= 0.5;
 	else
 		s->cwnd += 1.0 / s->cwnd;
 	if (s->cwnd < 1)
 		s->cwnd = 1;
-	/* out-of-order aware path selection: PSN < snd_ool = snd_ooh - Delta */
+	/* out-of-order aware path selection [U3]: PSN < snd_ool = snd_ooh - Delta */
 	bool pruned = !retx && !discarded && (uint64_t)psn + pp->delta + 1 < ooh1_before;
 	if (pruned) {
 		s->cwnd -= 1;
@@ -359,7 +380,7 @@ static void mprdma_sender(struct conn *c, struct packet *p)
 		for (uint32_t i = 0; i < n && s->ring_n < s->ring_cap; i++) {
 			uint16_t e = vp;
 			if (i == 0 && now >= s->probe_next) {
-				/* path probing, once per RTT */
+				/* path probing [U6], once per RTT */
 				s->probe_next =
 				    now + (s->have_rtt ? (simtime_t)s->srtt : c->base_rtt);
 				if (pp->p > 0 && rng_u01(&s->rng) < pp->p)
@@ -409,20 +430,32 @@ static void mprdma_on_timer(struct conn *c)
 		tp_activate(c);
 }
 
+/* Defaults: Delta, L and p are the values this file has always used; the
+ * NSDI text that sets them was not found (see the header), so they stand
+ * unverified. Independent public reimplementations of MP-RDMA use the same
+ * three values, which is a hint, not a source. */
 static const struct opt_desc mprdma_opts[] = {
 	TP_COMMON_OPTS(struct mprdma_params),
+	/* not found; one BDP lets a lone flow start at line rate */
 	{ "initial_window", OPT_SIZE, offsetof(struct mprdma_params, initial_window), "0", 0, 1e12,
 	  "first cwnd, bytes, sent on random VPs; 0 = one BDP of the flow's path" },
+	/* [U3]: Delta must stay below L; 32 not found in the paper's text */
 	{ "Delta", OPT_UINT, offsetof(struct mprdma_params, delta), "32", 1, 1e6,
 	  "OOO-aware path selection: ACKs more than Delta PSNs below snd_ooh prune their VP" },
+	/* [U3, U4]: a fixed receiver bitmap (L fits in 1 byte of state); 64 not found */
 	{ "L", OPT_UINT, offsetof(struct mprdma_params, bitmap), "64", 1, 1e6,
 	  "receiver bitmap, packets; packets beyond it are discarded and NACKed" },
+	/* [U6]: MP-RDMA probes paths periodically; 1% per RTT not found */
 	{ "p", OPT_DOUBLE, offsetof(struct mprdma_params, p), "0.01", 0, 1,
 	  "path probing: probability per RTT that a released packet takes a new random VP" },
+	/* (choice) every source port; hashing spreads them over all paths */
 	{ "paths", OPT_UINT, offsetof(struct mprdma_params, paths), "65536", 1, 65536,
 	  "UDP source ports VPs are drawn from" },
+	/* (choice) an ACK frees one slot plus the 1/cwnd growth, so 2 is enough
+	 * in steady state and bounds bursts after a window jump */
 	{ "max_burst", OPT_UINT, offsetof(struct mprdma_params, max_burst), "2", 1, 1e6,
 	  "packets one ACK may release" },
+	/* (choice) the paper's floor was not found; 50 us is several base RTTs */
 	{ "rto_min", OPT_TIME, offsetof(struct mprdma_params, rto_min), "50us", 1e6, 1e13,
 	  "floor of the retransmission timeout srtt + 4 rttvar" },
 	OPT_END

@@ -131,7 +131,10 @@ static void udmp_open(struct conn *c)
 		bdp_pkts = 1;
 	s->token_pool = (int64_t)bdp_pkts;
 	s->first_rtt = true;
-	s->win = (uint32_t)(pp->bitmap ? pp->bitmap : bdp_pkts);
+	/* III-D: the receiver's bitmap is one BDP of the path (bottleneck x base
+	 * RTT): a property of the NIC and the network, not of a pinned token rate */
+	uint64_t path_bdp = (tp_bdp_bytes(c) + s->pkt - 1) / s->pkt;
+	s->win = (uint32_t)(pp->bitmap ? pp->bitmap : path_bdp > 1 ? path_bdp : 1);
 	/* Delta must stay below the bitmap (III-D); the paper's 64 goes with its
 	 * 108-packet BDP, so (choice) a smaller bitmap gets half its size */
 	s->delta = pp->delta < s->win ? (uint32_t)pp->delta : (s->win + 1) / 2;
@@ -368,7 +371,11 @@ static void release(struct udmp_state *s, const struct udmp_params *pp, uint16_t
 	}
 }
 
-/* ALB_ON_RECV (Alg. 2), with the OOO-aware path selection in front of it. */
+/* ALB_ON_RECV (Alg. 2), with the OOO-aware path selection in front of it.
+ * An ACK that finds the pool short clocks nothing (Fig. 3, second 4), and an
+ * ACK never has rtt < smooth_rtt on the slowest path in use, so that path's
+ * packets in flight never grow after the first RTT: the split of Fig. 3 is set
+ * by the first RTT's spray, not by D2/D1 (tests/test_udmp.c, Fig. 3). */
 static void alb_on_recv(struct conn *c, struct udmp_state *s, const struct packet *ack, double rtt,
 			bool out_of_window)
 {
@@ -527,33 +534,50 @@ static void udmp_on_timer(struct conn *c)
 		tp_activate(c);
 }
 
+/* Defaults: the paper's value where it gives one (bitmap, Delta, and p from
+ * section VI); otherwise a choice, with its reason in the comment above it. */
 static const struct opt_desc udmp_opts[] = {
 	TP_COMMON_OPTS(struct udmp_params),
+	/* no value in the paper; 0.01 averages over ~100 ACKs, about one BDP of
+	 * packets at 100 Gb/s and a ~10 us RTT, so smooth_rtt spans all paths */
 	{ "alpha", OPT_DOUBLE, offsetof(struct udmp_params, alpha), "0.01", 1e-6, 1,
 	  "EWMA gain of smooth_rtt per ACK (Alg. 1 line 18; the paper gives no value)" },
+	/* no value in the paper (lines 33/35 give no rise at gradient 0); 0.1 of
+	 * the headroom per RTT regains line rate in tens of RTTs */
 	{ "g_min", OPT_DOUBLE, offsetof(struct udmp_params, g_min), "0.1", 0, 1,
 	  "a zero or negative gradient raises the rate by at least this fraction of the headroom "
 	  "per RTT (the paper's formula gives no rise at zero; its text asks for one)" },
+	/* the paper asks only for "sufficiently high" (III-B); 2 x base RTT is one
+	 * BDP of queue, far above the 36-packet ECN threshold of its evaluation */
 	{ "T_high", OPT_TIME, offsetof(struct udmp_params, t_high), "0", 0, 1e13,
 	  "severe-congestion RTT threshold (Alg. 1 line 22); 0 = 2 x the flow's base RTT (the "
 	  "paper gives no value)" },
-	{ "p", OPT_DOUBLE, offsetof(struct udmp_params, p), "0.01", 0, 1,
+	/* section VI: probing "every few seconds"; at a ~10 us RTT that is about
+	 * 3e-6 per RTT (the per-RTT draw is III-D's) */
+	{ "p", OPT_DOUBLE, offsetof(struct udmp_params, p), "3e-6", 0, 1,
 	  "new path exploration: probability per RTT that the next packet takes a new source "
-	  "port (III-D; the paper gives no value)" },
+	  "port (III-D; VI: every few seconds, i.e. about 3e-6 at a 10 us RTT)" },
+	/* III-D and VI: one BDP */
 	{ "bitmap", OPT_UINT, offsetof(struct udmp_params, bitmap), "0", 0, 1e9,
 	  "receiver bitmap, packets; beyond it packets are discarded and NACKed; 0 = one BDP "
-	  "(the paper's size)" },
+	  "of the path (the paper's size)" },
+	/* V-B: Delta = 64 (with a ~108-packet BDP) */
 	{ "Delta", OPT_UINT, offsetof(struct udmp_params, delta), "64", 1, 1e9,
 	  "OOO-aware path selection: an ACK more than Delta PSNs below the highest acknowledged "
 	  "clocks nothing out (paper V-B: 64)" },
 	{ "ooo_aware", OPT_BOOL, offsetof(struct udmp_params, ooo_aware), "true", 0, 0,
 	  "OOO-aware path selection on (Fig. 7 compares with and without)" },
+	/* no value in the paper; 256 source ports cover every ECMP path of its
+	 * 16-core fat-tree with room to spare */
 	{ "paths", OPT_UINT, offsetof(struct udmp_params, paths), "256", 1, 65536,
 	  "num_paths: UDP source ports a connection sprays over (the paper gives no value)" },
+	/* no floor in the paper; 1% of a 100 Gb/s line keeps an ACK clock alive */
 	{ "min_rate", OPT_RATE, offsetof(struct udmp_params, min_rate), "1Gbps", 1, 1e13,
 	  "floor of the sending rate (the paper gives none)" },
 	{ "fixed_rate", OPT_RATE, offsetof(struct udmp_params, fixed_rate), "0", 0, 1e13,
 	  "nonzero: tokens at this fixed rate, congestion control off (Fig. 3)" },
+	/* no timeout in the paper (it defers to MP-RDMA); 50 us is several base
+	 * RTTs of its fabric, so queueing alone does not fire it */
 	{ "rto_min", OPT_TIME, offsetof(struct udmp_params, rto_min), "50us", 1e6, 1e13,
 	  "retransmission timeout floor; the timeout is 4 smoothed RTTs (the paper gives none)" },
 	OPT_END
