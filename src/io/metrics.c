@@ -35,6 +35,10 @@ const struct metric_def metric_defs[M_N] = {
 	[M_P99_TPUT] = { "p99_tput", MK_RATE,
 			 "tail per-flow throughput: the one 99% of completed flows reach or "
 			 "exceed (the 1st percentile)" },
+	[M_P99_OOD] = { "p99_ood", MK_COUNT,
+			"99th percentile out-of-order degree of data packets at the receivers "
+			"(PSNs below the highest seen; UDMP and MP-RDMA note it)" },
+	[M_MAX_OOD] = { "max_ood", MK_COUNT, "largest out-of-order degree (as p99_ood)" },
 	[M_CONVERGENCE] = { "convergence", MK_TIME,
 			    "from the last flow start until every running flow's sampled "
 			    "throughput stays within output.convergence_band of their mean "
@@ -234,6 +238,8 @@ void metrics_compute(const struct run_result *r, double band, uint64_t settle, d
 	v[M_MAX_QUEUE] = (double)t->max_queue_bytes;
 	v[M_MAX_QUEUE_LAST_HOP] = (double)r->groups[G_LAST_HOP].max_qbytes;
 	v[M_MAX_QUEUE_FABRIC] = (double)r->groups[G_FABRIC].max_qbytes;
+	v[M_P99_OOD] = r->ood_p99;
+	v[M_MAX_OOD] = r->ood_max;
 	v[M_CONVERGENCE] = convergence(r, band);
 	v[M_QUEUE_SETTLE] = queue_settle(r, settle, false);
 	v[M_QUEUE_DRAIN] = queue_settle(r, settle, true);

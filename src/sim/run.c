@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -644,6 +645,19 @@ void sim_collect(struct sim *s, struct run_result *r)
 			fr->slowdown = (double)fr->fct / (double)c->ideal_fct;
 			r->ncompleted++;
 		}
+	}
+	uint64_t nood = 0, k = 0, seen = 0;
+	r->ood_p99 = r->ood_max = NAN;
+	for (uint32_t i = 0; i <= TP_OOD_MAX; i++)
+		nood += s->w.ood_hist[i];
+	for (uint32_t i = 0; i <= TP_OOD_MAX && nood; i++) {
+		seen += s->w.ood_hist[i];
+		if (seen && !k && seen * 100 >= nood * 99) { /* nearest rank */
+			r->ood_p99 = i;
+			k = 1;
+		}
+		if (s->w.ood_hist[i])
+			r->ood_max = i;
 	}
 	struct net_totals *t = &r->net;
 	struct fabric *f = &s->fab;

@@ -93,6 +93,9 @@ struct run_result {
 	uint64_t peak_rss, peak_heap;
 	uint64_t pkt_pool_peak;
 	uint32_t nhosts, nswitches, nlinks;
+	/* out-of-order degree over data packets the receivers noted (UDMP,
+	 * MP-RDMA); NAN when the transport notes none */
+	double ood_p99, ood_max;
 };
 
 /* The live simulation: exposed so tests can drive it step by step. */

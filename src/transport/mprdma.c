@@ -255,6 +255,7 @@ static void mprdma_receiver(struct conn *c, struct packet *p)
 	uint32_t psn = p->psn;
 	enum pkt_type reply = PKT_ACK;
 	uint16_t discarded = 0;
+	tp_rx_ood(c, psn);
 	if (bit_get(s->rcvd, psn)) {
 		c->dup_bytes += pkt_payload(c, s, psn);
 	} else if (psn >= s->rcv_nxt + pp->bitmap) {

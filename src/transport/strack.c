@@ -694,6 +694,7 @@ static void strack_receiver(struct conn *c, struct packet *pk)
 	uint32_t psn = pk->psn;
 	uint64_t pl = pkt_payload(c, s, psn);
 	bool at_epsn = psn == s->epsn;
+	tp_rx_ood(c, psn);
 	if (rcvd_get(s, psn)) {
 		c->dup_bytes += pl;
 	} else {

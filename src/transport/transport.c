@@ -50,6 +50,7 @@ void tp_world_init(struct tp_world *w, struct evq *q, struct fabric *fab,
 	w->ops = ops;
 	w->params = params;
 	w->seed = seed;
+	w->ood_hist = mp_calloc(TP_OOD_MAX + 1, sizeof *w->ood_hist);
 	fab->host_rx = host_rx;
 	fab->nic_pull = nic_pull;
 	fab->cb_ctx = w;
@@ -108,6 +109,8 @@ void tp_world_free(struct tp_world *w)
 		mp_free(c);
 	}
 	mp_free(w->conns);
+	mp_free(w->ood_hist);
+	w->ood_hist = NULL;
 	w->conns = NULL;
 	w->nconns = 0;
 }

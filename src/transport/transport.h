@@ -86,7 +86,11 @@ struct tp_world {
 	uint32_t nconns, ndone;
 	void (*on_complete)(void *ctx, struct conn *c);
 	void *ctx;
+	/* out-of-order degree of every data packet a multipath receiver noted
+	 * (tp_rx_ood): ood_hist[min(ood, TP_OOD_MAX)], allocated with the world */
+	uint64_t *ood_hist;
 };
+#define TP_OOD_MAX 65535
 
 struct conn {
 	struct nic_flow nf;   /* flow 0's presence on the sender NIC's round robin */
@@ -113,8 +117,20 @@ struct conn {
 	uint64_t rcvd_bytes;	 /* distinct payload bytes the receiver got */
 	uint64_t dup_bytes;	 /* payload bytes the receiver got more than once */
 	uint64_t ts_acked_bytes; /* acked_bytes at the last time-series sample */
+	uint64_t rx_psn_top;	 /* receiver: the highest data PSN seen + 1 (tp_rx_ood) */
 	_Alignas(max_align_t) unsigned char priv[];
 };
+
+/* A receiver saw data PSN `psn` (the first copy or not): its out-of-order
+ * degree, as MP-RDMA and UDMP (Fig. 6b) define it, is how far it arrives
+ * below the highest PSN seen so far (0 for a new highest). */
+static inline void tp_rx_ood(struct conn *c, uint64_t psn)
+{
+	uint64_t ood = psn + 1 >= c->rx_psn_top ? 0 : c->rx_psn_top - 1 - psn;
+	if (psn + 1 > c->rx_psn_top)
+		c->rx_psn_top = psn + 1;
+	c->w->ood_hist[ood < TP_OOD_MAX ? ood : TP_OOD_MAX]++;
+}
 
 static inline void *tp_priv(struct conn *c)
 {

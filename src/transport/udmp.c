@@ -318,6 +318,7 @@ static void udmp_receiver(struct conn *c, struct packet *p)
 	struct udmp_state *s = tp_priv(c);
 	uint32_t psn = p->psn;
 	enum pkt_type reply = PKT_ACK;
+	tp_rx_ood(c, psn);
 	if (psn >= s->rcv_nxt + (uint64_t)s->win && !bit_get(s->rcvd, psn)) {
 		/* beyond the bitmap: discarded, NACKed (III-D) */
 		reply = PKT_NACK;
