@@ -1,56 +1,69 @@
 /* mprdma.c - MP-RDMA, multi-path RDMA with ACK-clocked virtual paths.
  *
- * Follows: Lu et al., "Multi-Path Transport for RDMA in Datacenters", NSDI 2018,
- * whose design section covers congestion control with multi-path ACK clocking,
- * out-of-order aware path selection, synchronise operations and loss recovery.
- * The NSDI text itself was not in the reference library when this file was
- * checked (`search` over docs, pages, code and issues); what could be:
- *   [T]  the IEEE/ACM ToN 2019 extension (Chen, Lu et al., "MP-RDMA: Enabling
- *        RDMA With Multi-Path Transport in Datacenters"), abstract: multi-path
- *        ACK clocking without per-path state, OOO-aware path selection that
- *        bounds the out-of-order degree, a synchronise mechanism for in-order
- *        memory updates, 66 B of state per connection;
- *   [U1] UDMP (shared/seeds/004) section I: one cwnd for all paths, +1/cwnd
- *        per unmarked ACK, -1/2 per ECN-marked ACK, an ACK clocks out new
- *        packets when cwnd allows;
- *   [U3] UDMP III-D: snd_ool = snd_ooh - Delta, Delta below the bitmap size;
- *        an ACK whose PSN is below snd_ool cuts cwnd by one; the receiver
- *        keeps a fixed bitmap and NACKs packets beyond it; per-packet ACKs
- *        (III-C: under 4% overhead);
- *   [U4] UDMP Table I, MP-RDMA column: cwnd & inflate, snd_ooh & Delta, L,
- *        srtt, rttvar and rtt seq are the whole per-connection state;
+ * Follows Lu et al., "Multi-Path Transport for RDMA in Datacenters", NSDI 2018
+ * [N], and its journal version, Chen et al., "MP-RDMA: Enabling RDMA With
+ * Multi-Path Transport in Datacenters", IEEE/ACM ToN 27(6) 2019 [T].
+ * Second check (search, "pages" corpus, some 20 targeted queries): the stored
+ * copies of both papers (dokumen.tips for [N], vdocuments.us for [T]) return
+ * only their opening: [N] title and authors, [T] abstract and the first lines
+ * of section I. Their design and evaluation sections never came back, so no
+ * rule below can cite a section of either paper. What was retrievable:
+ *   [T]  ToN abstract: multi-path ACK clocking without per-path state;
+ *        OOO-aware path selection that bounds out-of-order delivery and so the
+ *        receiver's metadata; a synchronise mechanism for in-order memory
+ *        updates "whenever needed"; 66 B of state per connection.
+ *   [U1] UDMP (shared/seeds/004) I: one cwnd for all paths, +1/cwnd per
+ *        unmarked ACK, -1/2 per ECN-marked ACK; an ACK clocks out new
+ *        packets when cwnd allows.
+ *   [U3] UDMP III-C: per-packet ACKs, under 4% overhead. III-D: snd_ooh is
+ *        the highest PSN acknowledged, snd_ool = snd_ooh - Delta, Delta
+ *        below the bitmap size; an ACK whose PSN is below snd_ool cuts cwnd
+ *        by one; the receiver keeps a fixed bitmap and discards and NACKs
+ *        packets beyond it. (III-D also says such an ACK "triggers a packet
+ *        retransmission on the other paths"; an ACK for a delivered packet
+ *        leaves nothing to resend, so this reads as: its slot is not reused
+ *        on its own VP.) III-D describes path exploration as, per RTT, a new
+ *        source port with probability p instead of the ACK's path.
+ *   [U4] UDMP IV-B Table I, MP-RDMA column: cwnd & inflate, snd_ooh & Delta,
+ *        L, srtt, rttvar and rtt seq are the per-connection state.
  *   [U6] UDMP VI: MP-RDMA explores new paths periodically.
- * Rules below carry their source tag; "(not found)" marks a rule or constant
- * whose NSDI text could not be checked, kept as it was and worth re-checking
- * against the paper; "(choice)" marks what the paper does not cover.
+ *   [S5] STrack (shared/seeds/000) 5.2.3: MP-RDMA sprays the initial window
+ *        and handles fabric and incast congestion with ECN alone.
+ * Where none of these gives a rule or value, the comment says "the paper
+ * gives no value" (meaning: in no passage retrievable here) and why the
+ * choice was made; such choices are worth re-checking against [N] section 3.
  *
  * A virtual path (VP) is a UDP source port (the packet's entropy); the
  * connection keeps no per-VP state [T].
  * Congestion control [U1]: one window for all VPs; per ACK, cwnd += 1/cwnd if
- * the ACK is not ECN-marked, cwnd -= 1/2 if it is.
+ * the ACK is not ECN-marked, cwnd -= 1/2 if it is: the cut is per marked ACK
+ * and half a packet each, not once per RTT.
  * Multi-path ACK clocking [T, U1, U4]: each ACK echoes the VP its data packet
  * took; the window it frees (awnd = cwnd + inflate - (snd_nxt - snd_una), here
  * counted directly as cwnd - packets whose ACK is outstanding) is spent on new
- * packets on that same VP. The first window goes to random VPs (not found).
- * OOO-aware path selection [U3]: snd_ooh is the highest PSN acknowledged,
- * snd_ool = snd_ooh - Delta; an ACK whose PSN is below snd_ool came over a VP
- * slow enough to overrun the receiver's bitmap: cwnd -= 1 and the ACK sends
- * nothing, so that VP is pruned. ACKs of retransmissions are exempt (not
- * found: a retransmission's PSN is old by construction).
- * Path probing [U6]: once per RTT, with probability p, the packet an ACK
- * releases goes to a new random VP instead of the ACK's (the rate: not found).
+ * packets on that same VP, at most max_burst of them. The first window is
+ * sprayed over random VPs [S5].
+ * OOO-aware path selection [U3]: an ACK whose PSN is below snd_ool came over a
+ * VP slow enough to overrun the receiver's bitmap: cwnd -= 1 and the ACK sends
+ * nothing, so that VP is pruned. ACKs of retransmissions are exempt (the paper
+ * gives no rule; a retransmission's PSN is old by construction, so counting it
+ * would prune healthy VPs).
+ * Path probing [U3, U6]: once per RTT, with probability p, the packet an ACK
+ * releases goes to a new random VP instead of the ACK's.
  * Loss recovery: the receiver tracks L packets from the first missing PSN in a
  * bitmap; a packet beyond it is discarded and NACKed [U3]. A packet that
  * arrives Delta or more beyond a hole reports the hole by a NACK, and the
  * sender then resends, on ACK-clocked slots, the PSNs still unacknowledged
- * more than Delta below snd_ooh and the discarded one (not found: with OOO
- * bounded by Delta, such a hole is taken as a loss). A retransmission timeout
- * of srtt + 4 rttvar, one PSN timed at a time ([U4] names srtt, rttvar and
- * rtt seq; the RFC 6298 form is not found), resends everything outstanding.
- * Synchronise mechanism [T]: not modelled (choice); a connection here carries
- * one message (an RDMA WRITE) whose data may be placed in any order, and
- * completion already waits for every PSN, so no packet needs to wait for
- * those before it.
+ * more than Delta below snd_ooh and the discarded one (the paper gives no
+ * rule; with OOO bounded by Delta, such a hole is taken as a loss without
+ * waiting for L packets or a timeout). A retransmission timeout of
+ * srtt + 4 rttvar, one PSN timed at a time ([U4] names srtt, rttvar and rtt
+ * seq; the paper gives no formula, so RFC 6298's), resends everything
+ * outstanding.
+ * Synchronise mechanism [T]: not modelled; a connection here carries one
+ * RDMA WRITE whose data may be placed in any order, and completion already
+ * waits for every PSN, so no packet needs the in-order update [T] says the
+ * mechanism exists for.
  *
  * Packet fields: DATA psn, entropy = VP, ts. ACK/NACK: p0 = PSN, p1 = cumulative
  * (every PSN below arrived), entropy = the data packet's VP, ts echoed, RETX
@@ -119,8 +132,9 @@ static void mprdma_open(struct conn *c)
 	s->rcvd = mp_calloc(words, sizeof *s->rcvd);
 	uint64_t w = pp->initial_window;
 	if (w == 0) {
-		/* (not found) the first window is one BDP of the flow's path, so a flow
-		 * starts at line rate as RDMA NICs do */
+		/* sprayed over random VPs [S5]; its size: the paper gives no value,
+		 * one BDP of the flow's path chosen so a flow starts at line rate as
+		 * RDMA NICs do */
 		w = tp_bdp_bytes(c);
 	}
 	uint64_t wp = (w + pp->common.mtu - 1) / pp->common.mtu;
@@ -259,15 +273,17 @@ static void mprdma_receiver(struct conn *c, struct packet *p)
 	if (bit_get(s->rcvd, psn)) {
 		c->dup_bytes += pkt_payload(c, s, psn);
 	} else if (psn >= s->rcv_nxt + pp->bitmap) {
-		reply = PKT_NACK; /* beyond the bitmap: discarded [U3] */
+		reply = PKT_NACK; /* beyond the L-packet bitmap: discarded, NACKed [U3] */
 		discarded = 1;
 	} else {
 		bit_set(s->rcvd, psn);
 		c->rcvd_bytes += pkt_payload(c, s, psn);
 		while (s->rcv_nxt < s->npkts && bit_get(s->rcvd, s->rcv_nxt))
 			s->rcv_nxt++;
+		/* a hole Delta behind: reported lost (the paper gives no rule; see
+		 * the header) */
 		if (psn >= s->rcv_nxt + pp->delta)
-			reply = PKT_NACK; /* a hole Delta behind: reported lost (not found) */
+			reply = PKT_NACK;
 	}
 	uint8_t fl = (uint8_t)(p->flags & PKT_F_RETX);
 	if (p->flags & PKT_F_CE)
@@ -297,7 +313,8 @@ static void ack_one(struct conn *c, struct mprdma_state *s, uint32_t psn)
 
 static void rtt_sample(struct mprdma_state *s, double r)
 {
-	/* srtt, rttvar [U4] with RFC 6298 gains (not found in the paper) */
+	/* srtt, rttvar [U4]; the paper gives no gains, RFC 6298's chosen as the
+	 * usual estimator */
 	if (!s->have_rtt) {
 		s->have_rtt = true;
 		s->srtt = r;
@@ -354,14 +371,17 @@ static void mprdma_sender(struct conn *c, struct packet *p)
 				mark_lost(s, i);
 		}
 	}
-	/* congestion control [U1]: one window for every VP */
+	/* congestion control [U1]: one window for every VP, adjusted per ACK:
+	 * -1/2 packet per ECN-marked ACK, +1/cwnd per unmarked one */
 	if (p->flags & PKT_F_ECE)
 		s->cwnd -= 0.5;
 	else
 		s->cwnd += 1.0 / s->cwnd;
 	if (s->cwnd < 1)
 		s->cwnd = 1;
-	/* out-of-order aware path selection [U3]: PSN < snd_ool = snd_ooh - Delta */
+	/* out-of-order aware path selection [U3]: PSN < snd_ool = snd_ooh - Delta
+	 * cuts cwnd by one and releases nothing on this VP; ACKs of
+	 * retransmissions exempt (the paper gives no rule; see the header) */
 	bool pruned = !retx && !discarded && (uint64_t)psn + pp->delta + 1 < ooh1_before;
 	if (pruned) {
 		s->cwnd -= 1;
@@ -370,8 +390,9 @@ static void mprdma_sender(struct conn *c, struct packet *p)
 	} else {
 		double awnd = s->cwnd - (double)s->inflight - (double)s->ring_n;
 		uint32_t n = awnd >= 1 ? (uint32_t)awnd : 0;
-		/* (choice) at most max_burst packets per ACK, as a NIC would pace a
-		 * window that jumps */
+		/* multi-path ACK clocking [T, U1]: the freed window goes to the ACK's
+		 * VP, at most max_burst packets (the paper gives no value; see the
+		 * option) */
 		if (n > pp->max_burst)
 			n = (uint32_t)pp->max_burst;
 		uint32_t want = sendable(s);
@@ -381,7 +402,7 @@ static void mprdma_sender(struct conn *c, struct packet *p)
 		for (uint32_t i = 0; i < n && s->ring_n < s->ring_cap; i++) {
 			uint16_t e = vp;
 			if (i == 0 && now >= s->probe_next) {
-				/* path probing [U6], once per RTT */
+				/* path probing [U3, U6]: per RTT, probability p */
 				s->probe_next =
 				    now + (s->have_rtt ? (simtime_t)s->srtt : c->base_rtt);
 				if (pp->p > 0 && rng_u01(&s->rng) < pp->p)
@@ -392,7 +413,8 @@ static void mprdma_sender(struct conn *c, struct packet *p)
 		}
 	}
 	if (s->inflight == 0 && s->ring_n == 0 && sendable(s)) {
-		/* (choice) no ACK left to clock: restart with the window on random VPs */
+		/* no ACK left to clock: the paper gives no rule; the window restarts
+		 * on random VPs, as the first one does [S5] */
 		s->free_slots = (uint32_t)s->cwnd;
 	}
 	tp_pkt_free(c, p);
@@ -414,8 +436,9 @@ static void mprdma_on_timer(struct conn *c)
 	struct mprdma_state *s = tp_priv(c);
 	simtime_t now = tp_now(c);
 	if (s->snd_una < s->snd_nxt && now >= s->last_progress + rto_of(c)) {
-		/* timeout: everything outstanding again, the window halved (choice),
-		 * restarted on random VPs */
+		/* timeout: everything outstanding again, restarted on random VPs;
+		 * the paper gives no window rule, halving chosen as a loss is
+		 * congestion here too */
 		for (uint32_t i = s->snd_una; i < s->snd_nxt; i++)
 			mark_lost(s, i);
 		s->cwnd = s->cwnd / 2 < 1 ? 1 : s->cwnd / 2;
@@ -431,32 +454,37 @@ static void mprdma_on_timer(struct conn *c)
 		tp_activate(c);
 }
 
-/* Defaults: Delta, L and p are the values this file has always used; the
- * NSDI text that sets them was not found (see the header), so they stand
- * unverified. Independent public reimplementations of MP-RDMA use the same
- * three values, which is a hint, not a source. */
+/* Defaults: the paper gives no value for Delta, L or p in any passage
+ * retrievable here (see the header); the values are the ones this file has
+ * always used, and independent public reimplementations of MP-RDMA use the
+ * same three, which is a hint, not a source. */
 static const struct opt_desc mprdma_opts[] = {
 	TP_COMMON_OPTS(struct mprdma_params),
-	/* not found; one BDP lets a lone flow start at line rate */
+	/* the paper gives no value; one BDP lets a lone flow start at line rate */
 	{ "initial_window", OPT_SIZE, offsetof(struct mprdma_params, initial_window), "0", 0, 1e12,
 	  "first cwnd, bytes, sent on random VPs; 0 = one BDP of the flow's path" },
-	/* [U3]: Delta must stay below L; 32 not found in the paper's text */
+	/* [U3]: Delta below L; the paper gives no value, 32 = L/2 chosen so a
+	 * pruned VP's last packets still fit the bitmap */
 	{ "Delta", OPT_UINT, offsetof(struct mprdma_params, delta), "32", 1, 1e6,
 	  "OOO-aware path selection: ACKs more than Delta PSNs below snd_ooh prune their VP" },
-	/* [U3, U4]: a fixed receiver bitmap (L fits in 1 byte of state); 64 not found */
+	/* [U3, U4]: a fixed receiver bitmap, L itself 1 B of state; the paper
+	 * gives no value, 64 chosen as one 64-bit word */
 	{ "L", OPT_UINT, offsetof(struct mprdma_params, bitmap), "64", 1, 1e6,
 	  "receiver bitmap, packets; packets beyond it are discarded and NACKed" },
-	/* [U6]: MP-RDMA probes paths periodically; 1% per RTT not found */
+	/* [U3, U6]: probing per RTT with probability p; the paper gives no value,
+	 * 1% chosen so probing rarely disturbs the ACK clock */
 	{ "p", OPT_DOUBLE, offsetof(struct mprdma_params, p), "0.01", 0, 1,
 	  "path probing: probability per RTT that a released packet takes a new random VP" },
-	/* (choice) every source port; hashing spreads them over all paths */
+	/* the paper gives no value; every source port, hashing spreads them over
+	 * all paths */
 	{ "paths", OPT_UINT, offsetof(struct mprdma_params, paths), "65536", 1, 65536,
 	  "UDP source ports VPs are drawn from" },
-	/* (choice) an ACK frees one slot plus the 1/cwnd growth, so 2 is enough
-	 * in steady state and bounds bursts after a window jump */
+	/* the paper gives no value; an ACK frees one slot plus the 1/cwnd
+	 * growth, so 2 is enough in steady state and bounds bursts after a
+	 * window jump */
 	{ "max_burst", OPT_UINT, offsetof(struct mprdma_params, max_burst), "2", 1, 1e6,
 	  "packets one ACK may release" },
-	/* (choice) the paper's floor was not found; 50 us is several base RTTs */
+	/* the paper gives no value; 50 us is several base RTTs */
 	{ "rto_min", OPT_TIME, offsetof(struct mprdma_params, rto_min), "50us", 1e6, 1e13,
 	  "floor of the retransmission timeout srtt + 4 rttvar" },
 	OPT_END
