@@ -27,11 +27,14 @@
  *
  * Receiver: a bitmap of `bitmap` packets (one BDP by default) starting at the
  * first missing PSN; a packet beyond it is discarded and answered by a NACK
- * (III-D, "Retransmission Design"); every other data packet gets its own ACK.
+ * (III-D, "Retransmission Design"); every other data packet gets its own ACK,
+ * a NACK if it arrived Delta or more beyond a hole (as MP-RDMA's receiver,
+ * src/transport/mprdma.c: III-D adopts "a similar retransmission design").
  *
  * Packet fields: DATA psn, entropy = path, ts = send time. ACK and NACK:
- * p0 = the PSN acknowledged (NACK: discarded), p1 = cumulative (every PSN below
- * it arrived), entropy = the data packet's path, ts echoed, RETX echoed.
+ * p0 = the PSN acknowledged (or discarded), p1 = cumulative (every PSN below
+ * it arrived), aux16 = 1 if the data packet was discarded, entropy = the data
+ * packet's path, ts echoed, RETX echoed.
  *
  * Where the paper is silent, the choices are marked "(choice)" below.
  */
@@ -319,9 +322,11 @@ static void udmp_receiver(struct conn *c, struct packet *p)
 	struct udmp_state *s = tp_priv(c);
 	uint32_t psn = p->psn;
 	enum pkt_type reply = PKT_ACK;
+	uint16_t discarded = 0;
 	if (psn >= s->rcv_nxt + (uint64_t)s->win && !bit_get(s->rcvd, psn)) {
 		/* beyond the bitmap: discarded, NACKed (III-D) */
 		reply = PKT_NACK;
+		discarded = 1;
 	} else if (bit_get(s->rcvd, psn)) {
 		c->dup_bytes += pkt_payload(c, s, psn);
 	} else {
@@ -329,6 +334,9 @@ static void udmp_receiver(struct conn *c, struct packet *p)
 		c->rcvd_bytes += pkt_payload(c, s, psn);
 		while (s->rcv_nxt < s->npkts && bit_get(s->rcvd, s->rcv_nxt))
 			s->rcv_nxt++;
+		/* a hole Delta behind is reported (choice: MP-RDMA's rule) */
+		if (psn >= s->rcv_nxt + s->delta)
+			reply = PKT_NACK;
 	}
 	/* the data packet becomes its ACK/NACK (per-packet ACKs) */
 	uint8_t fl = (uint8_t)(p->flags & PKT_F_RETX);
@@ -341,6 +349,7 @@ static void udmp_receiver(struct conn *c, struct packet *p)
 	p->dst = c->src->hid;
 	p->p0 = psn;
 	p->p1 = s->rcv_nxt;
+	p->aux16 = discarded;
 	p->flags = fl;
 	tp_send(c, c->dst, p);
 }
@@ -477,16 +486,16 @@ static void udmp_sender(struct conn *c, struct packet *p)
 {
 	const struct udmp_params *pp = tp_params(c);
 	struct udmp_state *s = tp_priv(c);
-	bool nack = p->type == PKT_NACK;
+	bool nack = p->type == PKT_NACK, discarded = nack && (p->aux16 & 1);
 	uint32_t psn = p->p0;
 	/* OOO-aware path selection: judged against snd_ooh before this ACK */
-	bool out_of_window = pp->ooo_aware && !nack && !(p->flags & PKT_F_RETX) &&
+	bool out_of_window = pp->ooo_aware && !discarded && !(p->flags & PKT_F_RETX) &&
 			     (uint64_t)psn + s->delta + 1 < s->snd_ooh1;
 	if (s->inflight)
 		s->inflight--;
 	while (s->snd_una < p->p1)
 		ack_one(c, s, s->snd_una++);
-	if (!nack) {
+	if (!discarded) {
 		ack_one(c, s, psn);
 		if (psn + 1 > s->snd_ooh1)
 			s->snd_ooh1 = psn + 1;
@@ -499,15 +508,22 @@ static void udmp_sender(struct conn *c, struct packet *p)
 		return;
 	}
 	if (nack) {
-		/* the discarded packet must be sent again, and the first missing PSN,
-		 * which holds the receiver's bitmap back, is taken as lost: at most
-		 * once per round of retransmissions, as a NACK for a packet sent
-		 * before the round began tells nothing new (choice: the paper leaves
-		 * loss detection to MP-RDMA's design) */
-		mark_lost(s, psn);
+		/* a discarded packet must be sent again; the first missing PSN,
+		 * which holds the receiver's bitmap back, and every PSN still
+		 * unacknowledged more than Delta below snd_ooh are taken as lost, at
+		 * most once per round of retransmissions, as a NACK for a packet
+		 * sent before the round began tells nothing new. III-D adopts "a
+		 * similar retransmission design as MPRDMA" and gives no more, so
+		 * (choice) this is src/transport/mprdma.c's rule. Taking only the
+		 * first hole per round repaired a burst of k losses in k rounds,
+		 * each overrunning the bitmap: ~5x MP-RDMA's retransmitted bytes. */
+		if (discarded)
+			mark_lost(s, psn);
 		if (p->ts >= s->recover_time) {
 			s->recover_time = tp_now(c);
 			mark_lost(s, p->p1);
+			for (uint32_t i = s->snd_una; (uint64_t)i + s->delta < s->snd_ooh1; i++)
+				mark_lost(s, i);
 		}
 	}
 	on_receiving_ack(c, s, p, out_of_window);
