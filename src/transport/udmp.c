@@ -27,11 +27,14 @@
  *
  * Receiver: a bitmap of `bitmap` packets (one BDP by default) starting at the
  * first missing PSN; a packet beyond it is discarded and answered by a NACK
- * (III-D, "Retransmission Design"); every other data packet gets its own ACK.
+ * (III-D, "Retransmission Design"); every other data packet gets its own ACK,
+ * a NACK if it arrived Delta or more beyond a hole (as MP-RDMA's receiver,
+ * src/transport/mprdma.c: III-D adopts "a similar retransmission design").
  *
  * Packet fields: DATA psn, entropy = path, ts = send time. ACK and NACK:
- * p0 = the PSN acknowledged (NACK: discarded), p1 = cumulative (every PSN below
- * it arrived), entropy = the data packet's path, ts echoed, RETX echoed.
+ * p0 = the PSN acknowledged (or discarded), p1 = cumulative (every PSN below
+ * it arrived), aux16 = 1 if the data packet was discarded, entropy = the data
+ * packet's path, ts echoed, RETX echoed.
  *
  * Where the paper is silent, the choices are marked "(choice)" below.
  */
@@ -47,6 +50,7 @@ struct udmp_params {
 	struct tp_common common;
 	double alpha;	     /* EWMA gain of smooth_rtt (Alg. 1 line 18) */
 	double g_min;	     /* smallest gradient magnitude of an increase */
+	simtime_t rtt_tie;   /* ps; RTTs closer than this are equal (Alg. 2 line 2) */
 	simtime_t t_high;    /* T_high, ps; 0 = 2 x the connection's base RTT */
 	double p;	     /* new path exploration probability per RTT */
 	uint64_t bitmap;     /* receiver bitmap, packets; 0 = one BDP */
@@ -318,10 +322,12 @@ static void udmp_receiver(struct conn *c, struct packet *p)
 	struct udmp_state *s = tp_priv(c);
 	uint32_t psn = p->psn;
 	enum pkt_type reply = PKT_ACK;
+	uint16_t discarded = 0;
 	tp_rx_ood(c, psn);
 	if (psn >= s->rcv_nxt + (uint64_t)s->win && !bit_get(s->rcvd, psn)) {
 		/* beyond the bitmap: discarded, NACKed (III-D) */
 		reply = PKT_NACK;
+		discarded = 1;
 	} else if (bit_get(s->rcvd, psn)) {
 		c->dup_bytes += pkt_payload(c, s, psn);
 	} else {
@@ -329,6 +335,9 @@ static void udmp_receiver(struct conn *c, struct packet *p)
 		c->rcvd_bytes += pkt_payload(c, s, psn);
 		while (s->rcv_nxt < s->npkts && bit_get(s->rcvd, s->rcv_nxt))
 			s->rcv_nxt++;
+		/* a hole Delta behind is reported (choice: MP-RDMA's rule) */
+		if (psn >= s->rcv_nxt + s->delta)
+			reply = PKT_NACK;
 	}
 	/* the data packet becomes its ACK/NACK (per-packet ACKs) */
 	uint8_t fl = (uint8_t)(p->flags & PKT_F_RETX);
@@ -341,6 +350,7 @@ static void udmp_receiver(struct conn *c, struct packet *p)
 	p->dst = c->src->hid;
 	p->p0 = psn;
 	p->p1 = s->rcv_nxt;
+	p->aux16 = discarded;
 	p->flags = fl;
 	tp_send(c, c->dst, p);
 }
@@ -376,7 +386,18 @@ static void release(struct udmp_state *s, const struct udmp_params *pp, uint16_t
  * An ACK that finds the pool short clocks nothing (Fig. 3, second 4), and an
  * ACK never has rtt < smooth_rtt on the slowest path in use, so that path's
  * packets in flight never grow after the first RTT: the split of Fig. 3 is set
- * by the first RTT's spray, not by D2/D1 (tests/test_udmp.c, Fig. 3). */
+ * by the first RTT's spray, not by D2/D1 (tests/test_udmp.c, Fig. 3).
+ *
+ * Line 2 takes an RTT within rtt_tie of smooth_rtt as not slower than it
+ * (choice: the paper does not say how a tie is judged). Two ACKs for one
+ * packet are the only way packets in flight grow, so the rate can govern
+ * throughput (III-B: the token pool "ensuring throughput matches the estimated
+ * rate") only if some ACKs pass line 2. On the testbed, measurement noise
+ * spreads RTTs on both sides of their average; here a steady queue gives every
+ * ACK the same RTT, which the EWMA approaches from one side, and a strict
+ * comparison from below froze each flow's packets in flight wherever the last
+ * transient left them: 4.7/3.0/2.3 Gb/s for ever in a 3-way incast (Fig. 4b,
+ * tests/test_udmp.c) while all three rates sat at the same T_high cap. */
 static void alb_on_recv(struct conn *c, struct udmp_state *s, const struct packet *ack, double rtt,
 			bool out_of_window)
 {
@@ -384,7 +405,7 @@ static void alb_on_recv(struct conn *c, struct udmp_state *s, const struct packe
 	if (out_of_window)
 		return;
 	double pkt = s->pkt;
-	if (rtt < s->smooth_rtt && pool_has(s, 2)) { /* lines 2-6 */
+	if (rtt < s->smooth_rtt + (double)pp->rtt_tie && pool_has(s, 2)) { /* lines 2-6 */
 		s->bytes_pool -= 2 * pkt;
 		release(s, pp, ack->entropy, 2);
 	} else if (pool_has(s, 1) && rtt < s->smooth_rtt + (double)c->base_rtt) { /* 7-10 */
@@ -466,16 +487,16 @@ static void udmp_sender(struct conn *c, struct packet *p)
 {
 	const struct udmp_params *pp = tp_params(c);
 	struct udmp_state *s = tp_priv(c);
-	bool nack = p->type == PKT_NACK;
+	bool nack = p->type == PKT_NACK, discarded = nack && (p->aux16 & 1);
 	uint32_t psn = p->p0;
 	/* OOO-aware path selection: judged against snd_ooh before this ACK */
-	bool out_of_window = pp->ooo_aware && !nack && !(p->flags & PKT_F_RETX) &&
+	bool out_of_window = pp->ooo_aware && !discarded && !(p->flags & PKT_F_RETX) &&
 			     (uint64_t)psn + s->delta + 1 < s->snd_ooh1;
 	if (s->inflight)
 		s->inflight--;
 	while (s->snd_una < p->p1)
 		ack_one(c, s, s->snd_una++);
-	if (!nack) {
+	if (!discarded) {
 		ack_one(c, s, psn);
 		if (psn + 1 > s->snd_ooh1)
 			s->snd_ooh1 = psn + 1;
@@ -488,15 +509,22 @@ static void udmp_sender(struct conn *c, struct packet *p)
 		return;
 	}
 	if (nack) {
-		/* the discarded packet must be sent again, and the first missing PSN,
-		 * which holds the receiver's bitmap back, is taken as lost: at most
-		 * once per round of retransmissions, as a NACK for a packet sent
-		 * before the round began tells nothing new (choice: the paper leaves
-		 * loss detection to MP-RDMA's design) */
-		mark_lost(s, psn);
+		/* a discarded packet must be sent again; the first missing PSN,
+		 * which holds the receiver's bitmap back, and every PSN still
+		 * unacknowledged more than Delta below snd_ooh are taken as lost, at
+		 * most once per round of retransmissions, as a NACK for a packet
+		 * sent before the round began tells nothing new. III-D adopts "a
+		 * similar retransmission design as MPRDMA" and gives no more, so
+		 * (choice) this is src/transport/mprdma.c's rule. Taking only the
+		 * first hole per round repaired a burst of k losses in k rounds,
+		 * each overrunning the bitmap: ~5x MP-RDMA's retransmitted bytes. */
+		if (discarded)
+			mark_lost(s, psn);
 		if (p->ts >= s->recover_time) {
 			s->recover_time = tp_now(c);
 			mark_lost(s, p->p1);
+			for (uint32_t i = s->snd_una; (uint64_t)i + s->delta < s->snd_ooh1; i++)
+				mark_lost(s, i);
 		}
 	}
 	on_receiving_ack(c, s, p, out_of_window);
@@ -548,6 +576,13 @@ static const struct opt_desc udmp_opts[] = {
 	{ "g_min", OPT_DOUBLE, offsetof(struct udmp_params, g_min), "0.1", 0, 1,
 	  "a zero or negative gradient raises the rate by at least this fraction of the headroom "
 	  "per RTT (the paper's formula gives no rise at zero; its text asks for one)" },
+	/* no value in the paper (choice): about the resolution of a NIC or TSC
+	 * timestamp (the testbed's RTTs come from the TSC, IV-A), far below any
+	 * RTT difference between paths that Alg. 2 is meant to tell apart */
+	{ "rtt_tie", OPT_TIME, offsetof(struct udmp_params, rtt_tie), "1ns", 0, 1e12,
+	  "Alg. 2 line 2: an ACK's RTT below smooth_rtt + rtt_tie counts as faster than the "
+	  "average (the paper does not say how a tie is judged; with none, a steady queue "
+	  "freezes packets in flight)" },
 	/* the paper asks only for "sufficiently high" (III-B); 2 x base RTT is one
 	 * BDP of queue, far above the 36-packet ECN threshold of its evaluation */
 	{ "T_high", OPT_TIME, offsetof(struct udmp_params, t_high), "0", 0, 1e13,
