@@ -223,6 +223,16 @@ static void test_cc_quadrants(void **state)
 	assert_int_equal(strack_adjust_cwnd(&cc, &cfg, true, 40 * US, 4000, T, &fair),
 			 STRACK_CC_ACHIEVED);
 	assert_true(cc.cwnd == 1000);
+	/* ... achievedBDP above the window (the pipe still delivers what was
+	 * sent before the last cut): line 12 only ever lowers the window */
+	cc = cc_at(40);
+	cc.cwnd = 8000;
+	cc.last_decrease_ts = 0;
+	cc.achieved_bdp = 9000;
+	assert_int_equal(strack_adjust_cwnd(&cc, &cfg, true, 40 * US, 4000, T, &fair),
+			 STRACK_CC_HOLD);
+	assert_true(cc.cwnd == 8000);
+	assert_true(cc.last_decrease_ts == 0);
 
 	/* Quadrant 4, no ECN and delay above target_Qhigh: additive increase,
 	 * per packet beta / cwnd, even while decreases would be allowed */

@@ -159,9 +159,19 @@ enum strack_cc_rule strack_adjust_cwnd(struct strack_cc *cc, const struct strack
 	} else if (can_decrease && cc->avg_delay > k->target_qdelay) {
 		/* line 10 (quadrant 3; quadrant 4 between target and target_Qhigh) */
 		if (delay > k->target_qhigh && (double)cc->achieved_bdp < k->max_cwnd / 8) {
-			cwnd_pkts = (double)cc->achieved_bdp / k->mss; /* line 12 */
-			cc->last_decrease_ts = now;
-			rule = STRACK_CC_ACHIEVED;
+			/* line 12, as a decrease only: the text calls both cases of
+			 * line 10 reductions ("we use the achievedBDP as our window
+			 * to quickly converge to a lower rate"). Right after a cut
+			 * the pipe still delivers the larger window sent before
+			 * it, so achievedBDP can exceed cwnd; taken literally the
+			 * line would then raise the window back, by however much
+			 * of that flow's old window happened to get through. */
+			double ach = (double)cc->achieved_bdp / k->mss;
+			if (ach < cwnd_pkts) {
+				cwnd_pkts = ach;
+				cc->last_decrease_ts = now;
+				rule = STRACK_CC_ACHIEVED;
+			}
 		} else if (delay > k->target_qdelay) { /* line 15 */
 			double f =
 			    1 - k->gamma * (cc->avg_delay - k->target_qdelay) / cc->avg_delay;
