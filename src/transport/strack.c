@@ -262,7 +262,7 @@ struct strack_state {
 	/* receiver */
 	uint64_t *rcvd; /* bitmap of arrived PSNs */
 	uint32_t epsn;	/* expected PSN: every PSN below has arrived */
-	uint32_t ooo;	/* arrived PSNs above epsn */
+	uint32_t ooo;	/* packets arrived above epsn since epsn last advanced */
 	uint32_t sack_low;
 	uint64_t sack_pending; /* bytes arrived since the last SACK */
 };
@@ -718,12 +718,24 @@ static void strack_receiver(struct conn *c, struct packet *pk)
 	} else {
 		s->rcvd[psn >> 6] |= 1ULL << (psn & 63);
 		c->rcvd_bytes += pl;
+		/* The OOO count (Fig. 7 field (e)): "the number of packets
+		 * received at the receiver since the EPSN", read as the packets
+		 * that arrived since the EPSN last advanced, so that a count
+		 * above a window's worth says the expected packet has been
+		 * waited for "a whole window's time" (section 3.3.2's reason
+		 * for the threshold). Counting every packet held above the EPSN
+		 * instead carries arrivals from before the current EPSN became
+		 * the expected one: when the packets of one sprayed path queue
+		 * for about a window's time, as in the first round trips of a
+		 * permutation, each of them in turn would meet a count that
+		 * already holds the window, and be retransmitted though nothing
+		 * was lost. A lost packet stops the EPSN for good, so the count
+		 * still passes the threshold a window after it became expected. */
 		if (at_epsn) {
 			s->epsn++;
-			while (s->epsn < s->npkts && rcvd_get(s, s->epsn)) {
+			while (s->epsn < s->npkts && rcvd_get(s, s->epsn))
 				s->epsn++;
-				s->ooo--;
-			}
+			s->ooo = 0;
 		} else if (psn > s->epsn) {
 			s->ooo++;
 		}
