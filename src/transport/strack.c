@@ -159,9 +159,19 @@ enum strack_cc_rule strack_adjust_cwnd(struct strack_cc *cc, const struct strack
 	} else if (can_decrease && cc->avg_delay > k->target_qdelay) {
 		/* line 10 (quadrant 3; quadrant 4 between target and target_Qhigh) */
 		if (delay > k->target_qhigh && (double)cc->achieved_bdp < k->max_cwnd / 8) {
-			cwnd_pkts = (double)cc->achieved_bdp / k->mss; /* line 12 */
-			cc->last_decrease_ts = now;
-			rule = STRACK_CC_ACHIEVED;
+			/* line 12, as a decrease only: the text calls both cases of
+			 * line 10 reductions ("we use the achievedBDP as our window
+			 * to quickly converge to a lower rate"). Right after a cut
+			 * the pipe still delivers the larger window sent before
+			 * it, so achievedBDP can exceed cwnd; taken literally the
+			 * line would then raise the window back, by however much
+			 * of that flow's old window happened to get through. */
+			double ach = (double)cc->achieved_bdp / k->mss;
+			if (ach < cwnd_pkts) {
+				cwnd_pkts = ach;
+				cc->last_decrease_ts = now;
+				rule = STRACK_CC_ACHIEVED;
+			}
 		} else if (delay > k->target_qdelay) { /* line 15 */
 			double f =
 			    1 - k->gamma * (cc->avg_delay - k->target_qdelay) / cc->avg_delay;
@@ -252,7 +262,7 @@ struct strack_state {
 	/* receiver */
 	uint64_t *rcvd; /* bitmap of arrived PSNs */
 	uint32_t epsn;	/* expected PSN: every PSN below has arrived */
-	uint32_t ooo;	/* arrived PSNs above epsn */
+	uint32_t ooo;	/* packets arrived above epsn since epsn last advanced */
 	uint32_t sack_low;
 	uint64_t sack_pending; /* bytes arrived since the last SACK */
 };
@@ -580,10 +590,19 @@ static void strack_sender(struct conn *c, struct packet *pk)
 		}
 		strack_lb_update(&s->lb, ecn, path_id); /* line 4 */
 	}
-	if (rtt < s->cc.base_rtt) /* lines 5-7 */
+	/* lines 5-7, for data packets only. The listing takes the minimum over
+	 * every ACK; a probe is header-only, so its RTT lacks a data packet's
+	 * serialisation at every hop (two packet times on a star, 164 ns at
+	 * 400 Gb/s) and, taken as base_rtt, would add that much to every later
+	 * delay sample of this flow alone: flows that probed in the first RTT's
+	 * losses then see a queue two packets longer than the others and settle
+	 * at a smaller window (line 15 is steep near target_Qdelay), 11 against
+	 * 15 Gb/s in a 32:1 incast. The paper is silent on which ACKs measure the
+	 * base RTT; a probe's own sample below it reads as no queueing. */
+	if (!probe && rtt < s->cc.base_rtt)
 		s->cc.base_rtt = rtt;
-	simtime_t delay = rtt - s->cc.base_rtt; /* line 8 */
-	s->probe_ts = now + s->probe_after;	/* line 9 */
+	simtime_t delay = rtt > s->cc.base_rtt ? rtt - s->cc.base_rtt : 0; /* line 8 */
+	s->probe_ts = now + s->probe_after;				   /* line 9 */
 	if (probe) {
 		/* line 10: the probe came back quickly and nothing else arrived
 		 * since it left, so whatever it queued behind is lost. The listing
@@ -700,12 +719,24 @@ static void strack_receiver(struct conn *c, struct packet *pk)
 	} else {
 		s->rcvd[psn >> 6] |= 1ULL << (psn & 63);
 		c->rcvd_bytes += pl;
+		/* The OOO count (Fig. 7 field (e)): "the number of packets
+		 * received at the receiver since the EPSN", read as the packets
+		 * that arrived since the EPSN last advanced, so that a count
+		 * above a window's worth says the expected packet has been
+		 * waited for "a whole window's time" (section 3.3.2's reason
+		 * for the threshold). Counting every packet held above the EPSN
+		 * instead carries arrivals from before the current EPSN became
+		 * the expected one: when the packets of one sprayed path queue
+		 * for about a window's time, as in the first round trips of a
+		 * permutation, each of them in turn would meet a count that
+		 * already holds the window, and be retransmitted though nothing
+		 * was lost. A lost packet stops the EPSN for good, so the count
+		 * still passes the threshold a window after it became expected. */
 		if (at_epsn) {
 			s->epsn++;
-			while (s->epsn < s->npkts && rcvd_get(s, s->epsn)) {
+			while (s->epsn < s->npkts && rcvd_get(s, s->epsn))
 				s->epsn++;
-				s->ooo--;
-			}
+			s->ooo = 0;
 		} else if (psn > s->epsn) {
 			s->ooo++;
 		}

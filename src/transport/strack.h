@@ -79,7 +79,7 @@ enum strack_cc_rule {
 	STRACK_CC_HOLD = 0, /* no rule fired: quadrant 2 (ECN, low delay), or waiting */
 	STRACK_CC_AI_HIGH,  /* line 7: no ECN, delay > target_Qhigh: + beta / cwnd */
 	STRACK_CC_PROP_INC, /* line 9: no ECN, delay < target_Qdelay: proportional */
-	STRACK_CC_ACHIEVED, /* line 12: cwnd = achievedBDP */
+	STRACK_CC_ACHIEVED, /* line 12: cwnd = achievedBDP, when that lowers it */
 	STRACK_CC_MULT_DEC, /* line 15: multiplicative decrease */
 };
 
