@@ -266,38 +266,9 @@ static void mprdma_receiver(struct conn *c, struct packet *p)
 {
 	const struct mprdma_params *pp = tp_params(c);
 	struct mprdma_state *s = tp_priv(c);
-	uint32_t psn = p->psn;
-	enum pkt_type reply = PKT_ACK;
-	uint16_t discarded = 0;
-	tp_rx_ood(c, psn);
-	if (bit_get(s->rcvd, psn)) {
-		c->dup_bytes += pkt_payload(c, s, psn);
-	} else if (psn >= s->rcv_nxt + pp->bitmap) {
-		reply = PKT_NACK; /* beyond the L-packet bitmap: discarded, NACKed [U3] */
-		discarded = 1;
-	} else {
-		bit_set(s->rcvd, psn);
-		c->rcvd_bytes += pkt_payload(c, s, psn);
-		while (s->rcv_nxt < s->npkts && bit_get(s->rcvd, s->rcv_nxt))
-			s->rcv_nxt++;
-		/* a hole Delta behind: reported lost (the paper gives no rule; see
-		 * the header) */
-		if (psn >= s->rcv_nxt + pp->delta)
-			reply = PKT_NACK;
-	}
-	uint8_t fl = (uint8_t)(p->flags & PKT_F_RETX);
-	if (p->flags & PKT_F_CE)
-		fl |= PKT_F_ECE;
-	p->type = (uint8_t)reply;
-	p->cls = CLS_CTRL;
-	p->size = (uint16_t)tp_common(c)->ack_size;
-	p->src = c->dst->hid;
-	p->dst = c->src->hid;
-	p->p0 = psn;
-	p->p1 = s->rcv_nxt;
-	p->aux16 = discarded;
-	p->flags = fl;
-	tp_send(c, c->dst, p);
+	/* the L-packet bitmap [U3]; a hole Delta behind is reported lost (the
+	 * paper gives no rule; see the header) */
+	tp_perpkt_rx(c, p, s->rcvd, &s->rcv_nxt, s->npkts, pp->bitmap, pp->delta);
 }
 
 /* ---- sender: ACKs and NACKs ------------------------------------------------------ */

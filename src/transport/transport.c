@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "core/bits.h"
 #include "core/err.h"
 #include "core/mem.h"
 
@@ -188,4 +189,39 @@ void tp_complete(struct conn *c)
 	c->w->ndone++;
 	if (c->w->on_complete)
 		c->w->on_complete(c->w->ctx, c);
+}
+
+void tp_perpkt_rx(struct conn *c, struct packet *p, uint64_t *rcvd, uint32_t *rcv_nxt,
+		  uint32_t npkts, uint64_t bitmap, uint64_t delta)
+{
+	uint32_t psn = p->psn;
+	enum pkt_type reply = PKT_ACK;
+	uint16_t discarded = 0;
+	tp_rx_ood(c, psn);
+	if (bit_get(rcvd, psn)) {
+		c->dup_bytes += tp_seg_payload(c, c->bytes, npkts, psn);
+	} else if (psn >= *rcv_nxt + bitmap) {
+		reply = PKT_NACK; /* beyond the bitmap: discarded */
+		discarded = 1;
+	} else {
+		bit_set(rcvd, psn);
+		c->rcvd_bytes += tp_seg_payload(c, c->bytes, npkts, psn);
+		while (*rcv_nxt < npkts && bit_get(rcvd, *rcv_nxt))
+			(*rcv_nxt)++;
+		if (psn >= *rcv_nxt + delta)
+			reply = PKT_NACK;
+	}
+	uint8_t fl = (uint8_t)(p->flags & PKT_F_RETX);
+	if (p->flags & PKT_F_CE)
+		fl |= PKT_F_ECE;
+	p->type = (uint8_t)reply;
+	p->cls = CLS_CTRL;
+	p->size = (uint16_t)tp_common(c)->ack_size;
+	p->src = c->dst->hid;
+	p->dst = c->src->hid;
+	p->p0 = psn;
+	p->p1 = *rcv_nxt;
+	p->aux16 = discarded;
+	p->flags = fl;
+	tp_send(c, c->dst, p);
 }

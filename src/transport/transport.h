@@ -132,6 +132,14 @@ static inline void tp_rx_ood(struct conn *c, uint64_t psn)
 	c->w->ood_hist[ood < TP_OOD_MAX ? ood : TP_OOD_MAX]++;
 }
 
+/* The receiver of a per-packet-ACK multipath transport (UDMP, MP-RDMA): data
+ * packet p is recorded in the bitmap `rcvd` (rcv_nxt = first PSN missing),
+ * discarded and NACKed when it lies `bitmap` or more beyond rcv_nxt, and NACKed
+ * when it lands `delta` or more beyond a hole; p then becomes its ACK or NACK
+ * (p0 = its PSN, p1 = rcv_nxt, aux16 = 1 if discarded, ECN echoed) and goes back. */
+void tp_perpkt_rx(struct conn *c, struct packet *p, uint64_t *rcvd, uint32_t *rcv_nxt,
+		  uint32_t npkts, uint64_t bitmap, uint64_t delta);
+
 static inline void *tp_priv(struct conn *c)
 {
 	return c->priv;

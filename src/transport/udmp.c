@@ -320,39 +320,9 @@ static struct packet *udmp_next_packet(struct conn *c, unsigned flow)
 static void udmp_receiver(struct conn *c, struct packet *p)
 {
 	struct udmp_state *s = tp_priv(c);
-	uint32_t psn = p->psn;
-	enum pkt_type reply = PKT_ACK;
-	uint16_t discarded = 0;
-	tp_rx_ood(c, psn);
-	if (psn >= s->rcv_nxt + (uint64_t)s->win && !bit_get(s->rcvd, psn)) {
-		/* beyond the bitmap: discarded, NACKed (III-D) */
-		reply = PKT_NACK;
-		discarded = 1;
-	} else if (bit_get(s->rcvd, psn)) {
-		c->dup_bytes += pkt_payload(c, s, psn);
-	} else {
-		bit_set(s->rcvd, psn);
-		c->rcvd_bytes += pkt_payload(c, s, psn);
-		while (s->rcv_nxt < s->npkts && bit_get(s->rcvd, s->rcv_nxt))
-			s->rcv_nxt++;
-		/* a hole Delta behind is reported (choice: MP-RDMA's rule) */
-		if (psn >= s->rcv_nxt + s->delta)
-			reply = PKT_NACK;
-	}
-	/* the data packet becomes its ACK/NACK (per-packet ACKs) */
-	uint8_t fl = (uint8_t)(p->flags & PKT_F_RETX);
-	if (p->flags & PKT_F_CE)
-		fl |= PKT_F_ECE;
-	p->type = (uint8_t)reply;
-	p->cls = CLS_CTRL;
-	p->size = (uint16_t)tp_common(c)->ack_size;
-	p->src = c->dst->hid;
-	p->dst = c->src->hid;
-	p->p0 = psn;
-	p->p1 = s->rcv_nxt;
-	p->aux16 = discarded;
-	p->flags = fl;
-	tp_send(c, c->dst, p);
+	/* a one-BDP bitmap (III-D); a hole Delta behind is reported (choice:
+	 * MP-RDMA's rule) */
+	tp_perpkt_rx(c, p, s->rcvd, &s->rcv_nxt, s->npkts, s->win, s->delta);
 }
 
 /* ---- sender: ACKs ----------------------------------------------------------------- */
