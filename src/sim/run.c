@@ -338,15 +338,15 @@ static int pick_random_links(struct sim *s, uint8_t tier, uint64_t k, uint32_t *
 		goto out;
 	}
 	if (nsw) { /* the switches below tier-1 links, and their fewest uplinks */
-		for (uint32_t id = 0; id < f->nnodes; id++) {
-			uint32_t up = 0;
-			for (uint32_t i = 0; i < n; i++)
-				up += link_low(f, cand[i]) == id;
-			if (up) {
+		uint32_t *up = mp_calloc(f->nnodes + 1, sizeof *up);
+		for (uint32_t i = 0; i < n; i++)
+			up[link_low(f, cand[i])]++;
+		for (uint32_t id = 0; id < f->nnodes; id++)
+			if (up[id]) {
 				sw[nlow++] = id;
-				minup = up < minup ? up : minup;
+				minup = up[id] < minup ? up[id] : minup;
 			}
-		}
+		mp_free(up);
 		if (nsw > nlow || k % nsw || k / nsw > minup) {
 			rc = exp_errf(e, s->x, "failures",
 				      "tier1_switches: expected a number of switches (at most %u) "
