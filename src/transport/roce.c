@@ -596,8 +596,13 @@ static const struct opt_desc roce_opts[] = {
 	  qp_modes },
 	{ "ack_interval", OPT_UINT, offsetof(struct roce_params, ack_interval), "0", 0, 65536,
 	  "ACK every this many in-order packets, and at the message end; 0 = the preset's" },
-	{ "rto", OPT_TIME, offsetof(struct roce_params, rto), "1ms", 1e6, 1e13,
-	  "retransmission timeout: go back to the oldest unacknowledged PSN" },
+	/* 67.1 ms = the InfiniBand local ACK timeout 4.096 us x 2^14, a common
+	 * setting for lossless RoCE. A 1 ms timeout (the earlier default) fired
+	 * in lossless 32 -> 1 incasts of 64-100 MB, where PFC holds a packet for
+	 * several ms, and went back N spuriously (1.3 GB resent, no drop). */
+	{ "rto", OPT_TIME, offsetof(struct roce_params, rto), "67.1ms", 1e6, 1e13,
+	  "retransmission timeout (the InfiniBand local ACK timeout): go back to the oldest "
+	  "unacknowledged PSN" },
 	{ "dcqcn", OPT_BOOL, offsetof(struct roce_params, dcqcn), "true", 0, 0,
 	  "DCQCN rate control; false = line rate, PFC only" },
 	{ "preset", OPT_ENUM, offsetof(struct roce_params, preset), "paper", 0, 0,
