@@ -150,6 +150,9 @@ void tp_set_flows(struct conn *c, unsigned n)
 
 void tp_timer_set(struct conn *c, simtime_t t)
 {
+	/* a deadline already past (an RTO of a shrinking RTT estimate) is due now */
+	if (t < tp_now(c))
+		t = tp_now(c);
 	c->timer_at = t;
 	if (t < c->timer_ev_at) {
 		c->timer_ev_at = t;
