@@ -103,6 +103,7 @@ struct mprdma_state {
 	uint32_t ring_cap, ring_head, ring_n; /* ring_n = pending slots */
 	double srtt, rttvar;		      /* ps */
 	uint32_t rtt_seq;		      /* PSN being timed */
+	uint32_t backoff;		      /* RTO multiplier, doubled per timeout */
 	bool rtt_timing, have_rtt;
 	uint16_t ent_base;
 	struct mp_rng rng;
@@ -211,7 +212,7 @@ static simtime_t rto_of(const struct conn *c)
 	const struct mprdma_params *pp = tp_params(c);
 	const struct mprdma_state *s = tp_priv((struct conn *)c);
 	simtime_t r = s->have_rtt ? (simtime_t)(s->srtt + 4 * s->rttvar) : 4 * c->base_rtt;
-	return r > pp->rto_min ? r : pp->rto_min;
+	return (r > pp->rto_min ? r : pp->rto_min) * (s->backoff ? s->backoff : 1);
 }
 
 static void arm_timer(struct conn *c)
@@ -297,6 +298,7 @@ static void rtt_sample(struct mprdma_state *s, double r)
 {
 	/* srtt, rttvar [U4]; the paper gives no gains, RFC 6298's chosen as the
 	 * usual estimator */
+	s->backoff = 1; /* a fresh sample ends the back-off (RFC 6298 5.7) */
 	if (!s->have_rtt) {
 		s->have_rtt = true;
 		s->srtt = r;
@@ -428,6 +430,13 @@ static void mprdma_on_timer(struct conn *c)
 		for (uint32_t i = s->snd_una; i < s->snd_nxt; i++)
 			mark_lost(s, i);
 		s->cwnd = s->cwnd / 2 < 1 ? 1 : s->cwnd / 2;
+		/* RFC 6298 5.5: the timeout doubles until a fresh RTT sample.
+		 * Without it a 32 -> 1 incast, whose queue delay outgrows
+		 * srtt + 4 rttvar within one window, timed out again and again,
+		 * each time sending a window on top of the packets still queued:
+		 * 1.2 GB resent for 512 MB, 3x the ideal FCT (UDMP Fig. 10). */
+		if (s->backoff < 64)
+			s->backoff = s->backoff ? 2 * s->backoff : 2;
 		s->inflight = 0;
 		s->ring_n = 0;
 		s->free_slots = (uint32_t)s->cwnd;
