@@ -566,7 +566,10 @@ static const struct opt_desc udmp_opts[] = {
 	 * and Alg. 2 rule (c) (rtt > smooth_rtt + base_rtt: clock nothing) starved
 	 * it: in an 8 -> 1 fat-tree incast the one intra-pod sender, shortest
 	 * base RTT, sent one packet per RTT (0.16 Gb/s) for 7 ms while the others
-	 * shared the link (tests/test_udmp.c, test_incast_fat_tree_fair). */
+	 * shared the link (tests/test_udmp.c, test_incast_fat_tree_fair). The
+	 * price: a path 1 ms slow (Fig. 7's delay anomaly) lifts smooth_rtt with
+	 * each of its ACKs until rule (c) holds no path back; with 0.01 that case
+	 * is 3x milder (experiments/README.md, Fig. 7). */
 	{ "alpha", OPT_DOUBLE, offsetof(struct udmp_params, alpha), "0.125", 1e-6, 1,
 	  "EWMA gain of smooth_rtt per ACK (Alg. 1 line 18; the paper gives no value)" },
 	/* no value in the paper (lines 33/35 give no rise at gradient 0); 0.1 of
