@@ -90,16 +90,12 @@ struct mprdma_params {
 
 struct mprdma_state {
 	/* sender */
-	uint32_t npkts, snd_nxt, snd_una, nacked;
-	uint32_t snd_ooh1; /* snd_ooh + 1 (0 = nothing acknowledged yet) */
+	struct tp_pktbook b;
 	uint32_t inflight; /* packets whose ACK/NACK has not returned */
-	uint32_t nlost, lost_lo;
-	uint64_t *acked, *lost;
-	double cwnd; /* packets */
-	simtime_t recover_time, last_progress, probe_next;
-	uint32_t scan_lo;    /* PSNs below were judged in this round of loss marking */
-	uint32_t free_slots; /* sends allowed on random VPs */
-	uint16_t *ring;	     /* VPs of slots released by ACKs */
+	double cwnd;	   /* packets */
+	simtime_t last_progress, probe_next;
+	uint32_t free_slots;		      /* sends allowed on random VPs */
+	uint16_t *ring;			      /* VPs of slots released by ACKs */
 	uint32_t ring_cap, ring_head, ring_n; /* ring_n = pending slots */
 	double srtt, rttvar;		      /* ps */
 	uint32_t rtt_seq;		      /* PSN being timed */
@@ -114,7 +110,7 @@ struct mprdma_state {
 
 static inline uint64_t pkt_payload(const struct conn *c, const struct mprdma_state *s, uint32_t psn)
 {
-	return tp_seg_payload(c, c->bytes, s->npkts, psn);
+	return tp_seg_payload(c, c->bytes, s->b.npkts, psn);
 }
 
 static uint16_t random_vp(struct mprdma_state *s, const struct mprdma_params *pp)
@@ -126,12 +122,8 @@ static void mprdma_open(struct conn *c)
 {
 	const struct mprdma_params *pp = tp_params(c);
 	struct mprdma_state *s = tp_priv(c);
-	s->npkts = tp_npkts(c, c->bytes);
-	uint64_t n = s->npkts;
-	size_t words = (n + 63) / 64;
-	s->acked = mp_calloc(words, sizeof *s->acked);
-	s->lost = mp_calloc(words, sizeof *s->lost);
-	s->rcvd = mp_calloc(words, sizeof *s->rcvd);
+	tp_book_open(&s->b, (uint32_t)tp_npkts(c, c->bytes));
+	s->rcvd = mp_calloc(((size_t)s->b.npkts + 63) / 64, sizeof *s->rcvd);
 	uint64_t w = pp->initial_window;
 	if (w == 0) {
 		/* sprayed over random VPs [S5]; its size: the paper gives no value,
@@ -146,7 +138,6 @@ static void mprdma_open(struct conn *c)
 	s->ring = mp_calloc(s->ring_cap, sizeof *s->ring);
 	rng_init(&s->rng, c->w->seed, RNG_CONN, c->id);
 	s->ent_base = (uint16_t)rng_below(&s->rng, 65536);
-	s->lost_lo = UINT32_MAX;
 	s->last_progress = tp_now(c);
 	tp_activate(c);
 }
@@ -154,57 +145,14 @@ static void mprdma_open(struct conn *c)
 static void mprdma_close(struct conn *c)
 {
 	struct mprdma_state *s = tp_priv(c);
-	mp_free(s->acked);
-	mp_free(s->lost);
+	tp_book_close(&s->b);
 	mp_free(s->rcvd);
 	mp_free(s->ring);
 }
 
-/* ---- retransmission bookkeeping --------------------------------------------- */
-static void mark_lost(struct mprdma_state *s, uint32_t psn)
-{
-	if (psn >= s->snd_nxt || bit_get(s->acked, psn) || bit_get(s->lost, psn))
-		return;
-	bit_set(s->lost, psn);
-	s->nlost++;
-	if (psn < s->lost_lo)
-		s->lost_lo = psn;
-}
-
-/* Marks lost every PSN from `from` (or snd_una) that is still unacknowledged
- * Delta or more below snd_ooh, and returns where the next scan starts. */
-static uint32_t mark_below_ool(struct mprdma_state *s, uint32_t from, uint64_t delta)
-{
-	uint32_t i = from > s->snd_una ? from : s->snd_una;
-	for (; (uint64_t)i + delta < s->snd_ooh1; i++)
-		mark_lost(s, i);
-	return i;
-}
-
-static uint32_t next_lost(struct mprdma_state *s)
-{
-	while (s->nlost) {
-		uint32_t i = s->lost_lo;
-		MP_ASSERT(i < s->npkts);
-		if (!bit_get(s->lost, i)) {
-			s->lost_lo++;
-			continue;
-		}
-		if (bit_get(s->acked, i)) {
-			bit_clr(s->lost, i);
-			s->nlost--;
-			s->lost_lo++;
-			continue;
-		}
-		return i;
-	}
-	s->lost_lo = UINT32_MAX;
-	return UINT32_MAX;
-}
-
 static uint32_t sendable(const struct mprdma_state *s)
 {
-	return s->npkts - s->snd_nxt + s->nlost;
+	return s->b.npkts - s->b.snd_nxt + s->b.nlost;
 }
 
 static simtime_t rto_of(const struct conn *c)
@@ -218,7 +166,7 @@ static simtime_t rto_of(const struct conn *c)
 static void arm_timer(struct conn *c)
 {
 	struct mprdma_state *s = tp_priv(c);
-	tp_timer_set(c, s->snd_una < s->snd_nxt ? s->last_progress + rto_of(c) : SIMTIME_MAX);
+	tp_timer_set(c, s->b.snd_una < s->b.snd_nxt ? s->last_progress + rto_of(c) : SIMTIME_MAX);
 }
 
 /* ---- sender: transmit -------------------------------------------------------- */
@@ -230,14 +178,14 @@ static struct packet *mprdma_next_packet(struct conn *c, unsigned flow)
 	simtime_t now = tp_now(c);
 	if (!s->ring_n && !s->free_slots)
 		return NULL; /* the window is full: the next ACK clocks */
-	uint32_t psn = next_lost(s);
+	uint32_t psn = tp_book_next_lost(&s->b);
 	bool retx = psn != UINT32_MAX;
-	if (s->snd_una >= s->snd_nxt)
+	if (s->b.snd_una >= s->b.snd_nxt)
 		s->last_progress = now; /* the first packet outstanding starts the RTO */
 	if (!retx) {
-		if (s->snd_nxt >= s->npkts)
+		if (s->b.snd_nxt >= s->b.npkts)
 			return NULL;
-		psn = s->snd_nxt++;
+		psn = s->b.snd_nxt++;
 	}
 	uint16_t vp;
 	if (s->ring_n) {
@@ -253,11 +201,10 @@ static struct packet *mprdma_next_packet(struct conn *c, unsigned flow)
 	p->size = (uint16_t)(pkt_payload(c, s, psn) + pp->common.header);
 	p->entropy = vp;
 	p->flags |= PKT_F_ECT;
-	if (psn + 1 == s->npkts)
+	if (psn + 1 == s->b.npkts)
 		p->flags |= PKT_F_LAST;
 	if (retx) {
-		bit_clr(s->lost, psn);
-		s->nlost--;
+		tp_book_resent(&s->b, psn);
 		p->flags |= PKT_F_RETX;
 		c->retx_bytes += p->size;
 		if (s->inflight) /* the original is presumed lost */
@@ -280,20 +227,10 @@ static void mprdma_receiver(struct conn *c, struct packet *p)
 	struct mprdma_state *s = tp_priv(c);
 	/* the L-packet bitmap [U3]; a hole Delta behind is reported lost (the
 	 * paper gives no rule; see the header) */
-	tp_perpkt_rx(c, p, s->rcvd, &s->rcv_nxt, s->npkts, pp->bitmap, pp->delta);
+	tp_perpkt_rx(c, p, s->rcvd, &s->rcv_nxt, s->b.npkts, pp->bitmap, pp->delta);
 }
 
 /* ---- sender: ACKs and NACKs ------------------------------------------------------ */
-static void ack_one(struct conn *c, struct mprdma_state *s, uint32_t psn)
-{
-	if (bit_get(s->acked, psn))
-		return;
-	bit_set(s->acked, psn);
-	s->nacked++;
-	c->acked_bytes += pkt_payload(c, s, psn);
-	s->last_progress = tp_now(c);
-}
-
 static void rtt_sample(struct mprdma_state *s, double r)
 {
 	/* srtt, rttvar [U4]; the paper gives no gains, RFC 6298's chosen as the
@@ -317,48 +254,28 @@ static void mprdma_sender(struct conn *c, struct packet *p)
 	bool nack = p->type == PKT_NACK, discarded = nack && (p->aux16 & 1);
 	bool retx = p->flags & PKT_F_RETX;
 	uint32_t psn = p->p0;
-	uint32_t ooh1_before = s->snd_ooh1;
+	uint32_t ooh1_before = s->b.snd_ooh1;
 	uint16_t vp = p->entropy;
 	if (s->inflight)
 		s->inflight--;
-	while (s->snd_una < p->p1)
-		ack_one(c, s, s->snd_una++);
-	if (!discarded) {
-		ack_one(c, s, psn);
-		if (psn + 1 > s->snd_ooh1)
-			s->snd_ooh1 = psn + 1;
-	}
-	while (s->snd_una < s->npkts && bit_get(s->acked, s->snd_una))
-		s->snd_una++;
+	if (tp_book_ack(c, &s->b, p, discarded))
+		s->last_progress = now;
 	if (s->rtt_timing && psn == s->rtt_seq && !discarded) {
 		if (!retx)
 			rtt_sample(s, (double)(now - p->ts));
 		s->rtt_timing = false;
-	} else if (s->rtt_timing && s->rtt_seq < s->snd_una) {
+	} else if (s->rtt_timing && s->rtt_seq < s->b.snd_una) {
 		s->rtt_timing = false; /* acknowledged by another packet */
 	}
-	if (s->nacked == s->npkts) {
+	if (s->b.nacked == s->b.npkts) {
 		tp_pkt_free(c, p);
 		tp_complete(c);
 		return;
 	}
-	if (nack) {
-		if (discarded)
-			mark_lost(s, psn);
-		/* the hole the receiver reports starts a round of loss marking, at
-		 * most one per round trip (a NACK for a packet sent before the round
-		 * began tells nothing new); within the round every PSN still
-		 * missing Delta below snd_ooh is lost, once, as soon as it falls
-		 * there. (Marking only when a round began left the holes that fell
-		 * behind later for the next round, a round trip each, with the
-		 * receiver's bitmap held back meanwhile: 3x the retransmitted bytes
-		 * with one of 64 edge-agg links 1 ms slow, UDMP Fig. 7.) */
-		if (p->ts >= s->recover_time) {
-			s->recover_time = now;
-			mark_lost(s, p->p1);
-		}
-		s->scan_lo = mark_below_ool(s, s->scan_lo, pp->delta);
-	}
+	/* the hole the receiver reports, and every PSN still missing Delta below
+	 * snd_ooh, are lost (the rule is tp_pktbook's, transport.h) */
+	if (nack)
+		tp_book_nack(&s->b, p, discarded, pp->delta, now);
 	/* congestion control [U1]: one window for every VP, adjusted per ACK:
 	 * -1/2 packet per ECN-marked ACK, +1/cwnd per unmarked one */
 	if (p->flags & PKT_F_ECE)
@@ -423,12 +340,11 @@ static void mprdma_on_timer(struct conn *c)
 {
 	struct mprdma_state *s = tp_priv(c);
 	simtime_t now = tp_now(c);
-	if (s->snd_una < s->snd_nxt && now >= s->last_progress + rto_of(c)) {
+	if (s->b.snd_una < s->b.snd_nxt && now >= s->last_progress + rto_of(c)) {
 		/* timeout: everything outstanding again, restarted on random VPs;
 		 * the paper gives no window rule, halving chosen as a loss is
 		 * congestion here too */
-		for (uint32_t i = s->snd_una; i < s->snd_nxt; i++)
-			mark_lost(s, i);
+		tp_book_timeout(&s->b, now);
 		s->cwnd = s->cwnd / 2 < 1 ? 1 : s->cwnd / 2;
 		/* RFC 6298 5.5: the timeout doubles until a fresh RTT sample.
 		 * Without it a 32 -> 1 incast, whose queue delay outgrows
@@ -441,7 +357,6 @@ static void mprdma_on_timer(struct conn *c)
 		s->ring_n = 0;
 		s->free_slots = (uint32_t)s->cwnd;
 		s->rtt_timing = false;
-		s->recover_time = now;
 		s->last_progress = now;
 	}
 	arm_timer(c);

@@ -228,3 +228,104 @@ void tp_perpkt_rx(struct conn *c, struct packet *p, uint64_t *rcvd, uint32_t *rc
 	p->flags = fl;
 	tp_send(c, c->dst, p);
 }
+
+/* ---- the sender's per-packet book (UDMP, MP-RDMA) ------------------------------ */
+void tp_book_open(struct tp_pktbook *b, uint32_t npkts)
+{
+	size_t words = ((size_t)npkts + 63) / 64;
+	memset(b, 0, sizeof *b);
+	b->npkts = npkts;
+	b->acked = mp_calloc(words, sizeof *b->acked);
+	b->lost = mp_calloc(words, sizeof *b->lost);
+	b->lost_lo = UINT32_MAX;
+}
+
+void tp_book_close(struct tp_pktbook *b)
+{
+	mp_free(b->acked);
+	mp_free(b->lost);
+}
+
+void tp_book_mark_lost(struct tp_pktbook *b, uint32_t psn)
+{
+	if (psn >= b->snd_nxt || bit_get(b->acked, psn) || bit_get(b->lost, psn))
+		return;
+	bit_set(b->lost, psn);
+	b->nlost++;
+	if (psn < b->lost_lo)
+		b->lost_lo = psn;
+}
+
+uint32_t tp_book_next_lost(struct tp_pktbook *b)
+{
+	while (b->nlost) {
+		uint32_t i = b->lost_lo;
+		MP_ASSERT(i < b->npkts);
+		if (!bit_get(b->lost, i)) {
+			b->lost_lo++;
+			continue;
+		}
+		if (bit_get(b->acked, i)) { /* arrived after all */
+			bit_clr(b->lost, i);
+			b->nlost--;
+			b->lost_lo++;
+			continue;
+		}
+		return i;
+	}
+	b->lost_lo = UINT32_MAX;
+	return UINT32_MAX;
+}
+
+void tp_book_resent(struct tp_pktbook *b, uint32_t psn)
+{
+	bit_clr(b->lost, psn);
+	b->nlost--;
+}
+
+static bool book_ack_one(struct conn *c, struct tp_pktbook *b, uint32_t psn)
+{
+	if (bit_get(b->acked, psn))
+		return false;
+	bit_set(b->acked, psn);
+	b->nacked++;
+	c->acked_bytes += tp_seg_payload(c, c->bytes, b->npkts, psn);
+	return true;
+}
+
+bool tp_book_ack(struct conn *c, struct tp_pktbook *b, const struct packet *p, bool discarded)
+{
+	bool progress = false;
+	while (b->snd_una < p->p1)
+		progress |= book_ack_one(c, b, b->snd_una++);
+	if (!discarded) {
+		progress |= book_ack_one(c, b, p->p0);
+		if (p->p0 + 1 > b->snd_ooh1)
+			b->snd_ooh1 = p->p0 + 1;
+	}
+	while (b->snd_una < b->npkts && bit_get(b->acked, b->snd_una))
+		b->snd_una++;
+	return progress;
+}
+
+void tp_book_nack(struct tp_pktbook *b, const struct packet *p, bool discarded, uint64_t delta,
+		  simtime_t now)
+{
+	if (discarded)
+		tp_book_mark_lost(b, p->p0);
+	if (p->ts >= b->recover_time) {
+		b->recover_time = now;
+		tp_book_mark_lost(b, p->p1);
+	}
+	uint32_t i = b->scan_lo > b->snd_una ? b->scan_lo : b->snd_una;
+	for (; (uint64_t)i + delta < b->snd_ooh1; i++)
+		tp_book_mark_lost(b, i);
+	b->scan_lo = i;
+}
+
+void tp_book_timeout(struct tp_pktbook *b, simtime_t now)
+{
+	for (uint32_t i = b->snd_una; i < b->snd_nxt; i++)
+		tp_book_mark_lost(b, i);
+	b->recover_time = now;
+}

@@ -140,6 +140,46 @@ static inline void tp_rx_ood(struct conn *c, uint64_t psn)
 void tp_perpkt_rx(struct conn *c, struct packet *p, uint64_t *rcvd, uint32_t *rcv_nxt,
 		  uint32_t npkts, uint64_t bitmap, uint64_t delta);
 
+/* The sender's side of a per-packet-ACK multipath transport (UDMP, MP-RDMA):
+ * which PSNs are acknowledged and which are marked for retransmission, with
+ * the loss rule both share. A NACK (tp_perpkt_rx) starts a round of loss
+ * marking, at most one per round trip: a NACK for a packet sent before the
+ * round began tells nothing new. Within the round every PSN still missing
+ * Delta or more below snd_ooh is marked, once, as soon as it falls there
+ * (marking only when a round began left the holes that fell behind later for
+ * the next round, a round trip each, with the receiver's bitmap held back).
+ * A discarded packet is marked on its own NACK. */
+struct tp_pktbook {
+	uint32_t npkts;
+	uint32_t snd_nxt;	/* next new PSN */
+	uint32_t snd_una;	/* every PSN below is acknowledged */
+	uint32_t snd_ooh1;	/* highest PSN acknowledged + 1 (0 = none yet) */
+	uint32_t nacked;	/* PSNs acknowledged */
+	uint32_t nlost;		/* PSNs marked for retransmission */
+	uint32_t lost_lo;	/* no marked PSN below this */
+	uint32_t scan_lo;	/* PSNs below were judged in this round */
+	simtime_t recover_time; /* start of the last round of loss marking */
+	uint64_t *acked, *lost; /* bitmaps over the message */
+};
+
+void tp_book_open(struct tp_pktbook *b, uint32_t npkts);
+void tp_book_close(struct tp_pktbook *b);
+/* Marks psn for retransmission unless it is unsent, acknowledged or marked. */
+void tp_book_mark_lost(struct tp_pktbook *b, uint32_t psn);
+/* The lowest PSN marked and not acknowledged since, or UINT32_MAX. */
+uint32_t tp_book_next_lost(struct tp_pktbook *b);
+/* psn, marked, is being sent again. */
+void tp_book_resent(struct tp_pktbook *b, uint32_t psn);
+/* ACK or NACK p (p0 = PSN, p1 = cumulative) acknowledges its PSNs, unless p
+ * reports a discarded packet; the bytes go to c->acked_bytes. Returns whether
+ * any PSN was newly acknowledged. */
+bool tp_book_ack(struct conn *c, struct tp_pktbook *b, const struct packet *p, bool discarded);
+/* NACK p, after tp_book_ack: the loss rule above. */
+void tp_book_nack(struct tp_pktbook *b, const struct packet *p, bool discarded, uint64_t delta,
+		  simtime_t now);
+/* A timeout: every PSN outstanding is marked, and a new round begins. */
+void tp_book_timeout(struct tp_pktbook *b, simtime_t now);
+
 static inline void *tp_priv(struct conn *c)
 {
 	return c->priv;

@@ -71,19 +71,10 @@ struct udmp_params {
 
 struct udmp_state {
 	/* sender: reliability */
-	uint32_t npkts;
-	uint32_t snd_nxt;  /* next new PSN */
-	uint32_t snd_una;  /* every PSN below is acknowledged */
-	uint32_t snd_ooh1; /* highest PSN acknowledged + 1 (0 = none yet) */
-	uint32_t nacked;
-	uint32_t inflight;	/* packets sent whose ACK/NACK has not returned */
-	uint32_t nlost;		/* PSNs marked for retransmission */
-	uint32_t lost_lo;	/* no marked PSN below this */
-	simtime_t recover_time; /* start of the last round of loss marking */
-	uint32_t scan_lo;	/* PSNs below were judged in this round */
+	struct tp_pktbook b;
+	uint32_t inflight; /* packets sent whose ACK/NACK has not returned */
 	simtime_t last_progress;
-	simtime_t pace_at;	/* paced restart: next token due (SIMTIME_MAX = none) */
-	uint64_t *acked, *lost; /* bitmaps over the message */
+	simtime_t pace_at; /* paced restart: next token due (SIMTIME_MAX = none) */
 	/* Alg. 1 */
 	bool first_rtt;
 	bool have_rtt;
@@ -113,7 +104,7 @@ struct udmp_state {
 
 static inline uint64_t pkt_payload(const struct conn *c, const struct udmp_state *s, uint32_t psn)
 {
-	return tp_seg_payload(c, c->bytes, s->npkts, psn);
+	return tp_seg_payload(c, c->bytes, s->b.npkts, psn);
 }
 
 static uint16_t random_path(struct udmp_state *s, const struct udmp_params *pp)
@@ -125,12 +116,8 @@ static void udmp_open(struct conn *c)
 {
 	const struct udmp_params *pp = tp_params(c);
 	struct udmp_state *s = tp_priv(c);
-	s->npkts = tp_npkts(c, c->bytes);
-	uint64_t n = s->npkts;
-	size_t words = (n + 63) / 64;
-	s->acked = mp_calloc(words, sizeof *s->acked);
-	s->lost = mp_calloc(words, sizeof *s->lost);
-	s->rcvd = mp_calloc(words, sizeof *s->rcvd);
+	tp_book_open(&s->b, (uint32_t)tp_npkts(c, c->bytes));
+	s->rcvd = mp_calloc(((size_t)s->b.npkts + 63) / 64, sizeof *s->rcvd);
 	s->pkt = (uint32_t)pp->common.mtu;
 	s->line = (double)c->src->node.ports[c->rail].rate_bps;
 	s->rate = pp->fixed_rate ? (double)pp->fixed_rate : s->line;
@@ -155,7 +142,6 @@ static void udmp_open(struct conn *c)
 	s->ring = mp_calloc(s->ring_cap, sizeof *s->ring);
 	rng_init(&s->rng, c->w->seed, RNG_CONN, c->id);
 	s->ent_base = (uint16_t)rng_below(&s->rng, 65536);
-	s->lost_lo = UINT32_MAX;
 	s->pace_at = SIMTIME_MAX;
 	s->last_progress = tp_now(c);
 	tp_activate(c);
@@ -164,53 +150,9 @@ static void udmp_open(struct conn *c)
 static void udmp_close(struct conn *c)
 {
 	struct udmp_state *s = tp_priv(c);
-	mp_free(s->acked);
-	mp_free(s->lost);
+	tp_book_close(&s->b);
 	mp_free(s->rcvd);
 	mp_free(s->ring);
-}
-
-/* ---- retransmission bookkeeping --------------------------------------------- */
-static void mark_lost(struct udmp_state *s, uint32_t psn)
-{
-	if (psn >= s->snd_nxt || bit_get(s->acked, psn) || bit_get(s->lost, psn))
-		return;
-	bit_set(s->lost, psn);
-	s->nlost++;
-	if (psn < s->lost_lo)
-		s->lost_lo = psn;
-}
-
-/* Marks lost every PSN from `from` (or snd_una) that is still unacknowledged
- * Delta or more below snd_ooh, and returns where the next scan starts. */
-static uint32_t mark_below_ool(struct udmp_state *s, uint32_t from, uint64_t delta)
-{
-	uint32_t i = from > s->snd_una ? from : s->snd_una;
-	for (; (uint64_t)i + delta < s->snd_ooh1; i++)
-		mark_lost(s, i);
-	return i;
-}
-
-/* The lowest PSN marked lost and not acknowledged since, or UINT32_MAX. */
-static uint32_t next_lost(struct udmp_state *s)
-{
-	while (s->nlost) {
-		uint32_t i = s->lost_lo;
-		MP_ASSERT(i < s->npkts);
-		if (!bit_get(s->lost, i)) {
-			s->lost_lo++;
-			continue;
-		}
-		if (bit_get(s->acked, i)) { /* arrived after all */
-			bit_clr(s->lost, i);
-			s->nlost--;
-			s->lost_lo++;
-			continue;
-		}
-		return i;
-	}
-	s->lost_lo = UINT32_MAX;
-	return UINT32_MAX;
 }
 
 static simtime_t rto_of(const struct conn *c)
@@ -245,14 +187,14 @@ static inline bool pool_has(const struct udmp_state *s, unsigned npk)
 
 static bool has_work(const struct udmp_state *s)
 {
-	return s->snd_nxt < s->npkts || s->nlost;
+	return s->b.snd_nxt < s->b.npkts || s->b.nlost;
 }
 
 static void arm_timer(struct conn *c)
 {
 	struct udmp_state *s = tp_priv(c);
 	simtime_t t = s->pace_at;
-	if (s->snd_una < s->snd_nxt) {
+	if (s->b.snd_una < s->b.snd_nxt) {
 		simtime_t r = s->last_progress + rto_of(c);
 		if (r < t)
 			t = r;
@@ -267,12 +209,12 @@ static struct packet *udmp_next_packet(struct conn *c, unsigned flow)
 	const struct udmp_params *pp = tp_params(c);
 	struct udmp_state *s = tp_priv(c);
 	simtime_t now = tp_now(c);
-	uint32_t psn = next_lost(s);
+	uint32_t psn = tp_book_next_lost(&s->b);
 	bool retx = psn != UINT32_MAX;
 	if (!retx) {
-		if (s->snd_nxt >= s->npkts)
+		if (s->b.snd_nxt >= s->b.npkts)
 			return NULL;
-		psn = s->snd_nxt;
+		psn = s->b.snd_nxt;
 	}
 	if (s->token_pool <= 0) { /* line 7 */
 		if (s->first_rtt || s->inflight)
@@ -293,7 +235,7 @@ static struct packet *udmp_next_packet(struct conn *c, unsigned flow)
 		s->token_pool++;
 		s->pace_at = SIMTIME_MAX;
 	}
-	if (s->snd_una >= s->snd_nxt) /* the first packet outstanding starts the clock */
+	if (s->b.snd_una >= s->b.snd_nxt) /* the first packet outstanding starts the clock */
 		s->last_progress = now;
 	s->token_pool--; /* line 13 */
 	if (s->first_rtt && s->token_pool == 0 && !s->addtoken_started) {
@@ -315,17 +257,16 @@ static struct packet *udmp_next_packet(struct conn *c, unsigned flow)
 	p->size = (uint16_t)(pkt_payload(c, s, psn) + pp->common.header);
 	p->entropy = path;
 	p->flags |= PKT_F_ECT;
-	if (psn + 1 == s->npkts)
+	if (psn + 1 == s->b.npkts)
 		p->flags |= PKT_F_LAST;
 	if (retx) {
-		bit_clr(s->lost, psn);
-		s->nlost--;
+		tp_book_resent(&s->b, psn);
 		p->flags |= PKT_F_RETX;
 		c->retx_bytes += p->size;
 		if (s->inflight) /* the original is presumed lost */
 			s->inflight--;
 	} else {
-		s->snd_nxt++;
+		s->b.snd_nxt++;
 	}
 	s->inflight++;
 	c->sent_bytes += p->size;
@@ -340,21 +281,11 @@ static void udmp_receiver(struct conn *c, struct packet *p)
 	struct udmp_state *s = tp_priv(c);
 	/* a one-BDP bitmap (III-D); a hole Delta behind is reported only with
 	 * hole_nack (see the header) */
-	tp_perpkt_rx(c, p, s->rcvd, &s->rcv_nxt, s->npkts, s->win,
+	tp_perpkt_rx(c, p, s->rcvd, &s->rcv_nxt, s->b.npkts, s->win,
 		     ((const struct udmp_params *)tp_params(c))->hole_nack ? s->delta : s->win);
 }
 
 /* ---- sender: ACKs ----------------------------------------------------------------- */
-static void ack_one(struct conn *c, struct udmp_state *s, uint32_t psn)
-{
-	if (bit_get(s->acked, psn))
-		return;
-	bit_set(s->acked, psn);
-	s->nacked++;
-	c->acked_bytes += pkt_payload(c, s, psn);
-	s->last_progress = tp_now(c);
-}
-
 static void release(struct udmp_state *s, const struct udmp_params *pp, uint16_t path, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
@@ -480,44 +411,23 @@ static void udmp_sender(struct conn *c, struct packet *p)
 	uint32_t psn = p->p0;
 	/* OOO-aware path selection: judged against snd_ooh before this ACK */
 	bool out_of_window = pp->ooo_aware && !discarded && !(p->flags & PKT_F_RETX) &&
-			     (uint64_t)psn + s->delta + 1 < s->snd_ooh1;
+			     (uint64_t)psn + s->delta + 1 < s->b.snd_ooh1;
 	if (s->inflight)
 		s->inflight--;
-	while (s->snd_una < p->p1)
-		ack_one(c, s, s->snd_una++);
-	if (!discarded) {
-		ack_one(c, s, psn);
-		if (psn + 1 > s->snd_ooh1)
-			s->snd_ooh1 = psn + 1;
-	}
-	while (s->snd_una < s->npkts && bit_get(s->acked, s->snd_una))
-		s->snd_una++;
-	if (s->nacked == s->npkts) {
+	if (tp_book_ack(c, &s->b, p, discarded))
+		s->last_progress = tp_now(c);
+	if (s->b.nacked == s->b.npkts) {
 		tp_pkt_free(c, p);
 		tp_complete(c);
 		return;
 	}
 	if (nack) {
-		/* a discarded packet must be sent again; the first missing PSN,
-		 * which holds the receiver's bitmap back, starts a round of loss
-		 * marking, at most one per round trip (a NACK for a packet sent
-		 * before the round began tells nothing new), and within the round
-		 * every PSN still unacknowledged Delta below snd_ooh is lost, once,
-		 * as soon as it falls there. III-D adopts "a similar retransmission
-		 * design as MPRDMA" and gives no more, so (choice) this is
-		 * src/transport/mprdma.c's rule. Taking only the first hole per
-		 * round repaired a burst of k losses in k rounds, each overrunning
-		 * the bitmap (~5x MP-RDMA's retransmitted bytes); marking the holes
-		 * only when the round began left those falling behind later for
-		 * the next round (3x the bytes resent with one edge-agg link 1 ms
-		 * slow, Fig. 7). */
-		if (discarded)
-			mark_lost(s, psn);
-		if (p->ts >= s->recover_time) {
-			s->recover_time = tp_now(c);
-			mark_lost(s, p->p1);
-		}
-		s->scan_lo = mark_below_ool(s, s->scan_lo, s->delta);
+		/* III-D adopts "a similar retransmission design as MPRDMA" and
+		 * gives no more, so (choice) the loss rule is tp_pktbook's
+		 * (transport.h), shared with mprdma.c. Taking only the first hole
+		 * per round repaired a burst of k losses in k rounds, each
+		 * overrunning the bitmap: ~5x MP-RDMA's retransmitted bytes. */
+		tp_book_nack(&s->b, p, discarded, s->delta, tp_now(c));
 	}
 	on_receiving_ack(c, s, p, out_of_window);
 	tp_pkt_free(c, p);
@@ -538,14 +448,12 @@ static void udmp_on_timer(struct conn *c)
 {
 	struct udmp_state *s = tp_priv(c);
 	simtime_t now = tp_now(c);
-	if (s->snd_una < s->snd_nxt && now >= s->last_progress + rto_of(c)) {
+	if (s->b.snd_una < s->b.snd_nxt && now >= s->last_progress + rto_of(c)) {
 		/* timeout (choice): everything unacknowledged is sent again, paced
 		 * from the bytes pool on random paths until ACKs flow again */
-		for (uint32_t i = s->snd_una; i < s->snd_nxt; i++)
-			mark_lost(s, i);
+		tp_book_timeout(&s->b, now);
 		s->inflight = 0;
 		s->ring_n = 0;
-		s->recover_time = now;
 		s->last_progress = now;
 	}
 	if (now >= s->pace_at)
