@@ -91,8 +91,7 @@ struct mprdma_params {
 struct mprdma_state {
 	/* sender */
 	struct tp_pktbook b;
-	uint32_t inflight; /* packets whose ACK/NACK has not returned */
-	double cwnd;	   /* packets */
+	double cwnd; /* packets */
 	simtime_t last_progress, probe_next;
 	uint32_t free_slots;		      /* sends allowed on random VPs */
 	uint16_t *ring;			      /* VPs of slots released by ACKs */
@@ -207,13 +206,11 @@ static struct packet *mprdma_next_packet(struct conn *c, unsigned flow)
 		tp_book_resent(&s->b, psn);
 		p->flags |= PKT_F_RETX;
 		c->retx_bytes += p->size;
-		if (s->inflight) /* the original is presumed lost */
-			s->inflight--;
 	} else if (!s->rtt_timing) {
 		s->rtt_timing = true;
 		s->rtt_seq = psn;
 	}
-	s->inflight++;
+	tp_book_sent(&s->b, psn);
 	c->sent_bytes += p->size;
 	if (c->timer_at == SIMTIME_MAX)
 		arm_timer(c);
@@ -256,8 +253,6 @@ static void mprdma_sender(struct conn *c, struct packet *p)
 	uint32_t psn = p->p0;
 	uint32_t ooh1_before = s->b.snd_ooh1;
 	uint16_t vp = p->entropy;
-	if (s->inflight)
-		s->inflight--;
 	if (tp_book_ack(c, &s->b, p, discarded))
 		s->last_progress = now;
 	if (s->rtt_timing && psn == s->rtt_seq && !discarded) {
@@ -293,7 +288,7 @@ static void mprdma_sender(struct conn *c, struct packet *p)
 		if (s->cwnd < 1)
 			s->cwnd = 1;
 	} else {
-		double awnd = s->cwnd - (double)s->inflight - (double)s->ring_n;
+		double awnd = s->cwnd - (double)s->b.inflight - (double)s->ring_n;
 		uint32_t n = awnd >= 1 ? (uint32_t)awnd : 0;
 		/* multi-path ACK clocking [T, U1]: the freed window goes to the ACK's
 		 * VP, at most max_burst packets (the paper gives no value; see the
@@ -317,7 +312,7 @@ static void mprdma_sender(struct conn *c, struct packet *p)
 			s->ring_n++;
 		}
 	}
-	if (s->inflight == 0 && s->ring_n == 0 && sendable(s)) {
+	if (!s->b.inflight && s->ring_n == 0 && sendable(s)) {
 		/* no ACK left to clock: the paper gives no rule; the window restarts
 		 * on random VPs, as the first one does [S5] */
 		s->free_slots = (uint32_t)s->cwnd;
@@ -353,7 +348,6 @@ static void mprdma_on_timer(struct conn *c)
 		 * 1.2 GB resent for 512 MB, 3x the ideal FCT (UDMP Fig. 10). */
 		if (s->backoff < 64)
 			s->backoff = s->backoff ? 2 * s->backoff : 2;
-		s->inflight = 0;
 		s->ring_n = 0;
 		s->free_slots = (uint32_t)s->cwnd;
 		s->rtt_timing = false;

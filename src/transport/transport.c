@@ -237,6 +237,7 @@ void tp_book_open(struct tp_pktbook *b, uint32_t npkts)
 	b->npkts = npkts;
 	b->acked = mp_calloc(words, sizeof *b->acked);
 	b->lost = mp_calloc(words, sizeof *b->lost);
+	b->copies = mp_calloc(npkts ? npkts : 1, 1);
 	b->lost_lo = UINT32_MAX;
 }
 
@@ -244,6 +245,7 @@ void tp_book_close(struct tp_pktbook *b)
 {
 	mp_free(b->acked);
 	mp_free(b->lost);
+	mp_free(b->copies);
 }
 
 void tp_book_mark_lost(struct tp_pktbook *b, uint32_t psn)
@@ -252,6 +254,8 @@ void tp_book_mark_lost(struct tp_pktbook *b, uint32_t psn)
 		return;
 	bit_set(b->lost, psn);
 	b->nlost++;
+	b->inflight -= b->copies[psn]; /* written off */
+	b->copies[psn] = 0;
 	if (psn < b->lost_lo)
 		b->lost_lo = psn;
 }
@@ -265,12 +269,7 @@ uint32_t tp_book_next_lost(struct tp_pktbook *b)
 			b->lost_lo++;
 			continue;
 		}
-		if (bit_get(b->acked, i)) { /* arrived after all */
-			bit_clr(b->lost, i);
-			b->nlost--;
-			b->lost_lo++;
-			continue;
-		}
+		MP_ASSERT(!bit_get(b->acked, i)); /* book_ack_one unmarks */
 		return i;
 	}
 	b->lost_lo = UINT32_MAX;
@@ -283,12 +282,24 @@ void tp_book_resent(struct tp_pktbook *b, uint32_t psn)
 	b->nlost--;
 }
 
+void tp_book_sent(struct tp_pktbook *b, uint32_t psn)
+{
+	if (b->copies[psn] < UINT8_MAX) {
+		b->copies[psn]++;
+		b->inflight++;
+	}
+}
+
 static bool book_ack_one(struct conn *c, struct tp_pktbook *b, uint32_t psn)
 {
 	if (bit_get(b->acked, psn))
 		return false;
 	bit_set(b->acked, psn);
 	b->nacked++;
+	if (bit_get(b->lost, psn)) { /* it arrived after all: not to be resent */
+		bit_clr(b->lost, psn);
+		b->nlost--;
+	}
 	c->acked_bytes += tp_seg_payload(c, c->bytes, b->npkts, psn);
 	return true;
 }
@@ -296,6 +307,10 @@ static bool book_ack_one(struct conn *c, struct tp_pktbook *b, uint32_t psn)
 bool tp_book_ack(struct conn *c, struct tp_pktbook *b, const struct packet *p, bool discarded)
 {
 	bool progress = false;
+	if (p->p0 < b->npkts && b->copies[p->p0]) {
+		b->copies[p->p0]--;
+		b->inflight--;
+	}
 	while (b->snd_una < p->p1)
 		progress |= book_ack_one(c, b, b->snd_una++);
 	if (!discarded) {
@@ -327,5 +342,7 @@ void tp_book_timeout(struct tp_pktbook *b, simtime_t now)
 {
 	for (uint32_t i = b->snd_una; i < b->snd_nxt; i++)
 		tp_book_mark_lost(b, i);
+	memset(b->copies, 0, b->npkts);
+	b->inflight = 0;
 	b->recover_time = now;
 }

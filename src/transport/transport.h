@@ -160,6 +160,14 @@ struct tp_pktbook {
 	uint32_t scan_lo;	/* PSNs below were judged in this round */
 	simtime_t recover_time; /* start of the last round of loss marking */
 	uint64_t *acked, *lost; /* bitmaps over the message */
+	/* Packets in flight: copies sent whose ACK or NACK has not returned and
+	 * that were not written off as lost. Counted per PSN, so that the late
+	 * ACK of a copy already written off (a packet presumed lost that was
+	 * only slow) takes nothing off: a single counter, decremented both when
+	 * the copy was written off and when its ACK came, drifted to zero while
+	 * the network was full (1.3 GB resent in UDMP Fig. 7's delay anomaly). */
+	uint32_t inflight;
+	uint8_t *copies; /* per PSN, saturating at 255 */
 };
 
 void tp_book_open(struct tp_pktbook *b, uint32_t npkts);
@@ -168,16 +176,19 @@ void tp_book_close(struct tp_pktbook *b);
 void tp_book_mark_lost(struct tp_pktbook *b, uint32_t psn);
 /* The lowest PSN marked and not acknowledged since, or UINT32_MAX. */
 uint32_t tp_book_next_lost(struct tp_pktbook *b);
-/* psn, marked, is being sent again. */
+/* psn, marked, is being sent again (call tp_book_sent as well). */
 void tp_book_resent(struct tp_pktbook *b, uint32_t psn);
-/* ACK or NACK p (p0 = PSN, p1 = cumulative) acknowledges its PSNs, unless p
- * reports a discarded packet; the bytes go to c->acked_bytes. Returns whether
- * any PSN was newly acknowledged. */
+/* A copy of psn, new or not, goes out. */
+void tp_book_sent(struct tp_pktbook *b, uint32_t psn);
+/* ACK or NACK p (p0 = PSN, p1 = cumulative) is the feedback of one copy of
+ * p0, and acknowledges its PSNs unless p reports a discarded packet; the
+ * bytes go to c->acked_bytes. Returns whether any PSN was newly acknowledged. */
 bool tp_book_ack(struct conn *c, struct tp_pktbook *b, const struct packet *p, bool discarded);
 /* NACK p, after tp_book_ack: the loss rule above. */
 void tp_book_nack(struct tp_pktbook *b, const struct packet *p, bool discarded, uint64_t delta,
 		  simtime_t now);
-/* A timeout: every PSN outstanding is marked, and a new round begins. */
+/* A timeout: every PSN outstanding is marked, nothing is in flight any more
+ * (feedback lost on the way is written off too), and a new round begins. */
 void tp_book_timeout(struct tp_pktbook *b, simtime_t now);
 
 static inline void *tp_priv(struct conn *c)

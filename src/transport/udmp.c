@@ -72,7 +72,6 @@ struct udmp_params {
 struct udmp_state {
 	/* sender: reliability */
 	struct tp_pktbook b;
-	uint32_t inflight; /* packets sent whose ACK/NACK has not returned */
 	simtime_t last_progress;
 	simtime_t pace_at; /* paced restart: next token due (SIMTIME_MAX = none) */
 	/* Alg. 1 */
@@ -217,7 +216,7 @@ static struct packet *udmp_next_packet(struct conn *c, unsigned flow)
 		psn = s->b.snd_nxt;
 	}
 	if (s->token_pool <= 0) { /* line 7 */
-		if (s->first_rtt || s->inflight)
+		if (s->first_rtt || s->b.inflight)
 			return NULL; /* the next ACK releases tokens */
 		/* Nothing in flight, so no ACK will come to clock packets out: the
 		 * bytes pool is turned into tokens at `rate` directly, each packet on a
@@ -263,12 +262,10 @@ static struct packet *udmp_next_packet(struct conn *c, unsigned flow)
 		tp_book_resent(&s->b, psn);
 		p->flags |= PKT_F_RETX;
 		c->retx_bytes += p->size;
-		if (s->inflight) /* the original is presumed lost */
-			s->inflight--;
 	} else {
 		s->b.snd_nxt++;
 	}
-	s->inflight++;
+	tp_book_sent(&s->b, psn);
 	c->sent_bytes += p->size;
 	if (c->timer_at == SIMTIME_MAX)
 		arm_timer(c);
@@ -354,7 +351,7 @@ static void on_receiving_ack(struct conn *c, struct udmp_state *s, const struct 
 			s->addtoken_started = true;
 			s->last_addtoken_time = now;
 		}
-		s->pkts_to_ignore = s->inflight;
+		s->pkts_to_ignore = s->b.inflight;
 	} else {
 		s->smooth_rtt = pp->alpha * rtt + (1 - pp->alpha) * s->smooth_rtt; /* line 18 */
 	}
@@ -392,7 +389,7 @@ static void on_receiving_ack(struct conn *c, struct udmp_state *s, const struct 
 			s->rate += g * s->line * (1 - s->rate / s->line);
 		}
 		s->pkts_ignored = 0;
-		s->pkts_to_ignore = s->inflight;
+		s->pkts_to_ignore = s->b.inflight;
 		/* III-D: once per RTT, with probability p, explore a new path */
 		if (pp->p > 0 && rng_u01(&s->rng) < pp->p)
 			s->explore = true;
@@ -412,8 +409,6 @@ static void udmp_sender(struct conn *c, struct packet *p)
 	/* OOO-aware path selection: judged against snd_ooh before this ACK */
 	bool out_of_window = pp->ooo_aware && !discarded && !(p->flags & PKT_F_RETX) &&
 			     (uint64_t)psn + s->delta + 1 < s->b.snd_ooh1;
-	if (s->inflight)
-		s->inflight--;
 	if (tp_book_ack(c, &s->b, p, discarded))
 		s->last_progress = tp_now(c);
 	if (s->b.nacked == s->b.npkts) {
@@ -432,7 +427,7 @@ static void udmp_sender(struct conn *c, struct packet *p)
 	on_receiving_ack(c, s, p, out_of_window);
 	tp_pkt_free(c, p);
 	arm_timer(c);
-	if (has_work(s) && (s->token_pool > 0 || s->inflight == 0))
+	if (has_work(s) && (s->token_pool > 0 || !s->b.inflight))
 		tp_activate(c);
 }
 
@@ -452,7 +447,6 @@ static void udmp_on_timer(struct conn *c)
 		/* timeout (choice): everything unacknowledged is sent again, paced
 		 * from the bytes pool on random paths until ACKs flow again */
 		tp_book_timeout(&s->b, now);
-		s->inflight = 0;
 		s->ring_n = 0;
 		s->last_progress = now;
 	}
