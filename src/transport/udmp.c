@@ -461,17 +461,14 @@ static void udmp_on_timer(struct conn *c)
  * section VI); otherwise a choice, with its reason in the comment above it. */
 static const struct opt_desc udmp_opts[] = {
 	TP_COMMON_OPTS(struct udmp_params),
-	/* no value in the paper; 0.01 averages over ~100 ACKs, about one BDP of
-	 * packets at 100 Gb/s and a ~10 us RTT, so smooth_rtt spans all paths */
 	/* (choice) the paper gives no value; RFC 6298's 1/8. With 0.01 a flow with
 	 * few packets in flight followed a rising queue over ~100 of its RTTs,
 	 * and Alg. 2 rule (c) (rtt > smooth_rtt + base_rtt: clock nothing) starved
 	 * it: in an 8 -> 1 fat-tree incast the one intra-pod sender, shortest
 	 * base RTT, sent one packet per RTT (0.16 Gb/s) for 7 ms while the others
-	 * shared the link (tests/test_udmp.c, test_incast_fat_tree_fair). The
-	 * price: a path 1 ms slow (Fig. 7's delay anomaly) lifts smooth_rtt with
-	 * each of its ACKs until rule (c) holds no path back; with 0.01 that case
-	 * is 3x milder (experiments/README.md, Fig. 7). */
+	 * shared the link (tests/test_udmp.c, test_incast_fat_tree_fair). Fig. 7's
+	 * delay anomaly costs the same with either gain (mean FCT +4.0% at 1/8,
+	 * +4.7% at 0.01; experiments/README.md). */
 	{ "alpha", OPT_DOUBLE, offsetof(struct udmp_params, alpha), "0.125", 1e-6, 1,
 	  "EWMA gain of smooth_rtt per ACK (Alg. 1 line 18; the paper gives no value)" },
 	/* no value in the paper (lines 33/35 give no rise at gradient 0); 0.1 of
