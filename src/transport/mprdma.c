@@ -364,7 +364,12 @@ static void mprdma_on_timer(struct conn *c)
  * same three, which is a hint, not a source. */
 static const struct opt_desc mprdma_opts[] = {
 	TP_COMMON_OPTS(struct mprdma_params),
-	/* the paper gives no value; one BDP lets a lone flow start at line rate */
+	/* the paper gives no value; one BDP lets a lone flow start at line rate
+	 * and sprays the first window over many VPs [S5]. Two public
+	 * reimplementations start from one packet instead; with that, UDMP's
+	 * Fig. 6a tail ratio over MP-RDMA is 2.03, the paper's 2.0, but MP-RDMA
+	 * starts on one VP and a lone 16 MB flow ends 11.5% late
+	 * (experiments/udmp/mprdma_sensitivity.yaml, experiments/README.md) */
 	{ "initial_window", OPT_SIZE, offsetof(struct mprdma_params, initial_window), "0", 0, 1e12,
 	  "first cwnd, bytes, sent on random VPs; 0 = one BDP of the flow's path" },
 	/* [U3]: Delta below L; the paper gives no value, 32 = L/2 chosen so a
