@@ -43,27 +43,22 @@ struct ref_state {
 	uint16_t ent_base;
 	simtime_t last_progress;
 	uint64_t *acked; /* bitmap, sender side */
+	uint32_t words;	 /* words allocated in each bitmap */
 	struct mp_rng rng;
 	/* receiver */
 	uint32_t rcv_cum;
 	uint64_t *rcvd; /* bitmap, receiver side */
 };
 
-static uint64_t pkt_payload(const struct conn *c, uint32_t psn)
-{
-	const struct ref_state *s = tp_priv((struct conn *)c);
-	return tp_seg_payload(c, c->bytes, s->npkts, psn);
-}
-
 static void ref_open(struct conn *c)
 {
 	const struct ref_params *pp = tp_params(c);
 	struct ref_state *s = tp_priv(c);
-	s->npkts = tp_npkts(c, c->bytes);
-	uint64_t n = s->npkts;
-	size_t words = (n + 63) / 64;
-	s->acked = mp_calloc(words, sizeof *s->acked);
-	s->rcvd = mp_calloc(words, sizeof *s->rcvd);
+	s->npkts = c->npkts;
+	uint32_t w0 = 0;
+	tp_bits_grow(&s->acked, &w0, s->npkts);
+	s->words = 0;
+	tp_bits_grow(&s->rcvd, &s->words, s->npkts);
 	uint64_t w = pp->window;
 	if (w == 0) {
 		w = tp_bdp_bytes(c);
@@ -73,6 +68,19 @@ static void ref_open(struct conn *c)
 	rng_init(&s->rng, c->w->seed, RNG_CONN, c->id);
 	s->ent_base = (uint16_t)rng_below(&s->rng, 65536);
 	s->last_progress = tp_now(c);
+	tp_activate(c);
+}
+
+/* More messages on a stream connection: cover their PSNs and send. */
+static void ref_post(struct conn *c)
+{
+	struct ref_state *s = tp_priv(c);
+	uint32_t w0 = s->words;
+	tp_bits_grow(&s->acked, &w0, c->npkts);
+	tp_bits_grow(&s->rcvd, &s->words, c->npkts);
+	if (s->nacked == s->npkts) /* was idle: the RTO counts from now */
+		s->last_progress = tp_now(c);
+	s->npkts = c->npkts;
 	tp_activate(c);
 }
 
@@ -116,11 +124,11 @@ static struct packet *ref_next_packet(struct conn *c, unsigned flow)
 	}
 	struct packet *p = tp_pkt_new(c, PKT_DATA, true);
 	p->psn = psn;
-	p->size = (uint16_t)(pkt_payload(c, psn) + pp->common.header);
+	p->size = (uint16_t)(tp_psn_payload(c, psn) + pp->common.header);
 	p->entropy = next_entropy(c, psn);
 	if (pp->ecn)
 		p->flags |= PKT_F_ECT;
-	if (psn + 1 == s->npkts)
+	if (tp_psn_last(c, psn))
 		p->flags |= PKT_F_LAST;
 	if (retx) {
 		p->flags |= PKT_F_RETX;
@@ -137,14 +145,15 @@ static void ref_receiver(struct conn *c, struct packet *p)
 {
 	struct ref_state *s = tp_priv(c);
 	uint32_t psn = p->psn;
-	uint64_t pl = pkt_payload(c, psn);
+	uint64_t pl = tp_rx_payload(c, p);
 	if (bit_get(s->rcvd, psn)) {
 		c->dup_bytes += pl;
 	} else {
 		bit_set(s->rcvd, psn);
 		c->rcvd_bytes += pl;
-		while (s->rcv_cum < s->npkts && bit_get(s->rcvd, s->rcv_cum))
+		while (s->rcv_cum < c->npkts && bit_get(s->rcvd, s->rcv_cum))
 			s->rcv_cum++;
+		tp_rx_upto(c, s->rcv_cum);
 	}
 	/* turn the data packet into its ACK */
 	bool ce = p->flags & PKT_F_CE;
@@ -165,7 +174,7 @@ static void ack_one(struct conn *c, struct ref_state *s, uint32_t psn)
 		return;
 	bit_set(s->acked, psn);
 	s->nacked++;
-	c->acked_bytes += pkt_payload(c, psn);
+	c->acked_bytes += tp_psn_payload(c, psn);
 }
 
 static void ref_sender(struct conn *c, struct packet *p)
@@ -177,6 +186,7 @@ static void ref_sender(struct conn *c, struct packet *p)
 		ack_one(c, s, s->cum++);
 	while (s->cum < s->npkts && bit_get(s->acked, s->cum))
 		s->cum++;
+	tp_tx_upto(c, s->cum);
 	if (s->inflight)
 		s->inflight--;
 	tp_pkt_free(c, p);
@@ -238,6 +248,7 @@ const struct transport_ops ref_transport_ops = {
 	.params_size = sizeof(struct ref_params),
 	.priv_size = sizeof(struct ref_state),
 	.open = ref_open,
+	.post = ref_post,
 	.next_packet = ref_next_packet,
 	.on_packet = ref_on_packet,
 	.on_timer = ref_on_timer,

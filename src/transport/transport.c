@@ -37,7 +37,7 @@ static struct packet *nic_pull(void *ctx, struct nic_flow *nf)
 {
 	struct tp_world *w = ctx;
 	struct conn *c = nf->owner;
-	if (c->done)
+	if (c->done || c->idle)
 		return NULL;
 	return w->ops->next_packet(c, nf->index);
 }
@@ -57,8 +57,7 @@ void tp_world_init(struct tp_world *w, struct evq *q, struct fabric *fab,
 	fab->cb_ctx = w;
 }
 
-struct conn *tp_conn_add(struct tp_world *w, uint32_t src, uint32_t dst, uint64_t bytes,
-			 simtime_t start)
+static struct conn *conn_new(struct tp_world *w, uint32_t src, uint32_t dst, unsigned rail)
 {
 	if ((w->nconns & (w->nconns - 1)) == 0) /* grow at powers of two */
 		w->conns = mp_realloc(w->conns, (w->nconns ? w->nconns * 2 : 1) * sizeof *w->conns);
@@ -70,34 +69,169 @@ struct conn *tp_conn_add(struct tp_world *w, uint32_t src, uint32_t dst, uint64_
 	/* spread connections over the rails both ends have */
 	unsigned nr =
 	    host_nports(c->src) < host_nports(c->dst) ? host_nports(c->src) : host_nports(c->dst);
-	c->rail = (uint8_t)(c->id % nr);
+	c->rail = (uint8_t)(rail % nr);
 	c->nf.port = &c->src->node.ports[c->rail];
 	c->nf.owner = c;
 	c->nflows = 1;
-	c->bytes = bytes;
-	c->start = start;
 	c->timer_at = c->timer_ev_at = SIMTIME_MAX;
 	c->evs.id = TP_ENTITY_BASE + c->id;
 	if (c->evs.id > EVQ_MAX_ENTITY)
 		MP_PANIC("too many connections for the event key (%u)", c->id);
-	/* ideal figures on an empty fabric, store-and-forward */
 	const struct tp_common *cm = w->params;
 	uint64_t bn;
 	simtime_t fwd = fab_path_delay(w->fab, src, dst, c->rail, (uint32_t)cm->mtu, &bn);
 	simtime_t back = fab_path_delay(w->fab, dst, src, c->rail, (uint32_t)cm->ack_size, NULL);
-	uint64_t payload = cm->mtu - cm->header;
-	uint64_t npkts = (bytes + payload - 1) / payload;
-	uint64_t last = bytes - (npkts - 1) * payload + cm->header;
-	uint64_t wire = (npkts - 1) * cm->mtu + last;
 	c->bottleneck_bps = bn;
 	c->base_rtt = fwd + back;
-	/* all packets through the bottleneck back to back, then the last packet's
-	 * remaining hops and the ACK's way back */
-	c->ideal_fct = time_ser_ps(wire, bn) +
-		       fab_path_delay(w->fab, src, dst, c->rail, (uint32_t)last, NULL) -
-		       time_ser_ps(last, bn) + back;
 	w->conns[w->nconns++] = c;
 	return c;
+}
+
+simtime_t tp_ideal_fct(const struct conn *c, uint64_t bytes)
+{
+	/* all packets through the bottleneck back to back, then the last packet's
+	 * remaining hops and the ACK's way back (store-and-forward, empty fabric) */
+	const struct tp_common *cm = c->w->params;
+	struct fabric *f = c->w->fab;
+	uint32_t src = c->src->hid, dst = c->dst->hid;
+	uint64_t payload = cm->mtu - cm->header;
+	uint64_t npkts = bytes ? (bytes + payload - 1) / payload : 1;
+	uint64_t last = bytes - (npkts - 1) * payload + cm->header;
+	uint64_t wire = (npkts - 1) * cm->mtu + last;
+	uint64_t bn = c->bottleneck_bps;
+	simtime_t back = fab_path_delay(f, dst, src, c->rail, (uint32_t)cm->ack_size, NULL);
+	return time_ser_ps(wire, bn) + fab_path_delay(f, src, dst, c->rail, (uint32_t)last, NULL) -
+	       time_ser_ps(last, bn) + back;
+}
+
+/* Append a message to c's queue (no protocol call). */
+static void msgq_push(struct conn *c, uint64_t bytes, uint32_t tag)
+{
+	struct tp_msgq *q = &c->mq;
+	if (q->n == q->cap) { /* double, unrolling the ring */
+		uint32_t cap = q->cap ? q->cap * 2 : 4;
+		struct tp_msg *v = mp_malloc(cap * sizeof *v);
+		for (uint32_t i = 0; i < q->n; i++)
+			v[i] = q->v[(q->head + i) & (q->cap - 1)];
+		mp_free(q->v);
+		q->v = v;
+		q->cap = cap;
+		q->head = 0;
+		q->hint = 0;
+	}
+	uint32_t n = tp_npkts(c, bytes);
+	MP_ASSERT((uint64_t)c->npkts + n < UINT32_MAX);
+	q->v[(q->head + q->n++) & (q->cap - 1)] =
+	    (struct tp_msg){ .bytes = bytes, .psn0 = c->npkts, .npkts = n, .tag = tag };
+	c->bytes += bytes;
+	c->npkts += n;
+	c->nmsgs++;
+}
+
+struct conn *tp_conn_add(struct tp_world *w, uint32_t src, uint32_t dst, uint64_t bytes,
+			 simtime_t start)
+{
+	struct conn *c = conn_new(w, src, dst, w->nconns);
+	msgq_push(c, bytes, c->id);
+	c->start = start;
+	c->ideal_fct = tp_ideal_fct(c, bytes);
+	return c;
+}
+
+struct conn *tp_stream_add(struct tp_world *w, uint32_t src, uint32_t dst, unsigned rail)
+{
+	struct conn *c = conn_new(w, src, dst, rail);
+	c->stream = true;
+	return c;
+}
+
+void tp_post(struct conn *c, uint64_t bytes, uint32_t tag)
+{
+	MP_ASSERT(c->stream && bytes > 0);
+	MP_ASSERT(c->w->ops->post);
+	msgq_push(c, bytes, tag);
+	c->idle = false;
+	if (!c->started) {
+		c->started = true;
+		c->start = tp_now(c);
+		c->w->ops->open(c);
+	} else {
+		c->w->ops->post(c);
+	}
+}
+
+uint64_t tp_msgq_payload(const struct conn *c, uint32_t psn, bool *last)
+{
+	struct tp_msgq *q = (struct tp_msgq *)&c->mq;
+	uint64_t pl = tp_payload(c);
+	MP_ASSERT(psn < c->npkts);
+	if (!q->n || psn < q->v[q->head].psn0) { /* retired: its message was acknowledged */
+		if (last)
+			*last = false;
+		return pl;
+	}
+	uint32_t i = q->hint < q->n ? q->hint : 0, mask = q->cap - 1;
+	const struct tp_msg *m = &q->v[(q->head + i) & mask];
+	while (psn < m->psn0)
+		m = &q->v[(q->head + --i) & mask];
+	while (psn >= m->psn0 + m->npkts)
+		m = &q->v[(q->head + ++i) & mask];
+	q->hint = i;
+	uint32_t k = psn - m->psn0;
+	if (last)
+		*last = k + 1 == m->npkts;
+	return k + 1 < m->npkts ? pl : m->bytes - (uint64_t)(m->npkts - 1) * pl;
+}
+
+void tp_msgq_rx(struct conn *c, uint32_t rcv_nxt)
+{
+	struct tp_msgq *q = &c->mq;
+	while (q->rx < q->n) {
+		struct tp_msg *m = &q->v[(q->head + q->rx) & (q->cap - 1)];
+		if (rcv_nxt < m->psn0 + m->npkts)
+			break;
+		m->rx_done = true;
+		q->rx++;
+		if (c->w->on_msg)
+			c->w->on_msg(c->w->ctx, c, m->tag, true);
+	}
+}
+
+void tp_msgq_tx(struct conn *c, uint32_t snd_una)
+{
+	struct tp_msgq *q = &c->mq;
+	while (q->n) {
+		struct tp_msg *m = &q->v[q->head];
+		if (snd_una < m->psn0 + m->npkts)
+			break;
+		if (!m->rx_done) /* a receiver that did not report: delivered by now */
+			tp_msgq_rx(c, m->psn0 + m->npkts);
+		uint32_t tag = m->tag;
+		q->head = (q->head + 1) & (q->cap - 1);
+		q->n--;
+		q->rx--;
+		q->hint = q->hint ? q->hint - 1 : 0;
+		if (c->w->on_msg)
+			c->w->on_msg(c->w->ctx, c, tag, false);
+	}
+}
+
+void tp_grow(void **a, size_t elem, uint32_t *cap, uint32_t need)
+{
+	if (need <= *cap)
+		return;
+	uint64_t n = *cap ? *cap : need;
+	while (n < need)
+		n *= 2;
+	MP_ASSERT(n <= UINT32_MAX);
+	*a = mp_realloc(*a, n * elem);
+	memset((char *)*a + (size_t)*cap * elem, 0, (n - *cap) * elem);
+	*cap = (uint32_t)n;
+}
+
+void tp_bits_grow(uint64_t **b, uint32_t *words, uint32_t need)
+{
+	tp_grow((void **)b, sizeof **b, words, (uint32_t)(((uint64_t)need + 63) / 64));
 }
 
 void tp_world_free(struct tp_world *w)
@@ -107,6 +241,7 @@ void tp_world_free(struct tp_world *w)
 		if (c->started && w->ops->close)
 			w->ops->close(c);
 		mp_free(c->xnf);
+		mp_free(c->mq.v);
 		mp_free(c);
 	}
 	mp_free(w->conns);
@@ -124,7 +259,7 @@ static void timer_fire(void *obj, uint64_t arg)
 	if (now != c->timer_ev_at)
 		return; /* superseded by an earlier event */
 	c->timer_ev_at = SIMTIME_MAX;
-	if (c->timer_at == SIMTIME_MAX || c->done)
+	if (c->timer_at == SIMTIME_MAX || c->done || c->idle)
 		return;
 	if (c->timer_at > now) {
 		c->timer_ev_at = c->timer_at;
@@ -182,13 +317,19 @@ struct packet *tp_pkt_new(struct conn *c, enum pkt_type type, bool from_sender)
 
 void tp_complete(struct conn *c)
 {
-	if (c->done)
+	if (c->done || c->idle)
 		return;
-	c->done = true;
-	c->finish = c->w->q->now;
 	c->timer_at = SIMTIME_MAX;
 	for (unsigned i = 0; i < c->nflows; i++)
 		nic_deactivate(c->w->fab, tp_flow(c, i));
+	if (c->stream) {
+		c->idle = true;
+		tp_tx_upto(c, c->npkts);
+		return;
+	}
+	c->done = true;
+	c->finish = c->w->q->now;
+	tp_tx_upto(c, c->npkts);
 	c->w->ndone++;
 	if (c->w->on_complete)
 		c->w->on_complete(c->w->ctx, c);
@@ -202,15 +343,16 @@ void tp_perpkt_rx(struct conn *c, struct packet *p, uint64_t *rcvd, uint32_t *rc
 	uint16_t discarded = 0;
 	tp_rx_ood(c, psn);
 	if (bit_get(rcvd, psn)) {
-		c->dup_bytes += tp_seg_payload(c, c->bytes, npkts, psn);
+		c->dup_bytes += tp_rx_payload(c, p);
 	} else if (psn >= *rcv_nxt + bitmap) {
 		reply = PKT_NACK; /* beyond the bitmap: discarded */
 		discarded = 1;
 	} else {
 		bit_set(rcvd, psn);
-		c->rcvd_bytes += tp_seg_payload(c, c->bytes, npkts, psn);
+		c->rcvd_bytes += tp_rx_payload(c, p);
 		while (*rcv_nxt < npkts && bit_get(rcvd, *rcv_nxt))
 			(*rcv_nxt)++;
+		tp_rx_upto(c, *rcv_nxt);
 		if (psn >= *rcv_nxt + delta)
 			reply = PKT_NACK;
 	}
@@ -238,7 +380,20 @@ void tp_book_open(struct tp_pktbook *b, uint32_t npkts)
 	b->acked = mp_calloc(words, sizeof *b->acked);
 	b->lost = mp_calloc(words, sizeof *b->lost);
 	b->copies = mp_calloc(npkts ? npkts : 1, 1);
+	b->words = (uint32_t)words;
+	b->copies_cap = npkts ? npkts : 1;
 	b->lost_lo = UINT32_MAX;
+}
+
+void tp_book_grow(struct tp_pktbook *b, uint32_t npkts)
+{
+	uint32_t w = b->words;
+	tp_bits_grow(&b->acked, &w, npkts);
+	w = b->words;
+	tp_bits_grow(&b->lost, &w, npkts);
+	b->words = w;
+	tp_grow((void **)&b->copies, 1, &b->copies_cap, npkts);
+	b->npkts = npkts;
 }
 
 void tp_book_close(struct tp_pktbook *b)
@@ -300,7 +455,7 @@ static bool book_ack_one(struct conn *c, struct tp_pktbook *b, uint32_t psn)
 		bit_clr(b->lost, psn);
 		b->nlost--;
 	}
-	c->acked_bytes += tp_seg_payload(c, c->bytes, b->npkts, psn);
+	c->acked_bytes += tp_psn_payload(c, psn);
 	return true;
 }
 
@@ -320,6 +475,7 @@ bool tp_book_ack(struct conn *c, struct tp_pktbook *b, const struct packet *p, b
 	}
 	while (b->snd_una < b->npkts && bit_get(b->acked, b->snd_una))
 		b->snd_una++;
+	tp_tx_upto(c, b->snd_una);
 	return progress;
 }
 
@@ -342,7 +498,7 @@ void tp_book_timeout(struct tp_pktbook *b, simtime_t now)
 {
 	for (uint32_t i = b->snd_una; i < b->snd_nxt; i++)
 		tp_book_mark_lost(b, i);
-	memset(b->copies, 0, b->npkts);
+	memset(b->copies, 0, b->copies_cap);
 	b->inflight = 0;
 	b->recover_time = now;
 }

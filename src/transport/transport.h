@@ -1,14 +1,27 @@
 /* transport.h - host-side protocols behind one ops table, and the connection
  * object they all share.
  *
- * A connection joins a sender host and a receiver host for one message (a
- * flow). Its protocol sees four calls: open (the flow starts), next_packet (the
- * sender's NIC can transmit now: return a data packet or NULL to leave the
- * round robin until tp_activate), on_packet (a packet of this connection
- * arrived at either end: p->dst says which) and on_timer (the connection's one
- * timer fired). Both ends' state live in the protocol's private struct, but the
- * ends talk only through packets. Adding a protocol is one file and one line in
- * transport_registry; nothing in net/ changes.
+ * A connection joins a sender host and a receiver host. It carries a queue of
+ * messages, as a queue pair does: one PSN space, the messages' packets back to
+ * back in it (each message segmented on its own, its last packet short), and
+ * one congestion state that lives from one message to the next. A plain flow
+ * is a connection with one message (tp_conn_add posts it); a queue pair of the
+ * collective layer is a `stream` connection, posted to while it runs
+ * (tp_post) and never done.
+ *
+ * Its protocol sees these calls: open (the first message is posted: c->npkts
+ * PSNs, c->bytes bytes), post (more messages were appended while open: grow
+ * the per-PSN state to c->npkts and send), next_packet (the sender's NIC can
+ * transmit now: return a data packet or NULL to leave the round robin until
+ * tp_activate), on_packet (a packet of this connection arrived at either end:
+ * p->dst says which) and on_timer (the connection's one timer fired). Both
+ * ends' state live in the protocol's private struct, but the ends talk only
+ * through packets. The protocol reports progress with tp_rx_upto (the
+ * receiver's cumulative PSN advanced), tp_tx_upto (the sender's cumulative
+ * acknowledged PSN advanced) and tp_complete (every PSN posted is
+ * acknowledged); the connection turns those into message completions.
+ * Adding a protocol is one file and one line in transport_registry; nothing
+ * in net/ changes.
  */
 #ifndef MPSIM_TRANSPORT_TRANSPORT_H
 #define MPSIM_TRANSPORT_TRANSPORT_H
@@ -64,6 +77,10 @@ struct transport_ops {
 	 * that depend on others (e.g. a preset), before anything runs */
 	int (*check)(void *params, struct mp_err *e);
 	void (*open)(struct conn *c);
+	/* messages were appended after open (c->npkts grew): grow what is kept
+	 * per PSN and resume sending; a transport without it carries plain flows
+	 * only (tp_post refuses stream connections for it) */
+	void (*post)(struct conn *c);
 	/* flow: which of the connection's NIC flows asks (0 unless the protocol
 	 * asked for more with tp_set_flows, e.g. one per queue pair) */
 	struct packet *(*next_packet)(struct conn *c, unsigned flow);
@@ -85,12 +102,33 @@ struct tp_world {
 	struct conn **conns;
 	uint32_t nconns, ndone;
 	void (*on_complete)(void *ctx, struct conn *c);
+	/* a message of connection c (the tag given to tp_post) completed at
+	 * the receiver (its last byte delivered: rx) or at the sender (its
+	 * last byte acknowledged: !rx); receiver completions come in posting
+	 * order and before the sender's */
+	void (*on_msg)(void *ctx, struct conn *c, uint32_t tag, bool rx);
 	void *ctx;
 	/* out-of-order degree of every data packet a multipath receiver noted
 	 * (tp_rx_ood): ood_hist[min(ood, TP_OOD_MAX)], allocated with the world */
 	uint64_t *ood_hist;
 };
 #define TP_OOD_MAX 65535
+
+/* A message posted on a connection: PSNs psn0 .. psn0 + npkts - 1. */
+struct tp_msg {
+	uint64_t bytes;
+	uint32_t psn0, npkts;
+	uint32_t tag; /* the caller's name for it (a message record) */
+	bool rx_done;
+};
+
+/* The messages of a connection not yet acknowledged, oldest first: a ring. */
+struct tp_msgq {
+	struct tp_msg *v;
+	uint32_t head, n, cap; /* cap a power of two */
+	uint32_t rx;	       /* the first rx_done ones of the ring */
+	uint32_t hint;	       /* ring offset of the last payload lookup */
+};
 
 struct conn {
 	struct nic_flow nf;   /* flow 0's presence on the sender NIC's round robin */
@@ -99,8 +137,13 @@ struct conn {
 	struct tp_world *w;
 	uint32_t id;
 	struct host *src, *dst;
-	uint8_t rail;		 /* NIC port at both ends (rail-aligned) */
-	uint64_t bytes;		 /* message size */
+	uint8_t rail;	/* NIC port at both ends (rail-aligned) */
+	uint64_t bytes; /* bytes posted (one message: its size) */
+	uint32_t npkts; /* PSNs posted: every message's packets */
+	uint32_t nmsgs; /* messages posted */
+	bool stream;	/* a queue pair: open for more messages, never done */
+	bool idle;	/* stream: every PSN posted is acknowledged */
+	struct tp_msgq mq;
 	simtime_t start, finish; /* ps; finish = sender learnt every byte arrived */
 	bool started, done;
 	struct ev_src evs;     /* events created by this connection */
@@ -167,11 +210,14 @@ struct tp_pktbook {
 	 * the copy was written off and when its ACK came, drifted to zero while
 	 * the network was full (1.3 GB resent in UDMP Fig. 7's delay anomaly). */
 	uint32_t inflight;
-	uint8_t *copies; /* per PSN, saturating at 255 */
+	uint8_t *copies;	    /* per PSN, saturating at 255 */
+	uint32_t words, copies_cap; /* allocated: bitmap words, copies entries */
 };
 
 void tp_book_open(struct tp_pktbook *b, uint32_t npkts);
 void tp_book_close(struct tp_pktbook *b);
+/* More PSNs were posted (a stream connection): the book covers npkts now. */
+void tp_book_grow(struct tp_pktbook *b, uint32_t npkts);
 /* Marks psn for retransmission unless it is unsent, acknowledged or marked. */
 void tp_book_mark_lost(struct tp_pktbook *b, uint32_t psn);
 /* The lowest PSN marked and not acknowledged since, or UINT32_MAX. */
@@ -210,6 +256,33 @@ static inline simtime_t tp_now(const struct conn *c)
 static inline uint64_t tp_payload(const struct conn *c)
 {
 	return tp_common(c)->mtu - tp_common(c)->header;
+}
+
+/* Payload of PSN psn (posted, not yet acknowledged at the sender): full, or
+ * what is left in the last packet of its message. A PSN already retired
+ * (its message acknowledged) counts full: a receiver counts what arrives from
+ * the packet's own size instead (tp_rx_payload). */
+uint64_t tp_msgq_payload(const struct conn *c, uint32_t psn, bool *last);
+static inline uint64_t tp_psn_payload(const struct conn *c, uint32_t psn)
+{
+	uint64_t pl = tp_common(c)->mtu - tp_common(c)->header;
+	if (c->nmsgs == 1)
+		return psn + 1 < c->npkts ? pl : c->bytes - (uint64_t)(c->npkts - 1) * pl;
+	return tp_msgq_payload(c, psn, NULL);
+}
+/* psn is the last packet of its message (PKT_F_LAST). */
+static inline bool tp_psn_last(const struct conn *c, uint32_t psn)
+{
+	bool last;
+	if (c->nmsgs == 1)
+		return psn + 1 == c->npkts;
+	tp_msgq_payload(c, psn, &last);
+	return last;
+}
+/* Payload bytes of an arriving data packet, from its size on the wire. */
+static inline uint64_t tp_rx_payload(const struct conn *c, const struct packet *p)
+{
+	return p->size - tp_common(c)->header;
 }
 
 /* Packets of `bytes` of payload at tp_payload bytes each (at least one). */
@@ -263,14 +336,50 @@ static inline void tp_pkt_free(struct conn *c, struct packet *p)
 {
 	pkt_free(c->w->fab, p);
 }
-/* The message is complete (the sender knows every byte arrived). */
+/* Every PSN posted is acknowledged: a plain connection is done; a stream
+ * connection goes idle (off the NIC, timer cancelled) until the next tp_post.
+ * Fires the sender completions still owed (tp_tx_upto(c, c->npkts)). */
 void tp_complete(struct conn *c);
+void tp_msgq_rx(struct conn *c, uint32_t rcv_nxt);
+void tp_msgq_tx(struct conn *c, uint32_t snd_una);
+/* The receiver holds every PSN below rcv_nxt: messages that end there are
+ * delivered (on_msg rx). Cheap when nothing completes; call on every advance. */
+static inline void tp_rx_upto(struct conn *c, uint32_t rcv_nxt)
+{
+	if (c->mq.rx < c->mq.n) {
+		const struct tp_msg *m = &c->mq.v[(c->mq.head + c->mq.rx) & (c->mq.cap - 1)];
+		if (rcv_nxt >= m->psn0 + m->npkts)
+			tp_msgq_rx(c, rcv_nxt);
+	}
+}
+/* The sender knows every PSN below snd_una arrived: messages that end there
+ * are acknowledged (on_msg tx) and leave the queue. */
+static inline void tp_tx_upto(struct conn *c, uint32_t snd_una)
+{
+	if (c->mq.n && snd_una >= c->mq.v[c->mq.head].psn0 + c->mq.v[c->mq.head].npkts)
+		tp_msgq_tx(c, snd_una);
+}
+/* Grow a zeroed array of `elem`-byte entries to hold at least `need` (doubling). */
+void tp_grow(void **a, size_t elem, uint32_t *cap, uint32_t need);
+/* Grow a zeroed bitmap from `had` to at least `need` bits (words doubled). */
+void tp_bits_grow(uint64_t **b, uint32_t *words, uint32_t need);
 
 /* Runner side. */
 void tp_world_init(struct tp_world *w, struct evq *q, struct fabric *fab,
 		   const struct transport_ops *ops, const void *params, uint64_t seed);
+/* A plain connection: one message of `bytes` (tag = the connection's id),
+ * opened at `start` by the runner. */
 struct conn *tp_conn_add(struct tp_world *w, uint32_t src, uint32_t dst, uint64_t bytes,
 			 simtime_t start);
+/* A stream connection (a queue pair): no message yet; the first tp_post opens
+ * it. `rail` picks the NIC port at both ends (taken modulo what they have). */
+struct conn *tp_stream_add(struct tp_world *w, uint32_t src, uint32_t dst, unsigned rail);
+/* Append a message of `bytes` (> 0) to connection c; opens c at the first
+ * post, else calls the protocol's post. Returns MP_OK. */
+void tp_post(struct conn *c, uint64_t bytes, uint32_t tag);
+/* The empty-network completion time of a `bytes` message on c's path, from
+ * its first byte sent to its last byte acknowledged (ps). */
+simtime_t tp_ideal_fct(const struct conn *c, uint64_t bytes);
 void tp_world_free(struct tp_world *w);
 
 /* Entity ids for event tie-breaking: connections sit above every node and port. */
