@@ -54,8 +54,85 @@ void flow_list_push(struct flow_list *l, uint32_t src, uint32_t dst, uint64_t by
 	l->n++;
 }
 
+void flow_list_dep(struct flow_list *l, uint32_t dep)
+{
+	MP_ASSERT(l->n > 0);
+	struct flow_spec *f = &l->v[l->n - 1];
+	if (f->ndeps == 0)
+		f->dep0 = (uint32_t)l->ndeps;
+	MP_ASSERT(f->dep0 + f->ndeps == l->ndeps); /* a flow's deps are contiguous */
+	if (l->ndeps == l->deps_cap) {
+		l->deps_cap = l->deps_cap ? 2 * l->deps_cap : 64;
+		l->deps = mp_realloc(l->deps, l->deps_cap * sizeof *l->deps);
+	}
+	MP_ASSERT(l->ndeps < UINT32_MAX);
+	l->deps[l->ndeps++] = dep;
+	f->ndeps++;
+}
+
+int flow_list_check_dag(const struct flow_list *l, struct mp_err *e)
+{
+	/* Kahn's algorithm over the edges dep -> flow */
+	size_t n = l->n;
+	uint32_t *indeg = mp_calloc(n + 1, sizeof *indeg), *off = mp_calloc(n + 2, sizeof *off);
+	uint32_t *adj = mp_malloc((l->ndeps + 1) * sizeof *adj),
+		 *stack = mp_malloc((n + 1) * sizeof *stack);
+	int rc = MP_OK;
+	for (size_t i = 0; i < n; i++) {
+		const struct flow_spec *f = &l->v[i];
+		if (f->need > f->ndeps) {
+			rc = mp_errf(e, MP_EUSER, "message %zu waits for %u of its %u dependencies",
+				     i, f->need, f->ndeps);
+			goto out;
+		}
+		for (uint32_t k = 0; k < f->ndeps; k++) {
+			uint32_t d = FLOW_DEP_ID(l->deps[f->dep0 + k]);
+			if (d >= n || d == i) {
+				rc = mp_errf(
+				    e, MP_EUSER, "message %zu waits for %s %u", i,
+				    d == i ? "itself," : "a message that does not exist:", d);
+				goto out;
+			}
+			indeg[i]++;
+			off[d + 2]++;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		off[i + 2] += off[i + 1];
+	for (size_t i = 0; i < n; i++)
+		for (uint32_t k = 0; k < l->v[i].ndeps; k++)
+			adj[off[FLOW_DEP_ID(l->deps[l->v[i].dep0 + k]) + 1]++] = (uint32_t)i;
+	size_t top = 0, seen = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!indeg[i])
+			stack[top++] = (uint32_t)i;
+	while (top) {
+		uint32_t v = stack[--top];
+		seen++;
+		for (uint32_t k = off[v]; k < off[v + 1]; k++)
+			if (--indeg[adj[k]] == 0)
+				stack[top++] = adj[k];
+	}
+	if (seen < n) {
+		size_t i = 0;
+		while (!indeg[i])
+			i++;
+		rc = mp_errf(e, MP_EUSER,
+			     "the dependencies form a cycle (message %zu is on or behind one)", i);
+	}
+out:
+	mp_free(indeg);
+	mp_free(off);
+	mp_free(adj);
+	mp_free(stack);
+	return rc;
+}
+
 void flow_list_free(struct flow_list *l)
 {
+	mp_free(l->deps);
+	l->deps = NULL;
+	l->ndeps = l->deps_cap = 0;
 	mp_free(l->v);
 	l->v = NULL;
 	l->n = 0;

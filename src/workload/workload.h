@@ -1,8 +1,13 @@
 /* workload.h - traffic generators behind one ops table.
  *
- * A workload turns its parameters and the fabric's size into a list of flows,
- * each a (source host, destination host, bytes, start time). Later issues add
- * dependencies between flows (collectives); the id field is there for that.
+ * A workload turns its parameters and the fabric's size into a list of flows
+ * (messages), each a (source host, destination host, bytes, start time), and
+ * optionally a DAG over them: a message may wait for other messages to
+ * complete (at their receiver, or at their sender for htsim's
+ * send_done_trigger), `need` of them (all, or 1 for a one-shot trigger), and
+ * then a delay. A message of a collective job (job > 0) rides the collective
+ * layer's long-lived queue pairs between its two hosts (src/ccl/); any other
+ * message opens a connection of its own.
  */
 #ifndef MPSIM_WORKLOAD_WORKLOAD_H
 #define MPSIM_WORKLOAD_WORKLOAD_H
@@ -19,17 +24,36 @@ struct flow_spec {
 	uint32_t src;	 /* host index */
 	uint32_t dst;	 /* host index, != src */
 	uint64_t bytes;	 /* message size, > 0 */
-	simtime_t start; /* ps */
+	simtime_t start; /* ps; with dependencies: not before this */
+	/* dependencies: deps[dep0 .. dep0 + ndeps) of the list; released `delay`
+	 * after `need` of them completed (need 0 = all) */
+	uint32_t dep0, ndeps, need;
+	simtime_t delay;
+	uint32_t job;  /* 0 = its own connection; k = collective job k - 1 */
+	uint32_t iter; /* the job's iteration (collectives) */
 };
+
+/* A dependency: a message id, completed at its receiver, or at its sender
+ * (last byte acknowledged) with FLOW_DEP_SENT. */
+#define FLOW_DEP_SENT 0x80000000u
+#define FLOW_DEP_ID(d) ((d) & ~FLOW_DEP_SENT)
 
 struct flow_list {
 	struct flow_spec *v;
 	size_t n, cap;
+	uint32_t *deps;
+	size_t ndeps, deps_cap;
 };
 
 void flow_list_push(struct flow_list *l, uint32_t src, uint32_t dst, uint64_t bytes,
 		    simtime_t start);
+/* The last flow pushed waits for `dep` (an id, | FLOW_DEP_SENT). */
+void flow_list_dep(struct flow_list *l, uint32_t dep);
 void flow_list_free(struct flow_list *l);
+/* Check the DAG: every dependency names an earlier-or-later existing flow other
+ * than itself, need <= ndeps, and no cycle. Errors: MP_EUSER, "message <id>
+ * ..." (the generator or file reader adds where). */
+int flow_list_check_dag(const struct flow_list *l, struct mp_err *e);
 
 /* What a generator may know of the fabric and run. */
 struct wl_env {

@@ -1,0 +1,190 @@
+/* ccl.c - channels, queue pairs and the two schedulers NCCL and RCCL ship
+ * (see ccl.h); the scheduler registry.
+ *
+ * NCCL's IB network plugin (src/transport/net_ib.cc, NCCL 2.12 and later)
+ * opens NCCL_IB_QPS_PER_CONNECTION queue pairs per connection and, with
+ * NCCL_IB_SPLIT_DATA_ON_QPS=1 (the default up to 2.19), splits every request
+ * into one equal piece per queue pair; with 0 it sends each request whole on
+ * the next queue pair in turn. RCCL's plugin behaves the same. These are the
+ * `stripe` and `rr` schedulers; the CAST note (Broadcom) calls them the split
+ * and round-robin distributions.
+ */
+#include "ccl/ccl.h"
+
+#include <string.h>
+
+#include "core/err.h"
+#include "core/mem.h"
+
+struct ccl_basic_params {
+	struct ccl_common common;
+};
+
+static const struct opt_desc ccl_basic_opts[] = {
+	CCL_COMMON_OPTS(struct ccl_basic_params),
+	OPT_END,
+};
+
+/* rr: each message whole on the next queue pair. */
+static void rr_post(struct ccl_chan *ch, struct ccl_msg *m)
+{
+	uint32_t q = ch->rr_next;
+	ch->rr_next = (q + 1) % ch->nqp;
+	ccl_part_post(ch, m, q, m->bytes);
+}
+
+/* stripe: one equal piece per queue pair (the first ones one byte larger
+ * when it does not divide; fewer pieces than queue pairs for tiny messages). */
+static void stripe_post(struct ccl_chan *ch, struct ccl_msg *m)
+{
+	uint64_t n = ch->nqp < m->bytes ? ch->nqp : m->bytes;
+	for (uint64_t q = 0; q < n; q++)
+		ccl_part_post(ch, m, (uint32_t)q, m->bytes * (q + 1) / n - m->bytes * q / n);
+}
+
+static const struct ccl_sched_ops rr_ops = {
+	.name = "rr",
+	.summary =
+	    "each message whole on the next queue pair in turn (NCCL_IB_SPLIT_DATA_ON_QPS=0)",
+	.opts = ccl_basic_opts,
+	.params_size = sizeof(struct ccl_basic_params),
+	.post = rr_post,
+};
+
+static const struct ccl_sched_ops stripe_ops = {
+	.name = "stripe",
+	.summary = "each message in equal pieces, one per queue pair (NCCL_IB_SPLIT_DATA_ON_QPS=1)",
+	.opts = ccl_basic_opts,
+	.params_size = sizeof(struct ccl_basic_params),
+	.post = stripe_post,
+};
+
+const struct ccl_sched_ops *const ccl_registry[] = { &rr_ops, &stripe_ops, NULL };
+
+const struct ccl_sched_ops *ccl_find(const char *name)
+{
+	for (const struct ccl_sched_ops *const *o = ccl_registry; *o; o++)
+		if (strcmp((*o)->name, name) == 0)
+			return *o;
+	return NULL;
+}
+
+void ccl_init(struct ccl *l, struct tp_world *w, const struct ccl_sched_ops *ops,
+	      const void *params, uint32_t nmsgs)
+{
+	memset(l, 0, sizeof *l);
+	l->w = w;
+	l->ops = ops;
+	l->params = params;
+	l->nmsgs = nmsgs;
+	l->msgs = mp_calloc(nmsgs ? nmsgs : 1, sizeof *l->msgs);
+}
+
+static uint64_t chan_hash(uint32_t job, uint32_t src, uint32_t dst)
+{
+	uint64_t h = ((uint64_t)job << 42) ^ ((uint64_t)src << 21) ^ dst;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	return h;
+}
+
+static void slots_insert(struct ccl *l, uint32_t idx)
+{
+	const struct ccl_chan *ch = l->chans[idx];
+	uint32_t mask = l->nslots - 1, i = (uint32_t)chan_hash(ch->job, ch->src, ch->dst) & mask;
+	while (l->slot[i] != UINT32_MAX)
+		i = (i + 1) & mask;
+	l->slot[i] = idx;
+}
+
+struct ccl_chan *ccl_chan_get(struct ccl *l, uint32_t job, uint32_t src, uint32_t dst)
+{
+	if (l->nslots) {
+		uint32_t mask = l->nslots - 1, i = (uint32_t)chan_hash(job, src, dst) & mask;
+		for (; l->slot[i] != UINT32_MAX; i = (i + 1) & mask) {
+			struct ccl_chan *ch = l->chans[l->slot[i]];
+			if (ch->job == job && ch->src == src && ch->dst == dst)
+				return ch;
+		}
+	}
+	if (2 * (l->nchans + 1) > l->nslots) { /* keep the table at most half full */
+		l->nslots = l->nslots ? 2 * l->nslots : 64;
+		mp_free(l->slot);
+		l->slot = mp_malloc(l->nslots * sizeof *l->slot);
+		memset(l->slot, 0xff, l->nslots * sizeof *l->slot);
+		for (uint32_t k = 0; k < l->nchans; k++)
+			slots_insert(l, k);
+	}
+	if ((l->nchans & (l->nchans - 1)) == 0)
+		l->chans = mp_realloc(l->chans, (l->nchans ? 2 * l->nchans : 1) * sizeof *l->chans);
+	struct ccl_chan *ch = mp_calloc(1, sizeof *ch + l->ops->priv_size);
+	ch->ccl = l;
+	ch->id = l->nchans;
+	ch->job = job;
+	ch->src = src;
+	ch->dst = dst;
+	ch->nqp = (uint32_t)ccl_common(l)->qps;
+	ch->qp = mp_calloc(ch->nqp, sizeof *ch->qp);
+	for (uint32_t q = 0; q < ch->nqp; q++)
+		ch->qp[q] = tp_stream_add(l->w, src, dst, q);
+	l->chans[l->nchans++] = ch;
+	slots_insert(l, ch->id);
+	return ch;
+}
+
+void ccl_post(struct ccl *l, struct ccl_chan *ch, uint32_t id, uint64_t bytes)
+{
+	MP_ASSERT(id < l->nmsgs && bytes > 0);
+	struct ccl_msg *m = &l->msgs[id];
+	memset(m, 0, sizeof *m);
+	m->id = id;
+	m->bytes = bytes;
+	m->posted = ccl_now(l);
+	l->ops->post(ch, m);
+}
+
+void ccl_part_post(struct ccl_chan *ch, struct ccl_msg *m, uint32_t qp, uint64_t bytes)
+{
+	struct ccl *l = ch->ccl;
+	MP_ASSERT(qp < ch->nqp && bytes > 0 && m->bytes_posted + bytes <= m->bytes);
+	tp_grow((void **)&l->parts, sizeof *l->parts, &l->parts_cap, l->nparts + 1);
+	uint32_t tag = l->nparts++;
+	l->parts[tag] =
+	    (struct ccl_part){ .ch = ch, .msg = m, .qp = qp, .bytes = bytes, .posted = ccl_now(l) };
+	m->parts++;
+	m->bytes_posted += bytes;
+	tp_post(ch->qp[qp], bytes, tag);
+}
+
+void ccl_on_msg(struct ccl *l, struct conn *c, uint32_t tag, bool rx)
+{
+	(void)c;
+	MP_ASSERT(tag < l->nparts);
+	struct ccl_part *pt = &l->parts[tag];
+	struct ccl_msg *m = pt->msg;
+	if (rx) {
+		pt->rx_at = ccl_now(l);
+		m->parts_rx++;
+	} else {
+		m->parts_tx++;
+	}
+	if (l->ops->part_done)
+		l->ops->part_done(pt->ch, pt, rx);
+	uint32_t done = rx ? m->parts_rx : m->parts_tx;
+	if (done == m->parts && m->bytes_posted == m->bytes && l->on_done)
+		l->on_done(l->ctx, m->id, rx);
+}
+
+void ccl_free(struct ccl *l)
+{
+	for (uint32_t i = 0; i < l->nchans; i++) {
+		mp_free(l->chans[i]->qp);
+		mp_free(l->chans[i]);
+	}
+	mp_free(l->chans);
+	mp_free(l->slot);
+	mp_free(l->parts);
+	mp_free(l->msgs);
+	memset(l, 0, sizeof *l);
+}

@@ -1,0 +1,135 @@
+/* ccl.h - the collective-library layer: long-lived queue pairs between the
+ * ranks of a job, and the scheduler that spreads each message over them.
+ *
+ * A channel joins two ranks of one collective job (one direction): `qps`
+ * stream connections (NCCL_IB_QPS_PER_CONNECTION), opened at the channel's
+ * first message and kept for the whole run, so every queue pair's congestion
+ * state, PSN space and RTT estimates persist from one message to the next.
+ * A message posted on a channel (ccl_post) is handed to the channel's
+ * scheduler, which turns it into parts on the queue pairs (ccl_part_post):
+ * whole messages in turn (`rr`, NCCL's round robin) or one equal sub-chunk
+ * per queue pair (`stripe`, NCCL's default split). The message completes at
+ * the receiver when every part is delivered and at the sender when every part
+ * is acknowledged; the layer reports both to whoever posted it.
+ *
+ * A scheduler is an ops table with its own options and per-channel state, as
+ * a transport is: CAST (weighted stripes from per-QP RTTs) and MCC (a window
+ * of message chunks in flight) are schedulers. A scheduler may hold a message
+ * back (post it later, from part_done) and sees every part's post and
+ * completion times, which is all a CCL sees of the network.
+ */
+#ifndef MPSIM_CCL_CCL_H
+#define MPSIM_CCL_CCL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/opt.h"
+#include "core/time.h"
+#include "transport/transport.h"
+
+/* Options every scheduler has; a scheduler's params struct starts with it. */
+struct ccl_common {
+	uint64_t qps; /* queue pairs per channel */
+};
+
+#define CCL_COMMON_OPTS(type)                                                                   \
+	{                                                                                       \
+		"qps", OPT_UINT, offsetof(type, common.qps), "1", 1, 256,                       \
+		    "queue pairs per connection between two ranks (NCCL_IB_QPS_PER_CONNECTION)" \
+	}
+
+struct ccl;
+struct ccl_chan;
+
+/* A message of the collective layer. */
+struct ccl_msg {
+	uint32_t id; /* the poster's name for it (a workload message) */
+	uint64_t bytes;
+	uint64_t bytes_posted; /* in parts so far: done when all are and every part is */
+	simtime_t posted;      /* handed to the layer */
+	uint32_t parts, parts_rx, parts_tx;
+	struct ccl_msg *next; /* scheduler's queue while held back */
+};
+
+/* One part: a message of one queue pair. */
+struct ccl_part {
+	struct ccl_chan *ch;
+	struct ccl_msg *msg;
+	uint32_t qp;
+	uint64_t bytes;
+	simtime_t posted, rx_at;
+};
+
+struct ccl_chan {
+	struct ccl *ccl;
+	uint32_t id, job, src, dst; /* src, dst: hosts */
+	struct conn **qp;	    /* common.qps stream connections */
+	uint32_t nqp;
+	uint32_t rr_next; /* the next queue pair in turn */
+	_Alignas(max_align_t) unsigned char priv[];
+};
+
+struct ccl_sched_ops {
+	const char *name;
+	const char *summary;
+	const struct opt_desc *opts;
+	size_t params_size; /* starts with struct ccl_common */
+	size_t priv_size;   /* per channel, zeroed */
+	int (*check)(void *params, struct mp_err *e);
+	/* m was posted on ch: post its parts now (ccl_part_post) or later */
+	void (*post)(struct ccl_chan *ch, struct ccl_msg *m);
+	/* optional: part pt completed at the receiver (rx) or at the sender */
+	void (*part_done)(struct ccl_chan *ch, struct ccl_part *pt, bool rx);
+};
+
+extern const struct ccl_sched_ops *const ccl_registry[]; /* NULL-terminated */
+const struct ccl_sched_ops *ccl_find(const char *name);
+
+struct ccl {
+	struct tp_world *w;
+	const struct ccl_sched_ops *ops;
+	const void *params;
+	struct ccl_chan **chans;
+	uint32_t nchans;
+	/* channel lookup: open addressing on (job, src, dst) */
+	uint32_t *slot;
+	uint32_t nslots;
+	/* parts by tag (the transport's message tag) */
+	struct ccl_part *parts;
+	uint32_t nparts, parts_cap;
+	struct ccl_msg *msgs; /* one per workload message, by id */
+	uint32_t nmsgs;
+	/* the poster's completion callback: message id, at the receiver or not */
+	void (*on_done)(void *ctx, uint32_t id, bool rx);
+	void *ctx;
+};
+
+static inline const struct ccl_common *ccl_common(const struct ccl *l)
+{
+	return l->params;
+}
+static inline void *ccl_priv(struct ccl_chan *ch)
+{
+	return ch->priv;
+}
+static inline simtime_t ccl_now(const struct ccl *l)
+{
+	return l->w->q->now;
+}
+
+/* Set up the layer for `nmsgs` workload messages over world w. */
+void ccl_init(struct ccl *l, struct tp_world *w, const struct ccl_sched_ops *ops,
+	      const void *params, uint32_t nmsgs);
+/* The channel of (job, src -> dst), made (with its queue pairs, not opened) if new. */
+struct ccl_chan *ccl_chan_get(struct ccl *l, uint32_t job, uint32_t src, uint32_t dst);
+/* Post workload message `id` of `bytes` on channel ch (now). */
+void ccl_post(struct ccl *l, struct ccl_chan *ch, uint32_t id, uint64_t bytes);
+/* For schedulers: put `bytes` of m on queue pair qp now. */
+void ccl_part_post(struct ccl_chan *ch, struct ccl_msg *m, uint32_t qp, uint64_t bytes);
+/* The transport's message completion (tp_world.on_msg) for a stream connection. */
+void ccl_on_msg(struct ccl *l, struct conn *c, uint32_t tag, bool rx);
+void ccl_free(struct ccl *l);
+
+#endif
