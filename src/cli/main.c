@@ -77,6 +77,14 @@ static int cmd_list(const char *what)
 		list_table("section", "failures", "links down from t=0, and per-packet loss",
 			   exp_failures_opts);
 		list_table("section", "output", "time series", exp_output_opts);
+		list_table("section", "collective",
+			   "collective jobs (the workload section becomes optional): message DAGs "
+			   "over the ccl's queue pairs",
+			   coll_opts);
+		printf("section ccl: type\n    the collective layer's queue pairs and how a "
+		       "message is spread over them\n\n");
+		for (const struct ccl_sched_ops *const *o = ccl_registry; *o; o++)
+			list_table("ccl", (*o)->name, (*o)->summary, (*o)->opts);
 		printf("section events\n    a sequence of {at: TIME, link: a-b, action: "
 		       "down|up|rate|delay|loss, value: ...}\n\n");
 	}

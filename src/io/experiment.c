@@ -86,7 +86,8 @@ static const struct opt_desc event_opts[] = {
 
 static const char *const top_keys[] = { "name",	  "seed",   "stop_time", "time_limit", "topology",
 					"switch", "lb",	    "transport", "workload",   "failures",
-					"events", "output", "sweep",	 "paper",      NULL };
+					"events", "output", "sweep",	 "paper",      "collective",
+					"ccl",	  NULL };
 
 int exp_errf(struct mp_err *e, const struct experiment *x, const char *section, const char *fmt,
 	     ...)
@@ -271,9 +272,10 @@ static int load_all(struct experiment *x, struct mp_err *e)
 					     "unknown top-level key (known: %s)", known);
 		}
 	}
-	static const char *const skip_sections[] = { "topology", "switch",   "lb",     "transport",
-						     "workload", "failures", "events", "output",
-						     "sweep",	 "paper",    NULL };
+	static const char *const skip_sections[] = {
+		"topology", "switch", "lb",    "transport",  "workload", "failures", "events",
+		"output",   "sweep",  "paper", "collective", "ccl",	 NULL
+	};
 	opt_set_defaults(exp_general_opts, &x->gen);
 	if (cfg_apply_table(&x->doc, root, "", exp_general_opts, &x->gen, skip_sections, e))
 		return e->status;
@@ -311,9 +313,38 @@ static int load_all(struct experiment *x, struct mp_err *e)
 	const struct cfg_node *swn = cfg_get(root, "switch");
 	if (x->tp->lossless_default && !(swn && cfg_get(swn, "mode")))
 		x->sw.mode = BUF_LOSSLESS;
-	if (LOAD_TYPED(x, "workload", NULL, workload_registry, struct workload_ops, &x->wl,
+	const struct cfg_node *coll = cfg_get(root, "collective");
+	if ((!coll || cfg_get(root, "workload")) &&
+	    LOAD_TYPED(x, "workload", NULL, workload_registry, struct workload_ops, &x->wl,
 		       &x->wl_params, e))
 		return e->status;
+	if (coll) {
+		if (coll->kind != CFG_MAP)
+			return cfg_errf_line(
+			    e, &x->doc, coll->line, "collective",
+			    "expected a mapping {type: allreduce, size: ..., ...}");
+		x->coll = mp_calloc(1, sizeof *x->coll);
+		opt_set_defaults(coll_opts, x->coll);
+		if (cfg_apply_table(&x->doc, coll, "collective", coll_opts, x->coll, NULL, e))
+			return e->status;
+		if (x->coll->type != COLL_ALLREDUCE && cfg_get(coll, "algorithm"))
+			return exp_errf(e, x, "collective",
+					"algorithm: only allreduce has algorithms (ring, "
+					"double_binary_tree, halving_doubling)");
+		if (x->coll->type != COLL_ALLTOALL && x->coll->parallelism)
+			return exp_errf(e, x, "collective",
+					"parallelism: only alltoall has a parallelism limit");
+	}
+	if (LOAD_TYPED(x, "ccl", "rr", ccl_registry, struct ccl_sched_ops, &x->ccl, &x->ccl_params,
+		       e))
+		return e->status;
+	if (x->ccl->check && x->ccl->check(x->ccl_params, e))
+		return exp_reraise(e, x, "ccl");
+	if (coll && !x->tp->post)
+		return exp_errf(e, x, "transport",
+				"type: %s does not carry long-lived queue pairs yet, so it cannot "
+				"run a collective section",
+				x->tp->name);
 	opt_set_defaults(exp_failures_opts, &x->fail);
 	if (cfg_apply_table(&x->doc, cfg_get(root, "failures"), "failures", exp_failures_opts,
 			    &x->fail, NULL, e))
@@ -380,6 +411,12 @@ void exp_free(struct experiment *x)
 		free_typed(x->tp->opts, x->tp_params);
 	if (x->wl)
 		free_typed(x->wl->opts, x->wl_params);
+	if (x->coll) {
+		opt_free(coll_opts, x->coll);
+		mp_free(x->coll);
+	}
+	if (x->ccl)
+		free_typed(x->ccl->opts, x->ccl_params);
 	opt_free(exp_failures_opts, &x->fail);
 	opt_free(exp_output_opts, &x->out);
 	for (size_t i = 0; i < x->nevents; i++)
@@ -387,6 +424,16 @@ void exp_free(struct experiment *x)
 	mp_free(x->events);
 	cfg_free(&x->doc);
 	memset(x, 0, sizeof *x);
+}
+
+void exp_workload_name(const struct experiment *x, char *buf, size_t n)
+{
+	int k = snprintf(buf, n, "%s%s", x->wl ? x->wl->name : "", x->wl && x->coll ? " + " : "");
+	if (x->coll && k >= 0 && (size_t)k < n)
+		snprintf(buf + k, n - (size_t)k, "collective %s%s%s",
+			 coll_type_names[x->coll->type], x->coll->type == COLL_ALLREDUCE ? "/" : "",
+			 x->coll->type == COLL_ALLREDUCE ? coll_algo_names[x->coll->algorithm]
+							 : "");
 }
 
 static void dump_typed(FILE *f, const char *section, const char *type, const struct opt_desc *o,
@@ -406,7 +453,13 @@ void exp_write_effective(FILE *f, const struct experiment *x)
 	opt_dump_yaml(f, swcfg_opts, &x->sw, "  ");
 	dump_typed(f, "lb", x->lb->name, x->lb->opts, x->lb_params);
 	dump_typed(f, "transport", x->tp->name, x->tp->opts, x->tp_params);
-	dump_typed(f, "workload", x->wl->name, x->wl->opts, x->wl_params);
+	if (x->wl)
+		dump_typed(f, "workload", x->wl->name, x->wl->opts, x->wl_params);
+	if (x->coll) {
+		fputs("collective:\n", f);
+		opt_dump_yaml(f, coll_opts, x->coll, "  ");
+	}
+	dump_typed(f, "ccl", x->ccl->name, x->ccl->opts, x->ccl_params);
 	fputs("failures:\n", f);
 	opt_dump_yaml(f, exp_failures_opts, &x->fail, "  ");
 	if (x->nevents) {

@@ -6,7 +6,10 @@
  *   switch:   {...}             swcfg_opts (buffer, ECN, PFC)
  *   lb:       {type: ecmp|...}  a switch load balancer
  *   transport:{type: ref|...}   a host transport and its options
- *   workload: {type: ...}       a workload generator and its options
+ *   workload: {type: ...}       a workload generator and its options (optional
+ *                               when there is a collective section)
+ *   collective: {...}           collective jobs (workload/collective.h)
+ *   ccl: {type: rr|stripe|...}  the collective layer's queue pairs and scheduler
  *   failures: {...}             links down from t=0 (random per tier, or named)
  *   events:   [{at, link|node, action, value}, ...]  link and switch changes during the run
  *   output:   {...}             time series and what to record
@@ -27,6 +30,8 @@
 #include "net/fabric.h"
 #include "net/topo.h"
 #include "transport/transport.h"
+#include "ccl/ccl.h"
+#include "workload/collective.h"
 #include "workload/workload.h"
 
 struct exp_general {
@@ -81,8 +86,11 @@ struct experiment {
 	void *lb_params;
 	const struct transport_ops *tp;
 	void *tp_params;
-	const struct workload_ops *wl;
+	const struct workload_ops *wl; /* NULL: collectives only */
 	void *wl_params;
+	struct coll_params *coll; /* NULL: no collective section */
+	const struct ccl_sched_ops *ccl;
+	void *ccl_params;
 	struct exp_failures fail;
 	struct exp_event *events;
 	size_t nevents;
@@ -101,6 +109,10 @@ int exp_load_point(struct experiment *x, const char *path, char *const *sets, si
 		   int64_t seed_override, const struct sweep *sw, size_t point, struct mp_err *e);
 int exp_load_string(struct experiment *x, const char *text, const char *name, struct mp_err *e);
 void exp_free(struct experiment *x);
+
+/* What the run's traffic is, for tables: "permutation", "collective
+ * allreduce/ring", "poisson + collective alltoall". */
+void exp_workload_name(const struct experiment *x, char *buf, size_t n);
 
 /* The effective configuration (every option of every section, resolved) as YAML. */
 void exp_write_effective(FILE *f, const struct experiment *x);

@@ -49,6 +49,15 @@ const struct metric_def metric_defs[M_N] = {
 	[M_QUEUE_DRAIN] = { "queue_drain", MK_TIME,
 			    "from the last flow start until the first sampled queue first falls "
 			    "back to output.settle_queue after exceeding it" },
+	[M_CCT_MEAN] = { "cct_mean", MK_TIME,
+			 "collectives: mean completion time over jobs and iterations (first "
+			 "message posted to last byte delivered)" },
+	[M_CCT_P50] = { "cct_p50", MK_TIME, "collectives: median completion time" },
+	[M_CCT_MAX] = { "cct_max", MK_TIME, "collectives: largest completion time" },
+	[M_BUSBW_MIN] = { "busbw_min", MK_RATE,
+			  "collectives: smallest bus bandwidth (NCCL-tests: algbw x 2(n-1)/n "
+			  "for AllReduce, x (n-1)/n otherwise)" },
+	[M_BUSBW_MEAN] = { "busbw_mean", MK_RATE, "collectives: mean bus bandwidth" },
 };
 
 int metric_find(const char *name)
@@ -243,6 +252,25 @@ void metrics_compute(const struct run_result *r, double band, uint64_t settle, d
 	v[M_CONVERGENCE] = convergence(r, band);
 	v[M_QUEUE_SETTLE] = queue_settle(r, settle, false);
 	v[M_QUEUE_DRAIN] = queue_settle(r, settle, true);
+	size_t nc = 0;
+	double *cct = mp_calloc(r->ncolls ? r->ncolls : 1, sizeof *cct), sum_cct = 0, sum_bw = 0,
+	       min_bw = INFINITY;
+	for (size_t i = 0; i < r->ncolls; i++)
+		if (r->colls[i].completed) {
+			cct[nc++] = (double)r->colls[i].cct;
+			sum_cct += (double)r->colls[i].cct;
+			sum_bw += r->colls[i].busbw;
+			min_bw = r->colls[i].busbw < min_bw ? r->colls[i].busbw : min_bw;
+		}
+	if (nc) {
+		qsort(cct, nc, sizeof *cct, cmp_double);
+		v[M_CCT_MEAN] = sum_cct / (double)nc;
+		v[M_CCT_P50] = pct(cct, nc, 50);
+		v[M_CCT_MAX] = cct[nc - 1];
+		v[M_BUSBW_MIN] = min_bw;
+		v[M_BUSBW_MEAN] = sum_bw / (double)nc;
+	}
+	mp_free(cct);
 	mp_free(fct);
 	mp_free(sd);
 	mp_free(tput);

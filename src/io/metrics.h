@@ -40,6 +40,11 @@ enum metric_id {
 	M_CONVERGENCE,
 	M_QUEUE_SETTLE,
 	M_QUEUE_DRAIN,
+	M_CCT_MEAN,
+	M_CCT_P50,
+	M_CCT_MAX,
+	M_BUSBW_MIN,
+	M_BUSBW_MEAN,
 	M_N
 };
 

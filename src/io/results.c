@@ -10,6 +10,7 @@
 
 #include "core/mem.h"
 #include "stats/stats.h"
+#include <math.h>
 
 #define NBUCKETS 6
 static const uint64_t bucket_hi[NBUCKETS] = { 10000,	100000,	   1000000,
@@ -77,7 +78,9 @@ static int write_summary(FILE *f, const struct experiment *x, const struct run_r
 		"  \"topology\": {\"type\": \"%s\", \"hosts\": %u, \"switches\": %u, "
 		"\"links\": %u},\n",
 		x->topo->name, r->nhosts, r->nswitches, r->nlinks);
-	fprintf(f, "  \"transport\": \"%s\",\n  \"workload\": \"%s\",\n", x->tp->name, x->wl->name);
+	char wl[128];
+	exp_workload_name(x, wl, sizeof wl);
+	fprintf(f, "  \"transport\": \"%s\",\n  \"workload\": \"%s\",\n", x->tp->name, wl);
 	fprintf(f, "  \"flows\": {\"count\": %zu, \"completed\": %zu,\n    ", r->nflows,
 		r->ncompleted);
 	json_dist(f, "fct_us", &all.fct_us, ",\n    ");
@@ -127,6 +130,24 @@ static int write_summary(FILE *f, const struct experiment *x, const struct run_r
 		firstg = false;
 	}
 	fputs("\n  },\n", f);
+	if (r->ncolls) {
+		struct dist_summary cct;
+		double *v = mp_calloc(r->ncolls, sizeof *v), bw = 0, bwmin = INFINITY;
+		size_t n = 0;
+		for (size_t i = 0; i < r->ncolls; i++)
+			if (r->colls[i].completed) {
+				v[n++] = time_to_us(r->colls[i].cct);
+				bw += r->colls[i].busbw;
+				bwmin = r->colls[i].busbw < bwmin ? r->colls[i].busbw : bwmin;
+			}
+		stats_summarize(v, n, &cct);
+		fprintf(f, "  \"collectives\": {\"count\": %zu, \"completed\": %zu, ", r->ncolls,
+			n);
+		json_dist(f, "cct_us", &cct, ", ");
+		fprintf(f, "\"busbw_gbps\": {\"min\": %.6f, \"mean\": %.6f}},\n",
+			n ? bwmin / 1e9 : 0.0, n ? bw / (double)n / 1e9 : 0.0);
+		mp_free(v);
+	}
 	fprintf(f,
 		"  \"run\": {\"sim_time_us\": %.6f, \"events\": %llu, "
 		"\"events_peak_pending\": %llu, \"wall_s\": %.3f, "
@@ -140,17 +161,39 @@ static int write_summary(FILE *f, const struct experiment *x, const struct run_r
 	return ferror(f) ? -1 : 0;
 }
 
+/* With dependencies or collectives, three more columns: the job (0 = none),
+ * its iteration, and when the last byte reached the receiver (what released
+ * the dependants); finish is when the sender learnt it (the FCT's end). */
 static int write_flows(FILE *f, const struct run_result *r)
 {
 	fputs("id,src,dst,bytes,start_us,finish_us,fct_us,ideal_fct_us,slowdown,retx_bytes,"
-	      "completed\n",
+	      "completed",
 	      f);
+	fputs(r->dag ? ",job,iter,delivered_us\n" : "\n", f);
 	for (size_t i = 0; i < r->nflows; i++) {
 		const struct flow_rec *fr = &r->flows[i];
-		fprintf(f, "%u,%u,%u,%llu,%.6f,%.6f,%.6f,%.6f,%.6f,%llu,%d\n", fr->id, fr->src,
+		fprintf(f, "%u,%u,%u,%llu,%.6f,%.6f,%.6f,%.6f,%.6f,%llu,%d", fr->id, fr->src,
 			fr->dst, (unsigned long long)fr->bytes, time_to_us(fr->start),
 			time_to_us(fr->finish), time_to_us(fr->fct), time_to_us(fr->ideal_fct),
 			fr->slowdown, (unsigned long long)fr->retx_bytes, fr->completed ? 1 : 0);
+		if (r->dag)
+			fprintf(f, ",%u,%u,%.6f", fr->job, fr->iter, time_to_us(fr->delivered));
+		fputc('\n', f);
+	}
+	return ferror(f) ? -1 : 0;
+}
+
+static int write_colls(FILE *f, const struct run_result *r)
+{
+	fputs("job,iter,ranks,size_bytes,start_us,finish_us,cct_us,algbw_gbps,busbw_gbps,"
+	      "completed\n",
+	      f);
+	for (size_t i = 0; i < r->ncolls; i++) {
+		const struct coll_rec *c = &r->colls[i];
+		fprintf(f, "%u,%u,%u,%llu,%.6f,%.6f,%.6f,%.6f,%.6f,%d\n", c->job, c->iter,
+			c->nranks, (unsigned long long)c->size, time_to_us(c->start),
+			time_to_us(c->finish), time_to_us(c->cct), c->algbw / 1e9, c->busbw / 1e9,
+			c->completed ? 1 : 0);
 	}
 	return ferror(f) ? -1 : 0;
 }
@@ -212,6 +255,12 @@ static int w_flows(FILE *f, const struct experiment *x, const struct run_result 
 	(void)x;
 	return write_flows(f, r);
 }
+static int w_colls(FILE *f, const struct experiment *x, const struct run_result *r)
+{
+	(void)x;
+	return write_colls(f, r);
+}
+
 static int w_ports(FILE *f, const struct experiment *x, const struct run_result *r)
 {
 	(void)x;
@@ -327,6 +376,7 @@ int results_write(const char *outdir, const struct experiment *x, const struct r
 	    write_file(tmp, "flows.csv", e, w_flows, x, r) ||
 	    write_file(tmp, "timeseries.csv", e, w_ts, x, r) ||
 	    write_file(tmp, "ports.csv", e, w_ports, x, r) ||
+	    (r->ncolls && write_file(tmp, "collectives.csv", e, w_colls, x, r)) ||
 	    write_file(tmp, "summary.json", e, w_summary, x, r) ||
 	    (paper_csv && results_write_text(tmp, "paper.csv", paper_csv, e))) {
 		remove_tree(tmp);
@@ -360,8 +410,10 @@ void results_print_table(FILE *f, const struct experiment *x, const struct run_r
 {
 	struct fct_stats all;
 	summarize(r, 0, UINT64_MAX, &all);
+	char wl[128];
+	exp_workload_name(x, wl, sizeof wl);
 	fprintf(f, "\n%s: %s on %s (%u hosts), workload %s, seed %llu\n", x->gen.name, x->tp->name,
-		x->topo->name, r->nhosts, x->wl->name, (unsigned long long)x->gen.seed);
+		x->topo->name, r->nhosts, wl, (unsigned long long)x->gen.seed);
 	fprintf(f, "  flows completed %zu / %zu, simulated %.1f us\n\n", r->ncompleted, r->nflows,
 		time_to_us(r->sim_end));
 	fprintf(f, "  %-12s %7s %11s %11s %11s %11s %9s %9s\n", "size", "flows", "FCT mean",
@@ -380,6 +432,25 @@ void results_print_table(FILE *f, const struct experiment *x, const struct run_r
 			b < NBUCKETS ? bucket_name[b] : "all", bs.fct_us.n, bs.fct_us.mean,
 			bs.fct_us.p50, bs.fct_us.p99, bs.fct_us.max, bs.slowdown.p99,
 			bs.slowdown.max);
+	}
+	if (r->ncolls) {
+		double *v = mp_calloc(r->ncolls, sizeof *v), bw = 0, bwmin = INFINITY;
+		size_t n = 0;
+		for (size_t i = 0; i < r->ncolls; i++)
+			if (r->colls[i].completed) {
+				v[n++] = time_to_us(r->colls[i].cct);
+				bw += r->colls[i].busbw;
+				bwmin = r->colls[i].busbw < bwmin ? r->colls[i].busbw : bwmin;
+			}
+		struct dist_summary d;
+		stats_summarize(v, n, &d);
+		fprintf(f,
+			"\n  collectives completed %zu / %zu (jobs x iterations; collectives.csv)\n"
+			"  CCT (us): mean %.2f, p50 %.2f, max %.2f   busbw (Gb/s): min %.2f, "
+			"mean %.2f\n",
+			n, r->ncolls, d.mean, d.p50, d.max, n ? bwmin / 1e9 : 0.0,
+			n ? bw / (double)n / 1e9 : 0.0);
+		mp_free(v);
 	}
 	const struct net_totals *t = &r->net;
 	uint64_t retx = 0;

@@ -231,7 +231,7 @@ static void sample(void *obj, uint64_t arg)
 	for (uint32_t n = 0; n < f->nnodes; n++)
 		for (uint16_t p = 0; p < f->nodes[n]->nports; p++)
 			f->nodes[n]->ports[p].ts_tx_bytes = f->nodes[n]->ports[p].tx_bytes;
-	if (s->w.ndone < s->w.nconns || (s->x->gen.stop_time && now + dt <= s->x->gen.stop_time))
+	if (s->nflows_done < s->flows.n || (s->x->gen.stop_time && now + dt <= s->x->gen.stop_time))
 		evq_at(&s->q, &s->evs, now + dt, sample, s, 0);
 }
 
@@ -245,10 +245,155 @@ static void conn_start(void *obj, uint64_t arg)
 
 static void on_complete(void *ctx, struct conn *c)
 {
-	struct sim *s = ctx;
+	(void)ctx;
 	(void)c;
-	if (s->w.ndone == s->w.nconns && s->x->gen.stop_time == 0)
+}
+
+/* ---- the message DAG ------------------------------------------------------------ */
+
+static void msg_release(void *obj, uint64_t arg);
+
+static void flow_finished(struct sim *s)
+{
+	if (++s->nflows_done == s->flows.n && s->x->gen.stop_time == 0)
 		s->q.stop = true;
+}
+
+/* Flow id completed at its receiver (rx) or sender: release what waited. */
+static void flow_done(struct sim *s, uint32_t id, bool rx)
+{
+	simtime_t now = s->q.now;
+	if (rx)
+		s->rx_at[id] = now;
+	else
+		s->tx_at[id] = now;
+	for (uint32_t k = s->dep_off[id]; k < s->dep_off[id + 1]; k++) {
+		uint32_t d = s->dep_to[k], f = FLOW_DEP_ID(d);
+		if (!(d & FLOW_DEP_SENT) != rx || !s->left[f] || --s->left[f])
+			continue;
+		const struct flow_spec *fs = &s->flows.v[f];
+		simtime_t at = now + fs->delay;
+		evq_at(&s->q, &s->evs, at > fs->start ? at : fs->start, msg_release, s, f);
+	}
+	if (!rx)
+		flow_finished(s);
+}
+
+static void msg_release(void *obj, uint64_t arg)
+{
+	struct sim *s = obj;
+	uint32_t id = (uint32_t)arg;
+	const struct flow_spec *fs = &s->flows.v[id];
+	s->rel_at[id] = s->q.now;
+	if (flow_is_marker(fs)) {
+		flow_done(s, id, true);
+		flow_done(s, id, false);
+	} else if (s->fconn[id]) {
+		s->fconn[id]->start = s->q.now;
+		conn_start(s->fconn[id], 0);
+	} else {
+		ccl_post(&s->ccl, s->fchan[id], id, fs->bytes);
+	}
+}
+
+static void pend_drain(void *obj, uint64_t arg)
+{
+	struct sim *s = obj;
+	(void)arg;
+	s->pend_ev = false;
+	/* completions that arrive while draining join the end */
+	for (uint32_t i = 0; i < s->npend; i++) {
+		struct pend_msg pm = s->pend[i];
+		ccl_on_msg(&s->ccl, pm.c, pm.tag, pm.rx);
+	}
+	s->npend = 0;
+}
+
+static void on_msg(void *ctx, struct conn *c, uint32_t tag, bool rx)
+{
+	struct sim *s = ctx;
+	if (!c->stream) {
+		flow_done(s, s->conn_flow[c->id], rx);
+		return;
+	}
+	/* a queue pair's message: the ccl hears of it from an event of its own,
+	 * never from inside the transport (it may post on the same queue pair) */
+	tp_grow((void **)&s->pend, sizeof *s->pend, &s->pend_cap, s->npend + 1);
+	s->pend[s->npend++] = (struct pend_msg){ c, tag, rx };
+	if (!s->pend_ev) {
+		s->pend_ev = true;
+		evq_at(&s->q, &s->evs, s->q.now, pend_drain, s, 0);
+	}
+}
+
+static void ccl_done(void *ctx, uint32_t id, bool rx)
+{
+	flow_done(ctx, id, rx);
+}
+
+/* The flows become connections (their own, or the ccl's queue pairs), the DAG
+ * its dependants' lists, and the flows that wait for nothing are scheduled. */
+static int setup_flows(struct sim *s, struct mp_err *e)
+{
+	const struct experiment *x = s->x;
+	struct flow_list *fl = &s->flows;
+	size_t n = fl->n;
+	if (fl->ndeps && flow_list_check_dag(fl, e))
+		return exp_reraise(e, x, x->coll && !x->wl ? "collective" : "workload");
+	s->left = mp_calloc(n + 1, sizeof *s->left);
+	s->dep_off = mp_calloc(n + 2, sizeof *s->dep_off);
+	s->dep_to = mp_malloc((fl->ndeps + 1) * sizeof *s->dep_to);
+	s->rel_at = mp_malloc((n + 1) * sizeof *s->rel_at);
+	for (size_t i = 0; i <= n; i++)
+		s->rel_at[i] = SIMTIME_MAX; /* not released yet */
+	s->rx_at = mp_calloc(n + 1, sizeof *s->rx_at);
+	s->tx_at = mp_calloc(n + 1, sizeof *s->tx_at);
+	s->fconn = mp_calloc(n + 1, sizeof *s->fconn);
+	s->fchan = mp_calloc(n + 1, sizeof *s->fchan);
+	s->conn_flow = mp_calloc(n + 1, sizeof *s->conn_flow);
+	for (size_t i = 0; i < n; i++) {
+		const struct flow_spec *fs = &fl->v[i];
+		s->left[i] = fs->need ? fs->need : fs->ndeps;
+		for (uint32_t k = 0; k < fs->ndeps; k++)
+			s->dep_off[FLOW_DEP_ID(fl->deps[fs->dep0 + k]) + 2]++;
+	}
+	for (size_t i = 0; i < n; i++)
+		s->dep_off[i + 2] += s->dep_off[i + 1];
+	for (size_t i = 0; i < n; i++) {
+		const struct flow_spec *fs = &fl->v[i];
+		for (uint32_t k = 0; k < fs->ndeps; k++) {
+			uint32_t d = fl->deps[fs->dep0 + k];
+			s->dep_to[s->dep_off[FLOW_DEP_ID(d) + 1]++] =
+			    (uint32_t)i | (d & FLOW_DEP_SENT);
+		}
+	}
+	/* plain flows first, in order: their connection ids are as they always were */
+	for (size_t i = 0; i < n; i++) {
+		const struct flow_spec *fs = &fl->v[i];
+		if (fs->job || flow_is_marker(fs))
+			continue;
+		if (fs->src >= s->fab.nhosts || fs->dst >= s->fab.nhosts || fs->src == fs->dst)
+			return exp_errf(e, x, "workload",
+					"flow %zu goes from host %u to host %u "
+					"but the fabric has hosts 0..%u",
+					i, fs->src, fs->dst, s->fab.nhosts - 1);
+		struct conn *c = tp_conn_add(&s->w, fs->src, fs->dst, fs->bytes, fs->start);
+		s->fconn[i] = c;
+		s->conn_flow[c->id] = (uint32_t)i;
+		if (!fs->ndeps)
+			evq_at(&s->q, &c->evs, fs->start, conn_start, c, 0);
+	}
+	ccl_init(&s->ccl, &s->w, x->ccl, x->ccl_params, (uint32_t)n);
+	s->ccl.on_done = ccl_done;
+	s->ccl.ctx = s;
+	for (size_t i = 0; i < n; i++) {
+		const struct flow_spec *fs = &fl->v[i];
+		if (fs->job && !flow_is_marker(fs))
+			s->fchan[i] = ccl_chan_get(&s->ccl, fs->job, fs->src, fs->dst);
+		if (!s->fconn[i] && !fs->ndeps)
+			evq_at(&s->q, &s->evs, fs->start, msg_release, s, i);
+	}
+	return MP_OK;
 }
 
 static void apply_link(struct fabric *f, const struct exp_event *ev, uint32_t link)
@@ -474,23 +619,22 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 			      .host_rate_bps = info.host_rate_bps,
 			      .seed = x->gen.seed,
 			      .base_dir = x->doc.dir };
-	if (x->wl->generate(x->wl_params, &env, &s->flows, e))
+	if (x->wl && x->wl->generate(x->wl_params, &env, &s->flows, e))
 		return exp_reraise(e, x, "workload");
+	if (x->coll && coll_generate(x->coll, &env, &s->flows, &s->jobs, e))
+		return exp_reraise(e, x, "collective");
 	if (s->flows.n == 0)
 		return exp_errf(e, x, "workload", "the workload produced no flows");
+	if (s->flows.n >= TP_ENTITY_BASE)
+		return exp_errf(e, x, x->wl ? "workload" : "collective",
+				"%zu messages: mpsim's message ids hold fewer than %u", s->flows.n,
+				TP_ENTITY_BASE);
 	tp_world_init(&s->w, &s->q, &s->fab, x->tp, x->tp_params, x->gen.seed);
 	s->w.on_complete = on_complete;
+	s->w.on_msg = on_msg;
 	s->w.ctx = s;
-	for (size_t i = 0; i < s->flows.n; i++) {
-		const struct flow_spec *fs = &s->flows.v[i];
-		if (fs->src >= s->fab.nhosts || fs->dst >= s->fab.nhosts || fs->src == fs->dst)
-			return exp_errf(e, x, "workload",
-					"flow %zu goes from host %u to host %u "
-					"but the fabric has hosts 0..%u",
-					i, fs->src, fs->dst, s->fab.nhosts - 1);
-		struct conn *c = tp_conn_add(&s->w, fs->src, fs->dst, fs->bytes, fs->start);
-		evq_at(&s->q, &c->evs, fs->start, conn_start, c, 0);
-	}
+	if (setup_flows(s, e))
+		return e->status;
 	if (setup_samplers(s, e))
 		return e->status;
 	if (x->out.interval && s->nsamplers)
@@ -616,6 +760,51 @@ static void collect_ports(struct sim *s, struct run_result *r)
 		}
 }
 
+/* Per job and iteration: from its first message posted to its last byte
+ * delivered. */
+static void collect_colls(struct sim *s, struct run_result *r)
+{
+	const struct coll_jobs *J = &s->jobs;
+	if (!J->njobs)
+		return;
+	uint32_t iters = (uint32_t)s->x->coll->iterations;
+	r->ncolls = (size_t)J->njobs * iters;
+	r->colls = mp_calloc(r->ncolls, sizeof *r->colls);
+	for (size_t i = 0; i < r->ncolls; i++) {
+		struct coll_rec *cr = &r->colls[i];
+		cr->job = (uint32_t)(i / iters) + 1;
+		cr->iter = (uint32_t)(i % iters);
+		cr->nranks = J->nranks;
+		cr->size = s->x->coll->size;
+		cr->start = SIMTIME_MAX;
+		cr->completed = true;
+	}
+	for (size_t i = 0; i < s->flows.n; i++) {
+		const struct flow_spec *fs = &s->flows.v[i];
+		if (!fs->job || flow_is_marker(fs))
+			continue;
+		struct coll_rec *cr = &r->colls[(size_t)(fs->job - 1) * iters + fs->iter];
+		if (s->rel_at[i] < cr->start)
+			cr->start = s->rel_at[i];
+		if (!s->rx_at[i])
+			cr->completed = false;
+		else if (s->rx_at[i] > cr->finish)
+			cr->finish = s->rx_at[i];
+	}
+	for (size_t i = 0; i < r->ncolls; i++) {
+		struct coll_rec *cr = &r->colls[i];
+		if (cr->start == SIMTIME_MAX)
+			cr->start = 0;
+		if (!cr->completed || cr->finish <= cr->start) {
+			cr->completed = false;
+			continue;
+		}
+		cr->cct = cr->finish - cr->start;
+		cr->algbw = (double)cr->size * 8.0 / time_to_s(cr->cct);
+		cr->busbw = cr->algbw * coll_busbw_factor(s->x->coll->type, cr->nranks);
+	}
+}
+
 void sim_collect(struct sim *s, struct run_result *r)
 {
 	memset(r, 0, sizeof *r);
@@ -623,29 +812,60 @@ void sim_collect(struct sim *s, struct run_result *r)
 	r->events = s->q.processed;
 	r->events_peak_pending = s->q.peak;
 	r->sim_end = s->q.now;
-	r->nflows = s->w.nconns;
-	r->flows = mp_calloc(r->nflows ? r->nflows : 1, sizeof *r->flows);
-	for (uint32_t i = 0; i < s->w.nconns; i++) {
-		const struct conn *c = s->w.conns[i];
-		struct flow_rec *fr = &r->flows[i];
-		fr->id = c->id;
-		fr->src = c->src->hid;
-		fr->dst = c->dst->hid;
-		fr->bytes = c->bytes;
-		fr->start = c->start;
-		fr->ideal_fct = c->ideal_fct;
-		fr->completed = c->done;
-		fr->retx_bytes = c->retx_bytes;
-		fr->sent_bytes = c->sent_bytes;
-		fr->rcvd_bytes = c->rcvd_bytes;
-		fr->dup_bytes = c->dup_bytes;
-		if (c->done) {
-			fr->finish = c->finish;
-			fr->fct = c->finish - c->start;
-			fr->slowdown = (double)fr->fct / (double)c->ideal_fct;
+	size_t nrec = 0;
+	for (size_t i = 0; i < s->flows.n; i++)
+		nrec += !flow_is_marker(&s->flows.v[i]);
+	r->nflows = nrec;
+	r->dag = s->flows.ndeps || s->ccl.nchans;
+	r->flows = mp_calloc(nrec ? nrec : 1, sizeof *r->flows);
+	for (size_t i = 0, k = 0; i < s->flows.n; i++) {
+		const struct flow_spec *fs = &s->flows.v[i];
+		if (flow_is_marker(fs))
+			continue;
+		struct flow_rec *fr = &r->flows[k++];
+		const struct conn *c = s->fconn[i];
+		fr->id = (uint32_t)i;
+		fr->src = fs->src;
+		fr->dst = fs->dst;
+		fr->job = fs->job;
+		fr->iter = fs->iter;
+		fr->bytes = fs->bytes;
+		fr->delivered = s->rx_at[i];
+		if (c) {
+			fr->start = c->start;
+			fr->ideal_fct = c->ideal_fct;
+			fr->completed = c->done;
+			fr->retx_bytes = c->retx_bytes;
+			fr->sent_bytes = c->sent_bytes;
+			fr->rcvd_bytes = c->rcvd_bytes;
+			fr->dup_bytes = c->dup_bytes;
+		} else { /* a message on the ccl's queue pairs */
+			fr->start = s->rel_at[i] == SIMTIME_MAX ? 0 : s->rel_at[i];
+			fr->ideal_fct = tp_ideal_fct(s->fchan[i]->qp[0], fs->bytes);
+			fr->completed = s->tx_at[i] != 0;
+			fr->rcvd_bytes = s->rx_at[i] ? fs->bytes : 0;
+		}
+		if (fr->completed) {
+			fr->finish = c ? c->finish : s->tx_at[i];
+			fr->fct = fr->finish - fr->start;
+			fr->slowdown = (double)fr->fct / (double)fr->ideal_fct;
 			r->ncompleted++;
 		}
 	}
+	if (s->ccl.nchans) /* the queue pairs' own counters, on the first message record */
+		for (uint32_t i = 0; i < s->w.nconns; i++) {
+			const struct conn *c = s->w.conns[i];
+			if (!c->stream)
+				continue;
+			for (size_t k = 0; k < r->nflows; k++)
+				if (r->flows[k].job) {
+					r->flows[k].retx_bytes += c->retx_bytes;
+					r->flows[k].sent_bytes += c->sent_bytes;
+					r->flows[k].dup_bytes += c->dup_bytes;
+					break;
+				}
+		}
+	collect_colls(s, r);
 	uint64_t nood = 0, k = 0, seen = 0;
 	r->ood_p99 = r->ood_max = NAN;
 	for (uint32_t i = 0; i <= TP_OOD_MAX; i++)
@@ -708,6 +928,18 @@ void sim_free(struct sim *s)
 	 * with the fabric */
 	evq_drain(&s->q, free_wire_packet, &s->fab);
 	tp_world_free(&s->w);
+	ccl_free(&s->ccl);
+	coll_jobs_free(&s->jobs);
+	mp_free(s->left);
+	mp_free(s->dep_off);
+	mp_free(s->dep_to);
+	mp_free(s->rel_at);
+	mp_free(s->rx_at);
+	mp_free(s->tx_at);
+	mp_free(s->fconn);
+	mp_free(s->fchan);
+	mp_free(s->conn_flow);
+	mp_free(s->pend);
 	flow_list_free(&s->flows);
 	fab_free(&s->fab);
 	pool_destroy(&s->pkts);
@@ -724,6 +956,7 @@ void run_result_free(struct run_result *r)
 {
 	mp_free(r->ports);
 	mp_free(r->flows);
+	mp_free(r->colls);
 	ts_free(&r->ts);
 	memset(r, 0, sizeof *r);
 }

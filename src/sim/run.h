@@ -16,13 +16,17 @@
 #include "io/experiment.h"
 #include "net/fabric.h"
 #include "stats/stats.h"
+#include "ccl/ccl.h"
 #include "transport/transport.h"
+#include "workload/collective.h"
 
 struct flow_rec {
 	uint32_t id, src, dst;
+	uint32_t job, iter; /* job 0: a flow on its own connection; k: collective job k-1 */
 	uint64_t bytes;
 	simtime_t start, finish, fct, ideal_fct; /* ps; finish/fct 0 when not completed */
-	double slowdown;			 /* fct / ideal_fct */
+	simtime_t delivered; /* last byte at the receiver (ps; 0 when not yet) */
+	double slowdown;     /* fct / ideal_fct */
 	uint64_t retx_bytes, sent_bytes, rcvd_bytes, dup_bytes;
 	bool completed;
 };
@@ -78,12 +82,25 @@ struct group_totals {
 	uint64_t drops, ecn_marks, pauses;
 };
 
+/* One iteration of one collective job. */
+struct coll_rec {
+	uint32_t job, iter, nranks;
+	uint64_t size;		 /* bytes per rank buffer */
+	simtime_t start, finish; /* first message posted, last byte delivered (ps) */
+	simtime_t cct;		 /* finish - start; 0 when not completed */
+	double algbw, busbw;	 /* bit/s, NCCL-tests conventions */
+	bool completed;
+};
+
 struct run_result {
 	struct port_rec *ports;
 	size_t nports;
 	struct group_totals groups[G_N];
 	struct flow_rec *flows;
 	size_t nflows, ncompleted;
+	bool dag; /* the flows had dependencies or collective jobs */
+	struct coll_rec *colls;
+	size_t ncolls;
 	struct net_totals net;
 	struct ts_buf ts;
 	simtime_t sim_end; /* simulated time when the run stopped, ps */
@@ -107,6 +124,26 @@ struct sim {
 	struct tp_world w;
 	struct flow_list flows;
 	struct ev_src evs; /* the runner's own events (entity 0) */
+	/* the message DAG: per flow, what is left to wait for, its dependants
+	 * (CSR: dep_off, dep_to; an entry is a flow id | FLOW_DEP_SENT when it
+	 * waits for the sender's completion), and when it was released,
+	 * delivered and acknowledged */
+	uint32_t *left, *dep_off, *dep_to;
+	simtime_t *rel_at, *rx_at, *tx_at;
+	struct conn **fconn;	 /* a flow's own connection, or NULL */
+	struct ccl_chan **fchan; /* a job message's channel, or NULL */
+	uint32_t *conn_flow;	 /* plain connection id -> flow id */
+	size_t nflows_done;	 /* flows acknowledged (markers: released) */
+	struct ccl ccl;
+	struct coll_jobs jobs;
+	/* completions of stream connections, handed to the ccl by one event */
+	struct pend_msg {
+		struct conn *c;
+		uint32_t tag;
+		bool rx;
+	} * pend;
+	uint32_t npend, pend_cap;
+	bool pend_ev;
 	struct ts_buf *ts;
 	/* time-series plumbing */
 	uint32_t nsamplers;

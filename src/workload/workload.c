@@ -32,11 +32,9 @@ const struct workload_ops *workload_find(const char *name)
 	return NULL;
 }
 
-void flow_list_push(struct flow_list *l, uint32_t src, uint32_t dst, uint64_t bytes,
-		    simtime_t start)
+static void flow_list_append(struct flow_list *l, uint32_t src, uint32_t dst, uint64_t bytes,
+			     simtime_t start)
 {
-	MP_ASSERT(src != dst);
-	MP_ASSERT(bytes > 0);
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 64;
 		l->v = mp_realloc(l->v, cap * sizeof(*l->v));
@@ -52,6 +50,19 @@ void flow_list_push(struct flow_list *l, uint32_t src, uint32_t dst, uint64_t by
 	f->bytes = bytes;
 	f->start = start;
 	l->n++;
+}
+
+void flow_list_push(struct flow_list *l, uint32_t src, uint32_t dst, uint64_t bytes,
+		    simtime_t start)
+{
+	MP_ASSERT(src != dst);
+	MP_ASSERT(bytes > 0);
+	flow_list_append(l, src, dst, bytes, start);
+}
+
+void flow_list_marker(struct flow_list *l, simtime_t start)
+{
+	flow_list_append(l, 0, 0, 0, start);
 }
 
 void flow_list_dep(struct flow_list *l, uint32_t dep)

@@ -12,6 +12,7 @@
 #ifndef MPSIM_WORKLOAD_WORKLOAD_H
 #define MPSIM_WORKLOAD_WORKLOAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,6 +48,13 @@ struct flow_list {
 
 void flow_list_push(struct flow_list *l, uint32_t src, uint32_t dst, uint64_t bytes,
 		    simtime_t start);
+/* A marker: a zero-byte entry of the DAG that moves nothing and completes
+ * when released (src = dst = 0, bytes = 0): a barrier, a compute phase. */
+void flow_list_marker(struct flow_list *l, simtime_t start);
+static inline bool flow_is_marker(const struct flow_spec *f)
+{
+	return f->bytes == 0;
+}
 /* The last flow pushed waits for `dep` (an id, | FLOW_DEP_SENT). */
 void flow_list_dep(struct flow_list *l, uint32_t dep);
 void flow_list_free(struct flow_list *l);
@@ -96,6 +104,7 @@ enum workload_stream_tag {
 	WORKLOAD_STREAM_PERMUTATION = 1,
 	WORKLOAD_STREAM_INCAST = 2,
 	WORKLOAD_STREAM_POISSON = 3,
+	WORKLOAD_STREAM_COLLECTIVE = 4,
 };
 #define WORKLOAD_STREAM(tag, index) (((uint64_t)(tag) << 32) | (uint64_t)(index))
 

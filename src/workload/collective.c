@@ -1,0 +1,496 @@
+/* collective.c - collective jobs as message DAGs (see collective.h).
+ *
+ * Owns: the `collective:` section's options (coll_opts) and the generators.
+ * Every algorithm moves NCCL's data volumes; `size` means what NCCL-tests
+ * means by it (AllReduce: the buffer each rank reduces; AllGather: the output
+ * buffer, each rank contributing size/n; ReduceScatter: the input buffer;
+ * AlltoAll: each rank's send buffer, size/n to every rank). Uneven divisions
+ * are spread byte by byte (piece k of b bytes in m: b(k+1)/m - bk/m), so
+ * totals are exact. Dependencies are on data, as a CCL waits for it:
+ *
+ * - Ring (AllReduce: reduce-scatter then all-gather, 2(n-1) steps; AllGather
+ *   and ReduceScatter: n-1 steps). Rank r sends a segment of size/n to rank
+ *   r+1 at every step, cut in chunks of at most `chunk`; chunk j of step k
+ *   waits for chunk j of step k-1 to arrive from rank r-1 (pipelining).
+ * - Double binary tree AllReduce (NCCL, Sanders et al., "Two-tree algorithms
+ *   for full bandwidth broadcast, reduction and scan", Parallel Computing
+ *   2009): tree 0 is NCCL's binary tree (ncclGetBtree in NCCL's
+ *   src/graph/trees.cc: rank r's parent is (r ^ b) | (b << 1), or r ^ b if
+ *   that is out of range, b = r's lowest set bit; rank 0 is the root); tree 1
+ *   mirrors it (rank n-1-r) when n is even and shifts it by one when n is odd,
+ *   as NCCL's ncclGetDtree does. Each tree carries half the buffer in chunks:
+ *   a node sends chunk j up once it has chunk j from every child (the 2:1
+ *   incast at inner nodes); the root sends chunk j down once reduced; a node
+ *   forwards chunk j to its children once it has it from its parent.
+ * - Halving-doubling AllReduce (Rabenseifner's algorithm as MPICH runs it:
+ *   Thakur, Rabenseifner, Gropp, "Optimization of collective communication
+ *   operations in MPICH", IJHPCA 2005): recursive halving (reduce-scatter) then
+ *   recursive doubling (all-gather) among p = the largest power of two <= n.
+ *   When n is not a power of two, the first 2(n-p) ranks pair up first: each
+ *   even one sends its whole buffer to the odd one after it and sits out, and
+ *   gets the result back whole at the end; every step waits for the whole
+ *   previous step from the partner (its data was reduced with it).
+ * - AlltoAll (STrack paper, section 4.3): rank i sends its k-th message
+ *   (k = 1 .. n-1) to rank (i + k) mod n, size/n bytes whole (the CCL
+ *   scheduler may stripe it over queue pairs); message k waits for message
+ *   k - P of the same rank to be acknowledged, so at most P are in flight.
+ *
+ * Iterations: iteration i+1 of a job starts `compute_gap` after every message
+ * of iteration i arrived (a job-wide barrier: synchronous data-parallel
+ * training, as the UDMP paper describes its ResNet and VGG jobs). The barrier
+ * is a marker (a zero-byte entry of the flow list, no traffic).
+ *
+ * Placement of job j's n ranks: `random` (a seeded shuffle of all hosts, job
+ * j taking the j-th block of n: disjoint), `packed` (hosts jn .. jn+n-1),
+ * `rail` (rank r of every job under ToR r mod T, as same-index GPUs share a
+ * leaf in a rail-optimised cluster), `list` (the hosts given, job by job).
+ */
+#include "workload/collective.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "core/rng.h"
+
+const char *const coll_type_names[] = { "allreduce", "alltoall", "allgather", "reducescatter",
+					NULL };
+const char *const coll_algo_names[] = { "ring", "double_binary_tree", "halving_doubling", NULL };
+
+const struct opt_desc coll_opts[] = {
+	{ "type", OPT_ENUM, offsetof(struct coll_params, type), NULL, 0, 0,
+	  "the collective: allreduce, alltoall, allgather or reducescatter", coll_type_names },
+	{ "algorithm", OPT_ENUM, offsetof(struct coll_params, algorithm), "ring", 0, 0,
+	  "allreduce: ring, double_binary_tree (NCCL's two trees) or halving_doubling",
+	  coll_algo_names },
+	{ "size", OPT_SIZE, offsetof(struct coll_params, size), NULL, 1, 1e15,
+	  "bytes per rank buffer, as NCCL-tests counts it (AllGather: the output buffer)" },
+	{ "ranks", OPT_UINT, offsetof(struct coll_params, ranks), "0", 0, 1e7,
+	  "ranks (hosts) per job; 0 = every host shared out among the jobs" },
+	{ "jobs", OPT_UINT, offsetof(struct coll_params, jobs), "1", 1, 1e6,
+	  "identical jobs running at once, on disjoint hosts" },
+	{ "placement", OPT_ENUM, offsetof(struct coll_params, placement), "random", 0, 0,
+	  "random (seeded), packed (consecutive hosts), rail (rank r under ToR r mod T) or "
+	  "list (`hosts`)",
+	  (const char *const[]){ "random", "packed", "rail", "list", NULL } },
+	{ "hosts", OPT_STRLIST, offsetof(struct coll_params, hosts), "", 0, 0,
+	  "placement list: host indices (or names h<i>), job after job" },
+	{ "chunk", OPT_SIZE, offsetof(struct coll_params, chunk), "128KB", 1, 1e12,
+	  "pipelining unit of ring and tree steps (the STrack paper uses 128 KB)" },
+	{ "parallelism", OPT_UINT, offsetof(struct coll_params, parallelism), "0", 0, 1e7,
+	  "alltoall: messages in flight per rank; 0 = n - 1 (all at once)" },
+	{ "iterations", OPT_UINT, offsetof(struct coll_params, iterations), "1", 1, 1e6,
+	  "times each job runs the collective" },
+	{ "compute_gap", OPT_TIME, offsetof(struct coll_params, compute_gap), "0", 0, 1e15,
+	  "between iterations: from the last byte of one to the start of the next" },
+	{ "start", OPT_TIME, offsetof(struct coll_params, start), "0", 0, 1e16,
+	  "when the jobs' first iteration starts" },
+	OPT_END,
+};
+
+double coll_busbw_factor(int type, uint32_t n)
+{
+	return type == COLL_ALLREDUCE ? 2.0 * (n - 1) / n : (double)(n - 1) / n;
+}
+
+/* ---- the generator's state -------------------------------------------------- */
+
+struct gen {
+	const struct coll_params *p;
+	struct flow_list *out;
+	const uint32_t *host; /* this job's hosts, by rank */
+	uint32_t n, job, iter;
+	uint32_t barrier; /* the previous iteration's marker, UINT32_MAX = none */
+	size_t first_id;  /* this iteration's first message */
+};
+
+static uint64_t piece(uint64_t b, uint64_t k, uint64_t m)
+{
+	return b * (k + 1) / m - b * k / m;
+}
+
+static uint32_t nchunks(const struct gen *g, uint64_t b)
+{
+	uint64_t m = (b + g->p->chunk - 1) / g->p->chunk;
+	return (uint32_t)(m ? m : 1);
+}
+
+/* A message from rank a to rank b; `first`: it waits for nothing of this
+ * iteration, so it waits for the previous one's barrier. */
+static uint32_t msg(struct gen *g, uint32_t a, uint32_t b, uint64_t bytes, bool first)
+{
+	flow_list_push(g->out, g->host[a], g->host[b], bytes, g->p->start);
+	struct flow_spec *f = &g->out->v[g->out->n - 1];
+	f->job = g->job + 1;
+	f->iter = g->iter;
+	if (first && g->barrier != UINT32_MAX)
+		flow_list_dep(g->out, g->barrier);
+	return f->id;
+}
+
+static void dep(struct gen *g, uint32_t id)
+{
+	flow_list_dep(g->out, id);
+}
+
+/* ---- ring ------------------------------------------------------------------- */
+
+static void gen_ring(struct gen *g, uint32_t steps)
+{
+	uint32_t n = g->n;
+	uint64_t S = g->p->size;
+	uint32_t m = nchunks(g, S / n);
+	uint32_t *prev = mp_malloc((size_t)n * m * sizeof *prev);
+	uint32_t *cur = mp_malloc((size_t)n * m * sizeof *cur);
+	for (uint32_t k = 0; k < steps; k++) {
+		for (uint32_t r = 0; r < n; r++) {
+			uint32_t seg = (r + n - k % n) % n;
+			uint64_t sz = piece(S, seg, n);
+			for (uint32_t j = 0; j < m; j++) {
+				cur[r * m + j] = msg(g, r, (r + 1) % n, piece(sz, j, m), k == 0);
+				if (k > 0)
+					dep(g, prev[((r + n - 1) % n) * m + j]);
+			}
+		}
+		uint32_t *t = prev;
+		prev = cur;
+		cur = t;
+	}
+	mp_free(prev);
+	mp_free(cur);
+}
+
+/* ---- double binary tree ------------------------------------------------------ */
+
+/* NCCL's binary tree: the parent of rank r (UINT32_MAX for the root, 0). */
+static uint32_t btree_parent(uint32_t n, uint32_t r)
+{
+	if (r == 0)
+		return UINT32_MAX;
+	uint32_t bit = r & -r;
+	uint32_t up = (r ^ bit) | (bit << 1);
+	return up >= n ? r ^ bit : up;
+}
+
+static uint32_t dtree_parent(uint32_t n, uint32_t t, uint32_t r)
+{
+	if (t == 0)
+		return btree_parent(n, r);
+	if (n % 2 == 0) { /* mirror */
+		uint32_t u = btree_parent(n, n - 1 - r);
+		return u == UINT32_MAX ? u : n - 1 - u;
+	}
+	uint32_t u = btree_parent(n, (r + n - 1) % n); /* shift */
+	return u == UINT32_MAX ? u : (u + 1) % n;
+}
+
+static void gen_dbt(struct gen *g)
+{
+	uint32_t n = g->n;
+	uint32_t *par = mp_malloc(n * sizeof *par), *order = mp_malloc(n * sizeof *order);
+	uint32_t *kid0 = mp_malloc(n * sizeof *kid0), *nkid = mp_malloc(n * sizeof *nkid);
+	uint32_t *kids = mp_malloc(n * sizeof *kids);
+	for (uint32_t t = 0; t < 2; t++) {
+		uint64_t half = t == 0 ? g->p->size / 2 : g->p->size - g->p->size / 2;
+		uint32_t m = nchunks(g, half), root = UINT32_MAX;
+		/* children lists (by rank order) and a breadth-first order from the root */
+		memset(nkid, 0, n * sizeof *nkid);
+		for (uint32_t r = 0; r < n; r++) {
+			par[r] = dtree_parent(n, t, r);
+			if (par[r] == UINT32_MAX)
+				root = r;
+			else
+				nkid[par[r]]++;
+		}
+		for (uint32_t r = 0, o = 0; r < n; r++) {
+			kid0[r] = o;
+			o += nkid[r];
+			nkid[r] = 0;
+		}
+		for (uint32_t r = 0; r < n; r++)
+			if (par[r] != UINT32_MAX)
+				kids[kid0[par[r]] + nkid[par[r]]++] = r;
+		uint32_t no = 0;
+		order[no++] = root;
+		for (uint32_t i = 0; i < no; i++)
+			for (uint32_t k = 0; k < nkid[order[i]]; k++)
+				order[no++] = kids[kid0[order[i]] + k];
+		MP_ASSERT(no == n);
+		uint32_t *up = mp_malloc((size_t)n * sizeof *up),
+			 *down = mp_malloc((size_t)n * sizeof *down);
+		for (uint32_t j = 0; j < m; j++) {
+			uint64_t b = piece(half, j, m);
+			for (uint32_t i = n; i-- > 1;) { /* children before parents */
+				uint32_t v = order[i];
+				up[v] = msg(g, v, par[v], b, nkid[v] == 0);
+				for (uint32_t k = 0; k < nkid[v]; k++)
+					dep(g, up[kids[kid0[v] + k]]);
+			}
+			for (uint32_t i = 0; i < n; i++) { /* parents before children */
+				uint32_t v = order[i];
+				for (uint32_t k = 0; k < nkid[v]; k++) {
+					uint32_t c = kids[kid0[v] + k];
+					down[c] = msg(g, v, c, b, false);
+					if (v == root)
+						for (uint32_t q = 0; q < nkid[v]; q++)
+							dep(g, up[kids[kid0[v] + q]]);
+					else
+						dep(g, down[v]);
+				}
+			}
+		}
+		mp_free(up);
+		mp_free(down);
+	}
+	mp_free(par);
+	mp_free(order);
+	mp_free(kid0);
+	mp_free(nkid);
+	mp_free(kids);
+}
+
+/* ---- halving-doubling --------------------------------------------------------- */
+
+/* The chunks of `bytes` from rank a to rank b, each waiting for every id of
+ * wait[0 .. nwait) (none: first of the iteration); their ids into got. */
+static uint32_t send_step(struct gen *g, uint32_t a, uint32_t b, uint64_t bytes,
+			  const uint32_t *wait, uint32_t nwait, uint32_t *got)
+{
+	uint32_t m = nchunks(g, bytes);
+	for (uint32_t j = 0; j < m; j++) {
+		got[j] = msg(g, a, b, piece(bytes, j, m), nwait == 0);
+		for (uint32_t k = 0; k < nwait; k++)
+			dep(g, wait[k]);
+	}
+	return m;
+}
+
+static void gen_hd(struct gen *g)
+{
+	uint32_t n = g->n, p2 = 1, L = 0;
+	uint64_t S = g->p->size;
+	while (p2 * 2 <= n) {
+		p2 *= 2;
+		L++;
+	}
+	uint32_t rem = n - p2, mS = nchunks(g, S);
+	/* rx[v]: ids of the chunks vrank v got in its last step; nrx[v] how many */
+	uint32_t cap = mS;
+	uint32_t *rx = mp_calloc((size_t)p2 * cap, sizeof *rx), *nrx = mp_calloc(p2, sizeof *nrx);
+	uint32_t *tmp = mp_calloc((size_t)p2 * cap, sizeof *tmp),
+		 *ntmp = mp_calloc(p2, sizeof *ntmp);
+	uint64_t *lo = mp_calloc((size_t)p2 * (L + 1), sizeof *lo);
+	uint64_t *hi = mp_calloc((size_t)p2 * (L + 1), sizeof *hi);
+#define REAL(v) ((v) < rem ? 2 * (v) + 1 : (v) + rem)
+	for (uint32_t v = 0; v < rem; v++) /* pre-step: 2v -> 2v + 1, the whole buffer */
+		nrx[v] = send_step(g, 2 * v, 2 * v + 1, S, NULL, 0, &rx[(size_t)v * cap]);
+	for (uint32_t v = 0; v < p2; v++) {
+		lo[(size_t)v * (L + 1)] = 0;
+		hi[(size_t)v * (L + 1)] = S;
+	}
+	for (uint32_t s = 0; s < L; s++) { /* recursive halving */
+		uint32_t dist = p2 >> (s + 1);
+		for (uint32_t v = 0; v < p2; v++) {
+			uint32_t w = v ^ dist;
+			uint64_t l = lo[(size_t)v * (L + 1) + s], h = hi[(size_t)v * (L + 1) + s];
+			uint64_t mid = l + (h - l) / 2;
+			bool lower = !(v & dist);
+			lo[(size_t)v * (L + 1) + s + 1] = lower ? l : mid;
+			hi[(size_t)v * (L + 1) + s + 1] = lower ? mid : h;
+			uint64_t send = lower ? h - mid : mid - l;
+			ntmp[w] = send_step(g, REAL(v), REAL(w), send, &rx[(size_t)v * cap], nrx[v],
+					    &tmp[(size_t)w * cap]);
+		}
+		uint32_t *t = rx;
+		rx = tmp;
+		tmp = t;
+		t = nrx;
+		nrx = ntmp;
+		ntmp = t;
+	}
+	for (uint32_t s = 0; s < L; s++) { /* recursive doubling: each sends what it holds */
+		uint32_t dist = 1u << s, lvl = L - s;
+		for (uint32_t v = 0; v < p2; v++) {
+			uint32_t w = v ^ dist;
+			uint64_t send =
+			    hi[(size_t)v * (L + 1) + lvl] - lo[(size_t)v * (L + 1) + lvl];
+			ntmp[w] = send_step(g, REAL(v), REAL(w), send, &rx[(size_t)v * cap], nrx[v],
+					    &tmp[(size_t)w * cap]);
+		}
+		uint32_t *t = rx;
+		rx = tmp;
+		tmp = t;
+		t = nrx;
+		nrx = ntmp;
+		ntmp = t;
+	}
+	for (uint32_t v = 0; v < rem; v++) /* post-step: the result back to 2v */
+		send_step(g, 2 * v + 1, 2 * v, S, &rx[(size_t)v * cap], nrx[v], &tmp[0]);
+#undef REAL
+	mp_free(rx);
+	mp_free(nrx);
+	mp_free(tmp);
+	mp_free(ntmp);
+	mp_free(lo);
+	mp_free(hi);
+}
+
+/* ---- alltoall ------------------------------------------------------------------ */
+
+static void gen_alltoall(struct gen *g)
+{
+	uint32_t n = g->n;
+	uint64_t P = g->p->parallelism ? g->p->parallelism : n - 1;
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t k = 1; k < n; k++) { /* rank i's messages have consecutive ids */
+			uint32_t d = (i + k) % n;
+			uint32_t x = msg(g, i, d, piece(g->p->size, d, n), k <= P);
+			if (k > P) /* message k - P of rank i acknowledged */
+				dep(g, (x - (uint32_t)P) | FLOW_DEP_SENT);
+		}
+}
+
+/* ---- placement and jobs ----------------------------------------------------- */
+
+static int place(const struct coll_params *p, const struct wl_env *env, uint32_t n, uint32_t njobs,
+		 uint32_t *hosts, struct mp_err *e)
+{
+	uint32_t H = env->nhosts;
+	switch (p->placement) {
+	case PLACE_PACKED:
+		for (uint32_t i = 0; i < n * njobs; i++)
+			hosts[i] = i;
+		return MP_OK;
+	case PLACE_RANDOM: {
+		uint32_t *all = mp_malloc(H * sizeof *all);
+		struct mp_rng r;
+		for (uint32_t i = 0; i < H; i++)
+			all[i] = i;
+		rng_init(&r, env->seed, RNG_WORKLOAD,
+			 WORKLOAD_STREAM(WORKLOAD_STREAM_COLLECTIVE, 0));
+		for (uint32_t i = 0; i < n * njobs; i++) { /* partial Fisher-Yates */
+			uint32_t j = i + (uint32_t)rng_below(&r, H - i), t = all[i];
+			all[i] = all[j];
+			all[j] = t;
+			hosts[i] = all[i];
+		}
+		mp_free(all);
+		return MP_OK;
+	}
+	case PLACE_RAIL: {
+		uint32_t hpt = env->hosts_per_tor;
+		if (!hpt || H % hpt)
+			return mp_errf(e, MP_EUSER,
+				       "placement: rail needs a topology with equal ToRs");
+		uint32_t T = H / hpt, per = (n + T - 1) / T;
+		if ((uint64_t)per * njobs > hpt)
+			return mp_errf(e, MP_EUSER,
+				       "placement: rail puts %u ranks of each of %u jobs under "
+				       "every ToR, but a ToR has %u hosts",
+				       per, njobs, hpt);
+		for (uint32_t j = 0; j < njobs; j++)
+			for (uint32_t r = 0; r < n; r++)
+				hosts[j * n + r] = (r % T) * hpt + (r / T) * njobs + j;
+		return MP_OK;
+	}
+	default: { /* list */
+		if (p->hosts.n != (size_t)n * njobs)
+			return mp_errf(e, MP_EUSER,
+				       "hosts: expected %u hosts (%u ranks x %u jobs), got %zu",
+				       n * njobs, n, njobs, p->hosts.n);
+		for (size_t i = 0; i < p->hosts.n; i++) {
+			const char *s = p->hosts.v[i];
+			uint64_t v;
+			if (workload_parse_uint(s[0] == 'h' ? s + 1 : s, UINT32_MAX, &v) || v >= H)
+				return mp_errf(
+				    e, MP_EUSER,
+				    "hosts: expected a host index below %u (or h<i>), got "
+				    "'%s'",
+				    H, s);
+			for (size_t k = 0; k < i; k++)
+				if (hosts[k] == v)
+					return mp_errf(
+					    e, MP_EUSER,
+					    "hosts: host %s is listed twice (jobs and ranks "
+					    "need distinct hosts)",
+					    s);
+			hosts[i] = (uint32_t)v;
+		}
+		return MP_OK;
+	}
+	}
+}
+
+int coll_generate(const struct coll_params *p, const struct wl_env *env, struct flow_list *out,
+		  struct coll_jobs *jobs, struct mp_err *e)
+{
+	memset(jobs, 0, sizeof *jobs);
+	uint32_t njobs = (uint32_t)p->jobs;
+	uint64_t n = p->ranks;
+	if (n == 0)
+		n = p->placement == PLACE_LIST ? p->hosts.n / njobs : env->nhosts / njobs;
+	if (n < 2)
+		return mp_errf(e, MP_EUSER, "ranks: expected at least 2 ranks per job, got %llu",
+			       (unsigned long long)n);
+	if (n * njobs > env->nhosts)
+		return mp_errf(
+		    e, MP_EUSER, "ranks: %llu ranks x %u jobs need %llu hosts; the fabric has %u",
+		    (unsigned long long)n, njobs, (unsigned long long)(n * njobs), env->nhosts);
+	if (p->size < 2 * n)
+		return mp_errf(e, MP_EUSER, "size: expected at least 2 bytes per rank (%llu)",
+			       (unsigned long long)(2 * n));
+	if (p->placement != PLACE_LIST && p->hosts.n)
+		return mp_errf(e, MP_EUSER, "hosts: given, but placement is not list");
+	jobs->njobs = njobs;
+	jobs->nranks = (uint32_t)n;
+	jobs->hosts = mp_malloc(n * njobs * sizeof *jobs->hosts);
+	if (place(p, env, (uint32_t)n, njobs, jobs->hosts, e))
+		return e->status;
+	for (uint32_t j = 0; j < njobs; j++) {
+		struct gen g = { .p = p,
+				 .out = out,
+				 .host = &jobs->hosts[(size_t)j * n],
+				 .n = (uint32_t)n,
+				 .job = j,
+				 .barrier = UINT32_MAX };
+		for (uint32_t it = 0; it < p->iterations; it++) {
+			g.iter = it;
+			g.first_id = out->n;
+			switch (p->type) {
+			case COLL_ALLREDUCE:
+				if (p->algorithm == COLL_DBT)
+					gen_dbt(&g);
+				else if (p->algorithm == COLL_HD)
+					gen_hd(&g);
+				else
+					gen_ring(&g, 2 * g.n - 2);
+				break;
+			case COLL_ALLTOALL:
+				gen_alltoall(&g);
+				break;
+			default:
+				gen_ring(&g, g.n - 1);
+				break;
+			}
+			if (it + 1 < p->iterations) { /* the barrier before the next one */
+				size_t last = out->n;
+				flow_list_marker(out, p->start);
+				struct flow_spec *mk = &out->v[out->n - 1];
+				mk->job = j + 1;
+				mk->iter = it;
+				mk->delay = p->compute_gap;
+				for (size_t k = g.first_id; k < last; k++)
+					flow_list_dep(out, (uint32_t)k);
+				g.barrier = mk->id;
+			}
+		}
+	}
+	return MP_OK;
+}
+
+void coll_jobs_free(struct coll_jobs *j)
+{
+	mp_free(j->hosts);
+	memset(j, 0, sizeof *j);
+}

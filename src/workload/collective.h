@@ -1,0 +1,51 @@
+/* collective.h - collective jobs (the experiment file's `collective:` section)
+ * as message DAGs: Ring / Double Binary Tree / Halving-Doubling AllReduce,
+ * ring AllGather and ReduceScatter, AlltoAll with a parallelism limit, over
+ * several iterations with a compute gap, for `jobs` identical jobs placed on
+ * disjoint hosts. */
+#ifndef MPSIM_WORKLOAD_COLLECTIVE_H
+#define MPSIM_WORKLOAD_COLLECTIVE_H
+
+#include "core/opt.h"
+#include "workload/workload.h"
+
+enum coll_type { COLL_ALLREDUCE, COLL_ALLTOALL, COLL_ALLGATHER, COLL_REDUCESCATTER };
+enum coll_algo { COLL_RING, COLL_DBT, COLL_HD };
+enum coll_place { PLACE_RANDOM, PLACE_PACKED, PLACE_RAIL, PLACE_LIST };
+
+struct coll_params {
+	int type;	/* enum coll_type */
+	int algorithm;	/* enum coll_algo (allreduce) */
+	uint64_t size;	/* bytes per rank buffer, as NCCL-tests counts it */
+	uint64_t ranks; /* per job; 0 = every host / jobs */
+	uint64_t jobs;
+	int placement; /* enum coll_place */
+	struct opt_strlist hosts;
+	uint64_t chunk;
+	uint64_t parallelism; /* alltoall: messages in flight per rank; 0 = n - 1 */
+	uint64_t iterations;
+	simtime_t compute_gap;
+	simtime_t start;
+};
+
+extern const struct opt_desc coll_opts[];
+extern const char *const coll_type_names[], *const coll_algo_names[];
+
+/* The jobs a collective section made: job j's ranks sit on hosts[j * nranks ..]. */
+struct coll_jobs {
+	uint32_t njobs, nranks;
+	uint32_t *hosts;
+};
+
+/* Append the jobs' messages to `out` (job field j + 1, iter set). Errors
+ * (MP_EUSER, "key: expected ..."): more ranks than hosts, a host list that
+ * does not fit, a rail placement the ToRs cannot hold. */
+int coll_generate(const struct coll_params *p, const struct wl_env *env, struct flow_list *out,
+		  struct coll_jobs *jobs, struct mp_err *e);
+void coll_jobs_free(struct coll_jobs *j);
+
+/* NCCL-tests' bus bandwidth factor: busbw = algbw x this (AllReduce
+ * 2(n-1)/n; AllGather, ReduceScatter and AlltoAll (n-1)/n). */
+double coll_busbw_factor(int type, uint32_t n);
+
+#endif
