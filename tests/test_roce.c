@@ -30,12 +30,16 @@ static void test_line_rate(void **state)
 	}
 }
 
-/* 8 -> 1, lossless (4 MB shared buffer, PFC): nothing is dropped, every flow
- * completes, pauses are counted, and the receiver's link carries more than 95%
- * of its capacity from the first start to the last finish:
- *  - PFC alone (DCQCN off) paces the senders through pauses;
+/* 8 -> 1, lossless (4 MB buffer, PFC): nothing is dropped, every flow
+ * completes, pauses are counted, and the receiver's link carries most of its
+ * capacity from the first start to the last finish:
+ *  - PFC alone (DCQCN off) paces the senders through pauses: over 95%;
  *  - DCQCN+PFC with the Mellanox reaction point (hpcc preset) and NP-paced
- *    CNPs, one per 50 us per QP (the DCQCN paper's N, the NIC's behaviour).
+ *    CNPs, one per 50 us per QP (the DCQCN paper's N, the NIC's behaviour):
+ *    over 90%. With PFC headroom reserved (9 x 37 KB) the dynamic XOFF holds
+ *    the queue near 1.75 MB rather than 2.0 MB; one sender ends 1.2 ms after
+ *    the others, DCQCN still recovering from its cuts (0.938; 0.987 when the
+ *    headroom was not reserved and the buffer could be overrun).
  * With CNPs on every marked packet's ACK instead (the HPCC script's style) the
  * senders cut every 4 us while the multi-MB queue drains, all reach the 1 Gb/s
  * floor together and the link idles until the 300 us timer: 0.795 of the link
@@ -74,7 +78,7 @@ static void test_incast_lossless(void **state)
 	print_message("DCQCN (hpcc, CNP paced 50us): goodput %.3f, %llu pauses, %llu marks\n", g,
 		      (unsigned long long)r.net.pause_frames, (unsigned long long)r.net.ecn_marks);
 	assert_true(r.net.pause_frames > 0);
-	assert_true(g > 0.95);
+	assert_true(g > 0.9);
 	run_result_free(&r);
 
 	g = incast_goodput("preset: hpcc", &r);

@@ -1,6 +1,7 @@
 /* test_switch.c - a switch port in isolation: ECN marking at dequeue against
  * Kmin/Kmax/Pmax, shared-buffer admission with dynamic thresholds, and PFC
- * frames that pause and resume a port.
+ * frames that pause and resume a port, and the PFC headroom that absorbs what
+ * arrives after a PAUSE.
  *
  * A star of hosts around one switch is built directly; the port toward the
  * receiver is paused with a PFC frame while packets are injected, so the queue
@@ -47,7 +48,7 @@ static struct packet *no_pull(void *ctx, struct nic_flow *fl)
 	return NULL;
 }
 
-static void rig_init(struct rig *r, const struct swcfg *cfg, int nhosts)
+static void rig_init_delay(struct rig *r, const struct swcfg *cfg, int nhosts, simtime_t delay)
 {
 	memset(r, 0, sizeof *r);
 	evq_init(&r->q);
@@ -60,13 +61,18 @@ static void rig_init(struct rig *r, const struct swcfg *cfg, int nhosts)
 		char name[16];
 		snprintf(name, sizeof name, "h%d", i);
 		fab_add_link(&r->f, &fab_add_host(&r->f, name)->node, &r->s->node, 100000000000ULL,
-			     1000000, TIER_HOST);
+			     delay, TIER_HOST);
 	}
 	struct mp_err e = { 0 };
 	assert_int_equal(fab_finalize(&r->f, NULL, 0, &e), MP_OK);
 	r->f.host_rx = rx;
 	r->f.nic_pull = no_pull;
 	r->f.cb_ctx = r;
+}
+
+static void rig_init(struct rig *r, const struct swcfg *cfg, int nhosts)
+{
+	rig_init_delay(r, cfg, nhosts, 1000000);
 }
 
 static void rig_free(struct rig *r)
@@ -218,47 +224,124 @@ static void test_queue_limit(void **state)
 	rig_free(&R);
 }
 
-/* Lossless: above XOFF the ingress port sends PAUSE upstream; data is never
- * dropped; RESUME follows once the ingress count drains. */
+/* Lossless: above XOFF the ingress port sends PAUSE upstream, and what still
+ * arrives goes to the port's headroom (2 x 100 Gb/s x 1 us + 3 x 1000 B + 64 B
+ * = 28064 B here), never dropped; RESUME follows once the headroom is empty
+ * and the ingress count has drained XON gap under XOFF. */
 static void test_pfc_xoff_xon(void **state)
 {
 	(void)state;
-	struct swcfg cfg = { .buffer = 50 * PKT,
+	struct swcfg cfg = { .buffer = 200 * PKT,
 			     .dt_alpha = 1,
 			     .mode = BUF_LOSSLESS,
 			     .ecn = false,
 			     .pfc_xoff = 20 * PKT,
 			     .pfc_xon_gap = 5 * PKT,
-			     .ctrl_size = 64 };
+			     .ctrl_size = 64,
+			     .mtu = PKT };
 	rig_init(&R, &cfg, 3);
-	pfc_to_port(&R, 1, false);
-	for (int i = 0; i < 80; i++)
-		inject(&R, 0, 1, (uint32_t)i);
 	struct port *in = &R.s->node.ports[0];
+	assert_int_equal(in->hdrm_cap, 28064);
+	assert_int_equal(R.s->shared_size, 200 * PKT - 3 * 28064);
+	pfc_to_port(&R, 1, false);
+	for (int i = 0; i < 48; i++)
+		inject(&R, 0, 1, (uint32_t)i);
 	assert_int_equal(in->st.pause_sent, 1); /* once, when crossing XOFF */
 	assert_true(in->pause_sent & (1u << CLS_DATA));
+	assert_int_equal(in->ingress_bytes[CLS_DATA], 20 * PKT); /* the shared pool */
+	assert_int_equal(in->hdrm_used, 28 * PKT);		 /* the headroom */
 	assert_int_equal(R.s->node.ports[1].st.drops_buffer, 0);
-	assert_int_equal(R.f.lossless_overflow, 30 * PKT); /* 80 packets in a 50-packet buffer */
+	assert_int_equal(R.f.lossless_overflow, 0);
 	/* the PAUSE frame travels to h0 and pauses its NIC */
 	evq_run(&R.q, SIMTIME_MAX);
 	assert_true(R.f.hosts[0]->node.ports[0].paused & (1u << CLS_DATA));
 	pfc_to_port(&R, 1, true);
 	R.rx = 0;
 	evq_run(&R.q, SIMTIME_MAX);
-	assert_int_equal(R.rx, 80);
+	assert_int_equal(R.rx, 48);
 	assert_int_equal(in->st.resume_sent, 1);
+	assert_int_equal(in->hdrm_used + in->ingress_bytes[CLS_DATA] + R.s->shared_used, 0);
 	assert_false(R.f.hosts[0]->node.ports[0].paused & (1u << CLS_DATA));
 	assert_true(R.f.hosts[0]->node.ports[0].st.paused_time > 0);
+	fab_assert_lossless(&R.f);
 	rig_free(&R);
+}
+
+/* A host NIC that always has a packet for h1, until `left` runs out. */
+static struct nic_flow blast_flow;
+static uint32_t blast_left;
+
+static struct packet *blast_pull(void *ctx, struct nic_flow *fl)
+{
+	struct rig *r = ctx;
+	(void)fl;
+	if (!blast_left)
+		return NULL;
+	struct packet *p = pkt_alloc(&r->f);
+	memset(p, 0, sizeof *p);
+	p->type = PKT_DATA;
+	p->cls = CLS_DATA;
+	p->size = PKT;
+	p->dst = 1;
+	p->psn = blast_left--;
+	return p;
+}
+
+/* The headroom bound is tight and holds: h0 sends at line rate into a paused
+ * port; after XOFF what arrives fills at least the round trip of the PAUSE
+ * (rate x both delays) and at most the headroom, with 1 us and 10 us links, and
+ * with a slow switch (8 us more on its egress toward h0, the PAUSE's way). */
+static void test_headroom_bound(void **state)
+{
+	(void)state;
+	static const struct {
+		simtime_t delay, proc;
+	} cases[] = { { 1000000, 0 }, { 10000000, 0 }, { 1000000, 8000000 } };
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		struct swcfg cfg = { .buffer = 10000000,
+				     .dt_alpha = 1,
+				     .mode = BUF_LOSSLESS,
+				     .pfc_xoff = 10 * PKT,
+				     .pfc_xon_gap = PKT,
+				     .ctrl_size = 64,
+				     .mtu = PKT };
+		rig_init_delay(&R, &cfg, 3, cases[k].delay);
+		struct mp_err e = { 0 };
+		fab_plan_link(&R.f, 0, 0, 0, cases[k].proc, &R.s->node);
+		assert_int_equal(fab_check_buffer(&R.f, &e), MP_OK);
+		fab_port_set_proc_delay(&R.s->node.ports[0], cases[k].proc);
+		struct port *in = &R.s->node.ports[0];
+		R.f.nic_pull = blast_pull;
+		blast_left = 100000;
+		pfc_to_port(&R, 1, false);
+		blast_flow = (struct nic_flow){ .port = &R.f.hosts[0]->node.ports[0], .owner = &R };
+		nic_activate(&R.f, &blast_flow);
+		evq_run(&R.q, SIMTIME_MAX);
+		uint64_t rtt_bytes =
+		    100000000000ULL / 8 * (2 * cases[k].delay + cases[k].proc) / PS_PER_S;
+		print_message("links %.0f us, slow switch +%.0f us: headroom %llu of %llu B "
+			      "(rate x round trip %llu B)\n",
+			      time_to_us(cases[k].delay), time_to_us(cases[k].proc),
+			      (unsigned long long)in->hdrm_used, (unsigned long long)in->hdrm_cap,
+			      (unsigned long long)rtt_bytes);
+		assert_int_equal(in->ingress_bytes[CLS_DATA], 10 * PKT);
+		assert_true(in->hdrm_used >= rtt_bytes);
+		assert_true(in->hdrm_used <= in->hdrm_cap);
+		assert_int_equal(in->hdrm_cap, rtt_bytes + 3 * PKT + 64);
+		assert_int_equal(R.f.lossless_overflow, 0);
+		assert_true(blast_left > 0); /* h0 stopped: paused */
+		nic_deactivate(&R.f, &blast_flow);
+		R.f.nic_pull = no_pull;
+		rig_free(&R);
+	}
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ecn_at_dequeue),
-		cmocka_unit_test(test_dynamic_threshold),
-		cmocka_unit_test(test_queue_limit),
-		cmocka_unit_test(test_pfc_xoff_xon),
+		cmocka_unit_test(test_ecn_at_dequeue), cmocka_unit_test(test_dynamic_threshold),
+		cmocka_unit_test(test_queue_limit),    cmocka_unit_test(test_pfc_xoff_xon),
+		cmocka_unit_test(test_headroom_bound),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

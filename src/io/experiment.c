@@ -313,6 +313,13 @@ static int load_all(struct experiment *x, struct mp_err *e)
 	const struct cfg_node *swn = cfg_get(root, "switch");
 	if (x->tp->lossless_default && !(swn && cfg_get(swn, "mode")))
 		x->sw.mode = BUF_LOSSLESS;
+	if (!x->sw.mtu) /* the PFC headroom's largest packet */
+		x->sw.mtu = cm->mtu;
+	else if (x->sw.mtu < cm->mtu)
+		return exp_errf(
+		    e, x, "switch",
+		    "mtu: expected 0 or at least the transport's mtu (%llu B), got %llu B",
+		    (unsigned long long)cm->mtu, (unsigned long long)x->sw.mtu);
 	const struct cfg_node *coll = cfg_get(root, "collective");
 	if ((!coll || cfg_get(root, "workload")) &&
 	    LOAD_TYPED(x, "workload", NULL, workload_registry, struct workload_ops, &x->wl,

@@ -464,6 +464,10 @@ void results_print_table(FILE *f, const struct experiment *x, const struct run_r
 		"max queue %llu B\n",
 		(unsigned long long)t->pause_frames, time_to_us(t->paused_time),
 		(unsigned long long)retx, (unsigned long long)t->max_queue_bytes);
+	if (x->sw.mode == BUF_LOSSLESS)
+		fprintf(f, "  lossless: max buffer used %llu of %llu B, lossless_overflow %llu B\n",
+			(unsigned long long)t->max_buffer_used, (unsigned long long)x->sw.buffer,
+			(unsigned long long)t->lossless_overflow);
 	fprintf(f, "  %llu events in %.2f s wall (%.1f M events/s), peak RSS %.1f MB\n",
 		(unsigned long long)r->events, r->wall_s,
 		r->wall_s > 0 ? (double)r->events / r->wall_s / 1e6 : 0.0,

@@ -8,6 +8,10 @@
  * has converged around them); links that fail later are avoided only by the
  * switch that owns the port (local repair), as a real fabric does before its
  * routing protocol converges.
+ *
+ * Lossless mode: mmu_size reserves every switch port's PFC headroom and
+ * control reserve out of the buffer; fab_check_buffer says when it does not
+ * fit (the packet path, port.c, relies on it).
  */
 #include "net/fabric.h"
 
@@ -43,6 +47,14 @@ const struct opt_desc swcfg_opts[] = {
 	  "dynamic XOFF = alpha x free shared buffer" },
 	{ "pfc_frame", OPT_SIZE, offsetof(struct swcfg, ctrl_size), "64B", 64, 1500,
 	  "size of a PFC frame on the wire" },
+	{ "pfc_headroom", OPT_SIZE, offsetof(struct swcfg, pfc_headroom), "0", 0, 1e12,
+	  "per ingress port, buffer reserved for what arrives after PAUSE; 0 = its link's "
+	  "worst case, rate x (delay both ways) + 3 mtu + pfc_frame" },
+	{ "ctrl_reserve", OPT_SIZE, offsetof(struct swcfg, ctrl_reserve), "4KB", 0, 1e12,
+	  "lossless: per ingress port, buffer reserved for ACK/NACK/CNP (then the shared "
+	  "pool)" },
+	{ "mtu", OPT_SIZE, offsetof(struct swcfg, mtu), "0", 0, 65535,
+	  "largest packet on a link, for the PFC headroom; 0 = the transport's mtu" },
 	OPT_END
 };
 
@@ -147,6 +159,8 @@ static void init_port(struct fabric *f, struct node *n, uint16_t idx, const stru
 	pt->rate_bps = l->rate_bps;
 	pt->prop_delay = l->delay;
 	pt->delay = l->delay;
+	pt->plan_rate = l->rate_bps;
+	pt->plan_prop = l->delay;
 	/* entity ids: nodes first, then ports (see sim.c for the id plan) */
 	pt->evs.id = (uint32_t)(pt - f->port_mem) + f->nnodes + 1;
 	rng_init(&pt->rng, f->seed, RNG_SWITCH, ((uint64_t)n->id << 16) | idx);
@@ -162,6 +176,194 @@ static struct nhset add_nhset(struct fabric *f, const uint16_t *ports, uint16_t 
 	struct nhset r = { .off = f->nnh_ports, .n = n };
 	f->nnh_ports += n;
 	return r;
+}
+
+static void link_ports(struct fabric *f, uint32_t link, struct port **pa, struct port **pb)
+{
+	MP_ASSERT(link < f->nlinks);
+	struct fab_link_spec *l = &f->links[link];
+	*pa = &f->nodes[l->a]->ports[l->pa];
+	*pb = &f->nodes[l->b]->ports[l->pb];
+}
+
+/* Next-hop sets: a breadth-first search from every ToR over the switch-switch
+ * links that are up. */
+static void routes_compute(struct fabric *f)
+{
+	uint32_t *dist = mp_malloc(f->nsws * sizeof *dist);
+	uint32_t *fifo = mp_malloc(f->nsws * sizeof *fifo);
+	uint16_t *cand = mp_malloc(65536 * sizeof *cand);
+	f->nnh_ports = 0;
+	for (uint32_t t = 0; t < f->ntors; t++) {
+		for (uint32_t i = 0; i < f->nsws; i++)
+			dist[i] = UINT32_MAX;
+		uint32_t head = 0, tail = 0;
+		dist[f->tors[t]->sid] = 0;
+		fifo[tail++] = f->tors[t]->sid;
+		while (head < tail) {
+			struct sw *s = f->sws[fifo[head++]];
+			for (uint16_t p = 0; p < s->node.nports; p++) {
+				struct port *pt = &s->node.ports[p];
+				struct node *nb = pt->peer->owner;
+				if (!pt->up || nb->kind != NODE_SWITCH)
+					continue;
+				struct sw *ns = (struct sw *)nb;
+				if (dist[ns->sid] == UINT32_MAX) {
+					dist[ns->sid] = dist[s->sid] + 1;
+					fifo[tail++] = ns->sid;
+				}
+			}
+		}
+		for (uint32_t i = 0; i < f->nsws; i++) {
+			struct sw *s = f->sws[i];
+			s->route[t] = (struct nhset){ 0, 0 };
+			if (dist[i] == UINT32_MAX || dist[i] == 0)
+				continue;
+			uint16_t n = 0;
+			for (uint16_t p = 0; p < s->node.nports; p++) {
+				struct port *pt = &s->node.ports[p];
+				struct node *nb = pt->peer->owner;
+				if (pt->up && nb->kind == NODE_SWITCH &&
+				    dist[((struct sw *)nb)->sid] == dist[i] - 1)
+					cand[n++] = p;
+			}
+			s->route[t] = add_nhset(f, cand, n);
+		}
+	}
+	mp_free(cand);
+	mp_free(fifo);
+	mp_free(dist);
+}
+
+/* ---- PFC headroom (lossless mode) -------------------------------------------
+ * What can still arrive on a switch's ingress port after it decides to pause
+ * its upstream (the argument is in port.c, "shared buffer and PFC"): the bytes
+ * its link carries in the round trip of the PAUSE, rate x (delay from the
+ * upstream + delay back to it), plus three packets of the largest size and the
+ * PAUSE frame. The HPCC ns-3 model (Li et al., "HPCC: High Precision Congestion
+ * Control", SIGCOMM 2019) reserves 3 x rate x one-way delay per port; ConWeave's
+ * (Song et al., "Network Load Balancing with In-network Reordering Support for
+ * RDMA", SIGCOMM 2023) 2 x rate x delay + 2 MTU. Delays count the extra
+ * per-packet delay of a slow switch, and rates and delays are the largest the
+ * run will give the link (fab_plan_link). */
+static uint64_t hdrm_need(const struct fabric *f, const struct port *pt)
+{
+	const struct port *up = pt->peer;
+	unsigned __int128 bits = (unsigned __int128)pt->plan_rate *
+				 (pt->plan_prop + pt->plan_proc + up->plan_prop + up->plan_proc);
+	uint64_t wire = (uint64_t)((bits + 8 * PS_PER_S - 1) / (8 * PS_PER_S));
+	return wire + 3 * f->cfg.mtu + f->cfg.ctrl_size;
+}
+
+static uint64_t hdrm_cap(const struct fabric *f, const struct port *pt)
+{
+	uint64_t need = hdrm_need(f, pt);
+	return f->cfg.pfc_headroom > need ? f->cfg.pfc_headroom : need;
+}
+
+/* Every switch port's headroom and the shared pool left (none when the buffer
+ * does not hold the reserves: fab_check_buffer reports it). */
+static void mmu_size(struct fabric *f)
+{
+	bool lossless = f->cfg.mode == BUF_LOSSLESS;
+	for (uint32_t i = 0; i < f->nsws; i++) {
+		struct sw *s = f->sws[i];
+		uint64_t rsv = 0;
+		s->hdrm_total = 0;
+		for (uint16_t p = 0; p < s->node.nports && lossless; p++) {
+			struct port *pt = &s->node.ports[p];
+			pt->hdrm_cap = hdrm_cap(f, pt);
+			s->hdrm_total += pt->hdrm_cap;
+			rsv += f->cfg.ctrl_reserve;
+		}
+		rsv += s->hdrm_total;
+		s->shared_size = f->cfg.buffer > rsv ? f->cfg.buffer - rsv : 0;
+	}
+}
+
+void fab_plan_link(struct fabric *f, uint32_t link, uint64_t rate_bps, simtime_t prop,
+		   simtime_t proc, const struct node *at)
+{
+	struct port *ends[2];
+	link_ports(f, link, &ends[0], &ends[1]);
+	for (int k = 0; k < 2; k++) {
+		struct port *pt = ends[k];
+		if (rate_bps > pt->plan_rate)
+			pt->plan_rate = rate_bps;
+		if (prop > pt->plan_prop)
+			pt->plan_prop = prop;
+		if ((!at || pt->owner == at) && proc > pt->plan_proc)
+			pt->plan_proc = proc;
+	}
+}
+
+int fab_check_buffer(struct fabric *f, struct mp_err *e)
+{
+	if (f->cfg.mode != BUF_LOSSLESS)
+		return MP_OK;
+	mmu_size(f);
+	const struct sw *worst = NULL;
+	uint64_t worst_need = 0;
+	for (uint32_t i = 0; i < f->nsws; i++) {
+		const struct sw *s = f->sws[i];
+		for (uint16_t p = 0; p < s->node.nports; p++) {
+			const struct port *pt = &s->node.ports[p];
+			uint64_t need = hdrm_need(f, pt);
+			if (f->cfg.pfc_headroom && f->cfg.pfc_headroom < need)
+				return mp_errf(e, MP_EUSER,
+					       "pfc_headroom: expected 0 or at least %llu B (what "
+					       "can arrive on %s's port from %s after PAUSE), got "
+					       "%llu B",
+					       (unsigned long long)need, s->node.name,
+					       pt->peer->owner->name,
+					       (unsigned long long)f->cfg.pfc_headroom);
+		}
+		uint64_t rsv = s->hdrm_total + s->node.nports * f->cfg.ctrl_reserve;
+		if (rsv > worst_need) {
+			worst_need = rsv;
+			worst = s;
+		}
+	}
+	if (!worst || worst_need < f->cfg.buffer)
+		return MP_OK;
+	const struct port *big = &worst->node.ports[0];
+	for (uint16_t p = 1; p < worst->node.nports; p++)
+		if (worst->node.ports[p].hdrm_cap > big->hdrm_cap)
+			big = &worst->node.ports[p];
+	return mp_errf(e, MP_EUSER,
+		       "buffer: expected more than %llu B in lossless mode, got %llu B: switch %s "
+		       "reserves %llu B of PFC headroom for its %u ports (up to %llu B for the "
+		       "port from %s: %.0f Gb/s x %.3f us both ways + 3 x mtu %llu B + "
+		       "pfc_frame %llu B) and %llu B of ctrl_reserve",
+		       (unsigned long long)worst_need, (unsigned long long)f->cfg.buffer,
+		       worst->node.name, (unsigned long long)worst->hdrm_total,
+		       (unsigned)worst->node.nports, (unsigned long long)big->hdrm_cap,
+		       big->peer->owner->name, (double)big->plan_rate / 1e9,
+		       time_to_us(big->plan_prop + big->plan_proc + big->peer->plan_prop +
+				  big->peer->plan_proc),
+		       (unsigned long long)f->cfg.mtu, (unsigned long long)f->cfg.ctrl_size,
+		       (unsigned long long)(worst->node.nports * f->cfg.ctrl_reserve));
+}
+
+void fab_assert_lossless(const struct fabric *f)
+{
+	if (f->cfg.mode != BUF_LOSSLESS)
+		return;
+	for (uint32_t i = 0; i < f->nsws; i++) {
+		const struct sw *s = f->sws[i];
+		uint64_t drops = 0;
+		for (uint16_t p = 0; p < s->node.nports; p++)
+			drops += s->node.ports[p].st.drops_buffer;
+		if (drops || s->buf_peak > f->cfg.buffer)
+			MP_PANIC("lossless switch %s dropped %llu packets for lack of buffer and "
+				 "held up to %llu B of its %llu B buffer",
+				 s->node.name, (unsigned long long)drops,
+				 (unsigned long long)s->buf_peak,
+				 (unsigned long long)f->cfg.buffer);
+	}
+	if (f->lossless_overflow)
+		MP_PANIC("lossless switches admitted %llu B beyond their ports' PFC headroom",
+			 (unsigned long long)f->lossless_overflow);
 }
 
 int fab_finalize(struct fabric *f, const uint32_t *down_links, size_t ndown, struct mp_err *e)
@@ -200,8 +402,9 @@ int fab_finalize(struct fabric *f, const uint32_t *down_links, size_t ndown, str
 	}
 	for (size_t i = 0; i < ndown; i++) {
 		struct fab_link_spec *l = &f->links[down_links[i]];
-		f->nodes[l->a]->ports[l->pa].up = false;
-		f->nodes[l->b]->ports[l->pb].up = false;
+		struct port *pa = &f->nodes[l->a]->ports[l->pa],
+			    *pb = &f->nodes[l->b]->ports[l->pb];
+		pa->up = pb->up = false;
 	}
 	/* hosts: every port linked to a switch; each such switch is a ToR */
 	f->rails = 1;
@@ -245,49 +448,8 @@ int fab_finalize(struct fabric *f, const uint32_t *down_links, size_t ndown, str
 		if (f->lb && f->lb->state_size)
 			s->lb_state = mp_calloc(1, f->lb->state_size);
 	}
-	/* BFS from every ToR over up switch-switch links */
-	uint32_t *dist = mp_malloc(f->nsws * sizeof *dist);
-	uint32_t *fifo = mp_malloc(f->nsws * sizeof *fifo);
-	uint16_t *cand = mp_malloc(65536 * sizeof *cand);
-	for (uint32_t t = 0; t < f->ntors; t++) {
-		for (uint32_t i = 0; i < f->nsws; i++)
-			dist[i] = UINT32_MAX;
-		uint32_t head = 0, tail = 0;
-		dist[f->tors[t]->sid] = 0;
-		fifo[tail++] = f->tors[t]->sid;
-		while (head < tail) {
-			struct sw *s = f->sws[fifo[head++]];
-			for (uint16_t p = 0; p < s->node.nports; p++) {
-				struct port *pt = &s->node.ports[p];
-				struct node *nb = pt->peer->owner;
-				if (!pt->up || nb->kind != NODE_SWITCH)
-					continue;
-				struct sw *ns = (struct sw *)nb;
-				if (dist[ns->sid] == UINT32_MAX) {
-					dist[ns->sid] = dist[s->sid] + 1;
-					fifo[tail++] = ns->sid;
-				}
-			}
-		}
-		for (uint32_t i = 0; i < f->nsws; i++) {
-			struct sw *s = f->sws[i];
-			s->route[t] = (struct nhset){ 0, 0 };
-			if (dist[i] == UINT32_MAX || dist[i] == 0)
-				continue;
-			uint16_t n = 0;
-			for (uint16_t p = 0; p < s->node.nports; p++) {
-				struct port *pt = &s->node.ports[p];
-				struct node *nb = pt->peer->owner;
-				if (pt->up && nb->kind == NODE_SWITCH &&
-				    dist[((struct sw *)nb)->sid] == dist[i] - 1)
-					cand[n++] = p;
-			}
-			s->route[t] = add_nhset(f, cand, n);
-		}
-	}
-	mp_free(cand);
-	mp_free(fifo);
-	mp_free(dist);
+	routes_compute(f);
+	mmu_size(f);
 	/* every ToR must reach every other ToR */
 	for (uint32_t i = 0; i < f->ntors; i++)
 		for (uint32_t t = 0; t < f->ntors; t++)
@@ -299,19 +461,34 @@ int fab_finalize(struct fabric *f, const uint32_t *down_links, size_t ndown, str
 	return MP_OK;
 }
 
-static void link_ports(struct fabric *f, uint32_t link, struct port **pa, struct port **pb)
-{
-	MP_ASSERT(link < f->nlinks);
-	struct fab_link_spec *l = &f->links[link];
-	*pa = &f->nodes[l->a]->ports[l->pa];
-	*pb = &f->nodes[l->b]->ports[l->pb];
-}
-
 void fab_link_set_up(struct fabric *f, uint32_t link, bool up)
 {
 	struct port *a, *b;
 	link_ports(f, link, &a, &b);
 	a->up = b->up = up;
+}
+
+/* Lossless: a change the headroom was not sized for (fab_plan_link) would let
+ * the lossless class overrun it. */
+static void hdrm_recheck(struct fabric *f, uint32_t link)
+{
+	struct port *ends[2];
+	link_ports(f, link, &ends[0], &ends[1]);
+	for (int k = 0; k < 2; k++) {
+		struct port *pt = ends[k];
+		if (pt->rate_bps > pt->plan_rate)
+			pt->plan_rate = pt->rate_bps;
+		if (pt->prop_delay > pt->plan_prop)
+			pt->plan_prop = pt->prop_delay;
+		if (pt->proc_delay > pt->plan_proc)
+			pt->plan_proc = pt->proc_delay;
+	}
+	for (int k = 0; k < 2 && f->cfg.mode == BUF_LOSSLESS; k++)
+		if (ends[k]->owner->kind == NODE_SWITCH &&
+		    hdrm_need(f, ends[k]) > ends[k]->hdrm_cap)
+			MP_PANIC("link %u changed beyond what its PFC headroom was sized for "
+				 "(fab_plan_link was not told)",
+				 link);
 }
 
 void fab_link_set_rate(struct fabric *f, uint32_t link, uint64_t rate_bps)
@@ -321,6 +498,7 @@ void fab_link_set_rate(struct fabric *f, uint32_t link, uint64_t rate_bps)
 	a->rate_bps = b->rate_bps = rate_bps;
 	a->ser_rem = b->ser_rem = 0;
 	f->links[link].rate_bps = rate_bps;
+	hdrm_recheck(f, link);
 }
 
 void fab_link_set_delay(struct fabric *f, uint32_t link, simtime_t delay)
@@ -331,12 +509,20 @@ void fab_link_set_delay(struct fabric *f, uint32_t link, simtime_t delay)
 	a->delay = delay + a->proc_delay;
 	b->delay = delay + b->proc_delay;
 	f->links[link].delay = delay;
+	hdrm_recheck(f, link);
 }
 
 void fab_port_set_proc_delay(struct port *pt, simtime_t d)
 {
 	pt->proc_delay = d;
 	pt->delay = pt->prop_delay + d;
+	struct fabric *f = pt->owner->fab;
+	for (uint32_t l = 0; l < f->nlinks; l++) /* rare: a slow switch appears */
+		if ((f->links[l].a == pt->owner->id && f->links[l].pa == pt->idx) ||
+		    (f->links[l].b == pt->owner->id && f->links[l].pb == pt->idx)) {
+			hdrm_recheck(f, l);
+			break;
+		}
 }
 
 void fab_link_set_proc_delay(struct fabric *f, uint32_t link, simtime_t d)

@@ -6,8 +6,10 @@
  * (shortest paths to each ToR), choose a member through the configured load
  * balancer (ECMP by default), admit into a shared buffer with dynamic
  * thresholds, mark ECN at dequeue (RED: Kmin, Kmax, Pmax) and, in lossless
- * mode, pause upstream ports with PFC instead of dropping. Hosts have a NIC
- * port whose scheduler pulls data from active flows in round robin.
+ * mode, pause upstream ports with PFC instead of dropping: each ingress port
+ * has headroom reserved for what arrives after its PAUSE, so the lossless
+ * class never overruns the buffer (port.c). Hosts have a NIC port whose
+ * scheduler pulls data from active flows in round robin.
  *
  * Events: at most two per packet per hop, both created by the sending port:
  * arrival at the peer (port_wire_arrive, the packet in its argument) and, only
@@ -79,14 +81,23 @@ struct port {
 	struct node *peer_node;	   /* peer->owner */
 	struct nic_flow *nic_ring; /* host ports: active flows, round robin */
 	/* lines 2-3 */
-	uint64_t qbytes[NCLS];	      /* queued bytes per class */
-	struct pring q[NCLS];	      /* egress queues, strict priority */
-	uint64_t ingress_bytes[NCLS]; /* PFC: bytes in this switch's buffer that arrived here */
+	uint64_t qbytes[NCLS]; /* queued bytes per class */
+	struct pring q[NCLS];  /* egress queues, strict priority */
+	/* lossless switches (port.c, "shared buffer and PFC"): bytes in this
+	 * switch's buffer that arrived here, per class: CLS_DATA the part in the
+	 * shared pool, CLS_CTRL all of it (reserve first, then shared) */
+	uint64_t ingress_bytes[NCLS];
+	uint64_t hdrm_used;	    /* CLS_DATA bytes from here held in PFC headroom */
+	uint64_t hdrm_cap;	    /* headroom reserved for this ingress port, bytes */
+	struct packet *pfc_pending; /* a PFC frame queued here, not yet on the wire */
 	/* cold */
 	uint8_t tier;	      /* link tier for stats (see enum link_tier) */
 	simtime_t prop_delay; /* propagation delay alone, ps */
 	simtime_t proc_delay; /* extra per-packet delay at this egress, ps */
-	double loss_rate;     /* per-packet corruption probability on this direction */
+	/* the fastest and longest this port will be during the run (headroom) */
+	uint64_t plan_rate;		/* bit/s */
+	simtime_t plan_prop, plan_proc; /* ps */
+	double loss_rate;		/* per-packet corruption probability on this direction */
 	simtime_t paused_at[NCLS];
 	struct mp_rng rng; /* ECN marking, corruption */
 	struct port_stats st;
@@ -134,8 +145,12 @@ struct sw {
 	uint64_t hash_seed;  /* per-switch ECMP seed (no polarisation) */
 	/* cold */
 	uint64_t buf_peak;
-	void *lb_state;	   /* load balancer private state */
-	struct mp_rng rng; /* load balancer randomness */
+	/* lossless: the buffer less every port's headroom and control reserve,
+	 * and the bytes of it in use (port.c, "shared buffer and PFC") */
+	uint64_t shared_size, shared_used;
+	uint64_t hdrm_total; /* headroom reserved over all ports, bytes */
+	void *lb_state;	     /* load balancer private state */
+	struct mp_rng rng;   /* load balancer randomness */
 } __attribute__((aligned(64)));
 
 /* A connection's presence on a NIC scheduler. Embedded in the transport's
@@ -159,10 +174,13 @@ struct swcfg {
 	bool ecn;	      /* RED/ECN marking at dequeue */
 	uint64_t kmin, kmax;  /* bytes */
 	double pmax;
-	uint64_t pfc_xoff;    /* static XOFF per ingress port & class, bytes; 0 = dynamic */
-	uint64_t pfc_xon_gap; /* XON = XOFF - gap, bytes */
-	double pfc_alpha;     /* dynamic XOFF = alpha * free shared buffer */
-	uint64_t ctrl_size;   /* bytes of a PFC frame on the wire */
+	uint64_t pfc_xoff;     /* static XOFF per ingress port & class, bytes; 0 = dynamic */
+	uint64_t pfc_xon_gap;  /* XON = XOFF - gap, bytes */
+	double pfc_alpha;      /* dynamic XOFF = alpha * free shared buffer */
+	uint64_t ctrl_size;    /* bytes of a PFC frame on the wire */
+	uint64_t pfc_headroom; /* per ingress port, bytes; 0 = the worst case of its link */
+	uint64_t ctrl_reserve; /* lossless: per ingress port for control packets, bytes */
+	uint64_t mtu;	       /* largest packet on a link, bytes (0 = the transport's) */
 };
 extern const struct opt_desc swcfg_opts[];
 
@@ -233,7 +251,7 @@ struct fabric {
 	nic_pull_fn nic_pull;
 	void *cb_ctx;
 
-	uint64_t lossless_overflow; /* bytes admitted beyond a full buffer in lossless mode */
+	uint64_t lossless_overflow; /* lossless: bytes admitted beyond a port's headroom */
 	uint64_t no_route_drops;
 	uint16_t host_level_max;
 };
@@ -250,6 +268,18 @@ uint32_t fab_add_link(struct fabric *f, struct node *a, struct node *b, uint64_t
  * call (fab_link_set_up before finalize is not allowed; use `down` list) are
  * excluded from routes. Returns MP_EUSER when the fabric is not connected. */
 int fab_finalize(struct fabric *f, const uint32_t *down_links, size_t ndown, struct mp_err *e);
+
+/* Lossless mode. A run-time event will give this link a rate (0: unchanged), a
+ * propagation delay or an extra per-packet delay at the egress of node `at`
+ * (NULL: both ends): size its PFC headroom for the largest. Then
+ * fab_check_buffer says whether every switch's buffer holds the headroom and
+ * control reserve of all its ports ("buffer: expected at least ..."). */
+void fab_plan_link(struct fabric *f, uint32_t link, uint64_t rate_bps, simtime_t prop,
+		   simtime_t proc, const struct node *at);
+int fab_check_buffer(struct fabric *f, struct mp_err *e);
+/* Lossless mode, after a run: panics (a broken invariant) if a switch dropped a
+ * packet for lack of buffer, overran a port's headroom or its buffer. */
+void fab_assert_lossless(const struct fabric *f);
 
 /* Link-level changes at run time (both directions). */
 void fab_link_set_up(struct fabric *f, uint32_t link, bool up);

@@ -6,12 +6,9 @@
  *    a port_tx_done event is pending (tx_ev) only when something waits for it;
  *  - sw->buf_used is the sum of the sizes of data and control packets queued
  *    at the switch's ports (PFC frames are MAC-generated and not buffered);
- *  - in lossless mode, port->ingress_bytes[c] counts bytes that arrived on that
- *    port and are still
- *    queued somewhere in the same switch (the PFC ingress counter);
- *  - in lossless mode a data packet is never dropped for lack of buffer; if the
- *    buffer is overrun (PFC thresholds too high for the headroom) the overrun is
- *    counted in fab->lossless_overflow so that a test can prove it stays zero.
+ *  - lossless mode (see "shared buffer and PFC" below): the lossless class is
+ *    never dropped and the buffer never overrun; fab_assert_lossless checks it
+ *    after every run.
  *
  * ECN (RED at dequeue): with q the bytes left in the departing packet's class
  * queue, q <= kmin never marks, q >= kmax always marks, and in between the
@@ -40,6 +37,14 @@ static inline void q_change(struct fabric *f, struct port *pt, uint8_t cls, int6
 		pt->max_qbytes = pt->qbytes_total;
 }
 
+/* Is there anything this port could send once the wire frees? */
+static inline bool port_has_work(const struct port *pt)
+{
+	if (pt->qbytes_total)
+		return true;
+	return pt->nic_ring != NULL;
+}
+
 static void port_tx_done(void *obj, uint64_t arg);
 
 /* The port has something to send: start now if the wire is free, else make
@@ -61,13 +66,15 @@ static inline void port_kick(struct fabric *f, struct port *pt)
 static void port_transmit(struct fabric *f, struct port *pt, struct packet *p);
 static void switch_depart(struct fabric *f, struct port *pt, struct packet *p);
 
+static void switch_release(struct fabric *f, struct sw *s, const struct packet *p);
+
 static void port_enqueue(struct fabric *f, struct port *pt, struct packet *p)
 {
 	/* fast path: an idle, empty, unpaused, up port sends at once; the packet
 	 * never touches the queue ring (same result as queue-then-dequeue) */
 	if (!pt->tx_ev && pt->qbytes_total == 0 && f->q->now >= pt->busy_until && pt->up &&
 	    !(pt->paused & (1u << p->cls)) && !pt->nic_ring) {
-		if (pt->owner->kind == NODE_SWITCH && p->type != PKT_PAUSE)
+		if (pt->owner->kind == NODE_SWITCH && p->cls != CLS_PAUSE)
 			switch_depart(f, pt, p);
 		port_transmit(f, pt, p);
 		return;
@@ -78,17 +85,59 @@ static void port_enqueue(struct fabric *f, struct port *pt, struct packet *p)
 	port_kick(f, pt);
 }
 
-/* ---- PFC ------------------------------------------------------------------ */
+/* ---- shared buffer and PFC -------------------------------------------------
+ * Lossless mode follows the switch MMU of the HPCC ns-3 model (Li et al., "HPCC:
+ * High Precision Congestion Control", SIGCOMM 2019; its switch-mmu.cc) and of
+ * ConWeave's (Song et al., "Network Load Balancing with In-network Reordering
+ * Support for RDMA", SIGCOMM 2023). The buffer B is split, per switch, into
+ *  - headroom: per ingress port, room for the lossless class (CLS_DATA) that
+ *    still arrives after the port decides to pause its upstream
+ *    (port->hdrm_cap, sized in fabric.c: mmu_size);
+ *  - control reserve: per ingress port, cfg.ctrl_reserve bytes for ACK, NACK
+ *    and CNP (CLS_CTRL), which PFC never pauses (HPCC reserves 4 KB per port);
+ *  - the shared pool, B less all of that (sw->shared_size).
+ * A lossless packet goes to the shared pool while its ingress port's share
+ * stays at or under XOFF (static cfg.pfc_xoff, or dynamic: pfc_alpha x the free
+ * shared pool, HPCC's threshold) and the pool has room; otherwise to the port's
+ * headroom, and the port sends PAUSE. Leaving, a packet frees headroom first
+ * (as HPCC does), and the port sends RESUME once its headroom is empty and its
+ * share is pfc_xon_gap under XOFF (or zero). Control packets use their port's
+ * reserve, then the shared pool; other classes (CLS_DATA2) are lossy in the
+ * shared pool, with the dynamic threshold of lossy mode.
+ * Why the headroom suffices: a port's headroom is empty whenever it has not
+ * paused its upstream; from the arrival that sends PAUSE, what can still
+ * arrive is what the upstream starts before the PAUSE reaches it, which is at
+ * most rate x (both directions' delay) + 3 MTU (the packet that triggered it,
+ * the one our port is sending ahead of the PAUSE, the one the upstream is
+ * sending when it arrives) + the PAUSE frame itself. At most one PFC frame
+ * waits in a port's queue (a newer one rewrites it: port->pfc_pending). */
 static uint64_t pfc_xoff(const struct fabric *f, const struct sw *s)
 {
 	if (f->cfg.pfc_xoff)
 		return f->cfg.pfc_xoff;
-	uint64_t free_b = s->buf_used < f->cfg.buffer ? f->cfg.buffer - s->buf_used : 0;
-	return (uint64_t)(f->cfg.pfc_alpha * (double)free_b);
+	return (uint64_t)(f->cfg.pfc_alpha * (double)(s->shared_size - s->shared_used));
 }
 
 static void pfc_send(struct fabric *f, struct port *ip, uint8_t cls, bool xon)
 {
+	if (xon) {
+		ip->pause_sent &= (uint8_t) ~(1u << cls);
+		ip->st.resume_sent++;
+	} else {
+		ip->pause_sent |= (uint8_t)(1u << cls);
+		ip->st.pause_sent++;
+	}
+	struct packet *q = ip->pfc_pending;
+	if (q && q->p0 == cls) { /* not sent yet: it says the new state instead */
+		if (!(q->flags & PKT_F_XON) == !xon)
+			return;
+		if (xon)
+			ip->st.pause_sent--;
+		else
+			ip->st.resume_sent--;
+		q->flags = xon ? PKT_F_XON : 0;
+		return;
+	}
 	struct packet *p = pkt_alloc(f);
 	p->type = PKT_PAUSE;
 	p->cls = CLS_PAUSE;
@@ -99,14 +148,8 @@ static void pfc_send(struct fabric *f, struct port *ip, uint8_t cls, bool xon)
 	p->src = p->dst = UINT32_MAX;
 	p->entropy = 0;
 	p->ts = f->q->now;
-	if (xon) {
-		ip->pause_sent &= (uint8_t) ~(1u << cls);
-		ip->st.resume_sent++;
-	} else {
-		ip->pause_sent |= (uint8_t)(1u << cls);
-		ip->st.pause_sent++;
-	}
 	port_enqueue(f, ip, p);
+	ip->pfc_pending = ip->q[CLS_PAUSE].n ? p : NULL;
 }
 
 static void pfc_on_frame(struct fabric *f, struct port *pt, const struct packet *p)
@@ -122,6 +165,82 @@ static void pfc_on_frame(struct fabric *f, struct port *pt, const struct packet 
 		pt->paused |= bit;
 		pt->paused_at[p->p0] = f->q->now;
 		pt->st.pause_rcvd++;
+	}
+}
+
+/* Room in the shared pool for `size` more bytes of class c toward `out`, under
+ * the dynamic threshold of lossy admission. */
+static inline bool shared_fits(const struct fabric *f, const struct sw *s, const struct port *out,
+			       uint8_t c, uint64_t size)
+{
+	uint64_t free_b = s->shared_size - s->shared_used;
+	return size <= free_b &&
+	       (double)(out->qbytes[c] + size) <= f->cfg.dt_alpha * (double)free_b &&
+	       !(f->cfg.queue_limit && out->qbytes[c] + size > f->cfg.queue_limit);
+}
+
+/* Lossless admission of p, arriving on `in` for `out`: false = drop (never
+ * for the lossless class). */
+static bool mmu_admit(struct fabric *f, struct sw *s, struct port *in, const struct port *out,
+		      const struct packet *p)
+{
+	uint8_t c = p->cls;
+	uint64_t z = p->size;
+	if (c == CLS_DATA) {
+		if (in->ingress_bytes[c] + z <= pfc_xoff(f, s) &&
+		    s->shared_used + z <= s->shared_size) {
+			in->ingress_bytes[c] += z;
+			s->shared_used += z;
+			return true;
+		}
+		in->hdrm_used += z;
+		if (__builtin_expect(in->hdrm_used > in->hdrm_cap, 0)) /* fab_assert_lossless */
+			f->lossless_overflow +=
+			    in->hdrm_used - in->hdrm_cap < z ? in->hdrm_used - in->hdrm_cap : z;
+		if (!(in->pause_sent & (1u << c)))
+			pfc_send(f, in, c, false);
+		return true;
+	}
+	uint64_t need = z; /* of the shared pool */
+	if (c == CLS_CTRL) {
+		uint64_t used = in->ingress_bytes[c], r = f->cfg.ctrl_reserve;
+		need = used + z <= r ? 0 : used >= r ? z : used + z - r;
+		if (need && !shared_fits(f, s, out, c, need))
+			return false;
+		in->ingress_bytes[c] += z;
+	} else if (!shared_fits(f, s, out, c, z)) {
+		return false;
+	}
+	s->shared_used += need;
+	return true;
+}
+
+/* A packet leaves a switch's buffer (sent or lost): release its bytes, and let
+ * PFC resume the port it came in on. */
+static void switch_release(struct fabric *f, struct sw *s, const struct packet *p)
+{
+	uint8_t c = p->cls;
+	uint64_t z = p->size;
+	s->buf_used -= z;
+	if (f->cfg.mode != BUF_LOSSLESS)
+		return;
+	struct port *ip = &s->node.ports[p->in_port];
+	if (c == CLS_DATA) {
+		uint64_t h = ip->hdrm_used < z ? ip->hdrm_used : z; /* headroom first */
+		ip->hdrm_used -= h;
+		ip->ingress_bytes[c] -= z - h;
+		s->shared_used -= z - h;
+		if ((ip->pause_sent & (1u << c)) && ip->hdrm_used == 0 &&
+		    (ip->ingress_bytes[c] == 0 ||
+		     ip->ingress_bytes[c] + f->cfg.pfc_xon_gap <= pfc_xoff(f, s)))
+			pfc_send(f, ip, c, true);
+	} else if (c == CLS_CTRL) {
+		uint64_t used = ip->ingress_bytes[c], r = f->cfg.ctrl_reserve;
+		uint64_t over = used > r ? used - r : 0;
+		ip->ingress_bytes[c] = used - z;
+		s->shared_used -= over < z ? over : z;
+	} else {
+		s->shared_used -= z;
 	}
 }
 
@@ -182,6 +301,7 @@ void port_drain(struct fabric *f, struct port *pt)
 		while (pt->q[c].n)
 			pkt_free(f, pring_pop(&pt->q[c]));
 	pt->qmask = 0;
+	pt->pfc_pending = NULL;
 }
 
 /* ---- transmission ----------------------------------------------------------- */
@@ -193,32 +313,12 @@ static void port_tx_done(void *obj, uint64_t arg)
 	port_try_send(pt->owner->fab, pt);
 }
 
-/* Is there anything this port could send once the wire frees? */
-static inline bool port_has_work(const struct port *pt)
-{
-	if (pt->qbytes_total)
-		return true;
-	return pt->nic_ring != NULL;
-}
-
-/* A packet leaves a switch's buffer: release it, let PFC resume the port it
- * came in on, and mark ECN on the queue it leaves behind. */
+/* A packet leaves a switch's buffer for the wire: release it, and mark ECN on
+ * the queue it leaves behind. */
 static void switch_depart(struct fabric *f, struct port *pt, struct packet *p)
 {
-	struct node *n = pt->owner;
-	struct sw *s = (struct sw *)n;
 	uint8_t c = p->cls;
-	s->buf_used -= p->size;
-	if (f->cfg.mode == BUF_LOSSLESS) {
-		struct port *ip = &n->ports[p->in_port];
-		ip->ingress_bytes[c] -= p->size;
-		if (ip->pause_sent & (1u << c)) {
-			uint64_t xoff = pfc_xoff(f, s);
-			if (ip->ingress_bytes[c] == 0 ||
-			    ip->ingress_bytes[c] + f->cfg.pfc_xon_gap <= xoff)
-				pfc_send(f, ip, c, true);
-		}
-	}
+	switch_release(f, (struct sw *)pt->owner, p);
 	if (f->cfg.ecn && (p->flags & PKT_F_ECT) && p->type == PKT_DATA) {
 		uint64_t q = pt->qbytes[c];
 		if (q >= f->cfg.kmax) {
@@ -245,8 +345,12 @@ static struct packet *port_dequeue(struct fabric *f, struct port *pt)
 		if (!pt->q[c].n)
 			pt->qmask &= (uint8_t) ~(1u << c);
 		q_change(f, pt, c, -(int64_t)p->size);
-		if (pt->owner->kind == NODE_SWITCH && p->type != PKT_PAUSE)
-			switch_depart(f, pt, p);
+		if (pt->owner->kind == NODE_SWITCH) {
+			if (c != CLS_PAUSE)
+				switch_depart(f, pt, p);
+			else
+				pt->pfc_pending = NULL;
+		}
 		return p;
 	}
 	if (pt->nic_ring && !(pt->paused & (1u << CLS_DATA))) {
@@ -378,9 +482,12 @@ static void switch_forward(struct fabric *f, struct sw *s, uint16_t in_idx, stru
 	struct port *out = &s->node.ports[o];
 	uint8_t c = p->cls;
 	const struct swcfg *cfg = &f->cfg;
-	if (cfg->mode == BUF_LOSSLESS && c >= CLS_DATA) {
-		if (s->buf_used + p->size > cfg->buffer)
-			f->lossless_overflow += p->size;
+	if (cfg->mode == BUF_LOSSLESS) {
+		if (__builtin_expect(!mmu_admit(f, s, &s->node.ports[in_idx], out, p), 0)) {
+			out->st.drops_buffer++; /* not the lossless class */
+			pkt_free(f, p);
+			return;
+		}
 	} else {
 		uint64_t free_b = s->buf_used < cfg->buffer ? cfg->buffer - s->buf_used : 0;
 		if (p->size > free_b ||
@@ -395,13 +502,6 @@ static void switch_forward(struct fabric *f, struct sw *s, uint16_t in_idx, stru
 	if (s->buf_used > s->buf_peak)
 		s->buf_peak = s->buf_used;
 	p->in_port = in_idx;
-	if (cfg->mode == BUF_LOSSLESS) {
-		struct port *in = &s->node.ports[in_idx];
-		in->ingress_bytes[c] += p->size;
-		if (c >= CLS_DATA && !(in->pause_sent & (1u << c)) &&
-		    in->ingress_bytes[c] > pfc_xoff(f, s))
-			pfc_send(f, in, c, false);
-	}
 	port_enqueue(f, out, p);
 }
 

@@ -420,6 +420,19 @@ static void apply_link(struct fabric *f, const struct exp_event *ev, uint32_t li
 	}
 }
 
+/* Lossless switches size their PFC headroom for the fastest and longest a
+ * link of event ev will be (low as in link_event). */
+static void plan_event(struct fabric *f, const struct exp_event *ev, uint32_t low)
+{
+	uint64_t rate = ev->action == LINK_RATE ? ev->u : 0;
+	simtime_t prop = ev->action == LINK_DELAY ? ev->u : 0;
+	simtime_t proc = ev->action == LINK_PROC_DELAY ? ev->u : 0;
+	const struct node *n = low & 0x80000000u ? f->nodes[low & 0x7fffffffu] : NULL;
+	for (uint32_t l = n ? 0 : low; l < (n ? f->nlinks : low + 1); l++)
+		if (!n || f->links[l].a == n->id || f->links[l].b == n->id)
+			fab_plan_link(f, l, rate, prop, proc, n);
+}
+
 /* arg: event index << 32 | link, or | node id with bit 31 set */
 static void link_event(void *obj, uint64_t arg)
 {
@@ -604,6 +617,7 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 						  ev->node);
 			evq_at(&s->q, &s->evs, ev->at, link_event, s,
 			       ((uint64_t)i << 32) | 0x80000000u | n->id);
+			plan_event(&s->fab, ev, 0x80000000u | n->id);
 			continue;
 		}
 		uint32_t l = fab_find_link(&s->fab, ev->link);
@@ -613,7 +627,10 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 					  "nodes, e.g. leaf0-spine3; see the topology's names)",
 					  ev->link);
 		evq_at(&s->q, &s->evs, ev->at, link_event, s, ((uint64_t)i << 32) | l);
+		plan_event(&s->fab, ev, l);
 	}
+	if (fab_check_buffer(&s->fab, e))
+		return exp_reraise(e, x, "switch");
 	struct wl_env env = { .nhosts = s->fab.nhosts,
 			      .hosts_per_tor = info.hosts_per_tor,
 			      .host_rate_bps = info.host_rate_bps,
@@ -906,6 +923,7 @@ void sim_collect(struct sim *s, struct run_result *r)
 	t->drops_no_route = f->no_route_drops;
 	collect_ports(s, r);
 	t->lossless_overflow = f->lossless_overflow;
+	fab_assert_lossless(f);
 	r->ts = *s->ts;
 	memset(s->ts, 0, sizeof *s->ts);
 	r->peak_rss = mp_mem_peak_rss();
