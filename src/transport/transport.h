@@ -42,24 +42,27 @@ struct tp_common {
 	uint64_t ack_size; /* bytes on the wire of an ACK/NACK/CNP */
 };
 
-#define TP_COMMON_OPTS(type)                                                            \
-	{ "mtu",                                                                        \
-	  OPT_SIZE,                                                                     \
-	  offsetof(type, common.mtu),                                                   \
-	  "4000B",                                                                      \
-	  256,                                                                          \
-	  65000,                                                                        \
-	  "bytes on the wire of a full data packet" },                                  \
-	    { "header",                                                                 \
-	      OPT_SIZE,                                                                 \
-	      offsetof(type, common.header),                                            \
-	      "0B",                                                                     \
-	      0,                                                                        \
-	      1024,                                                                     \
-	      "bytes of each data packet that are headers (payload = mtu - header)" },  \
-	{                                                                               \
-		"ack_size", OPT_SIZE, offsetof(type, common.ack_size), "64B", 64, 1500, \
-		    "bytes on the wire of an ACK, NACK or CNP"                          \
+/* `at` names where struct tp_common sits in `type` (common, or rv.common
+ * for a params struct that starts with another one that starts with it). */
+#define TP_COMMON_OPTS(type) TP_COMMON_OPTS_AT(type, common)
+#define TP_COMMON_OPTS_AT(type, at)                                                    \
+	{ "mtu",                                                                       \
+	  OPT_SIZE,                                                                    \
+	  offsetof(type, at.mtu),                                                      \
+	  "4000B",                                                                     \
+	  256,                                                                         \
+	  65000,                                                                       \
+	  "bytes on the wire of a full data packet" },                                 \
+	    { "header",                                                                \
+	      OPT_SIZE,                                                                \
+	      offsetof(type, at.header),                                               \
+	      "0B",                                                                    \
+	      0,                                                                       \
+	      1024,                                                                    \
+	      "bytes of each data packet that are headers (payload = mtu - header)" }, \
+	{                                                                              \
+		"ack_size", OPT_SIZE, offsetof(type, at.ack_size), "64B", 64, 1500,    \
+		    "bytes on the wire of an ACK, NACK or CNP"                         \
 	}
 
 struct conn;

@@ -1,0 +1,254 @@
+/* rocev2.c - the RoCEv2 reliable connection under a rate-based congestion
+ * control (rocev2.h): queue pairs, go-back-N, ACK coalescing, CNPs, pacing. */
+#include "transport/rocev2.h"
+
+#include "core/mem.h"
+#include "core/rng.h"
+
+const char *const rocev2_qp_modes[] = { "stripe", "rr", NULL };
+
+static uint64_t qp_payload(const struct conn *c, const struct rocev2_qp *q, uint32_t psn)
+{
+	return tp_seg_payload(c, q->bytes, q->npkts, psn);
+}
+
+/* The connection's one timer: the earliest of every QP's pacing, RTO and
+ * congestion-control deadlines (kept lazily per QP, so an idle QP costs no
+ * events). */
+static void arm_timer(struct conn *c)
+{
+	const struct rocev2_params *p = tp_params(c);
+	struct rocev2_state *s = tp_priv(c);
+	simtime_t t = SIMTIME_MAX, now = tp_now(c);
+	for (uint32_t i = 0; i < s->nqp; i++) {
+		const struct rocev2_qp *q = rocev2_qp(c, i);
+		if (q->snd_una >= q->npkts)
+			continue;
+		if (s->cc->deadline) {
+			simtime_t d = s->cc->deadline(c, q);
+			if (d < t)
+				t = d;
+		}
+		if (q->snd_una < q->snd_nxt && q->last_prog + p->rto < t)
+			t = q->last_prog + p->rto;
+		if (q->snd_nxt < q->npkts && q->next_tx > now && q->next_tx < t)
+			t = q->next_tx;
+	}
+	tp_timer_set(c, t);
+}
+
+/* ---- connection ------------------------------------------------------------------ */
+void rocev2_open(struct conn *c, const struct rocev2_cc *cc)
+{
+	const struct rocev2_params *p = tp_params(c);
+	struct rocev2_state *s = tp_priv(c);
+	uint64_t pl = tp_payload(c);
+	unsigned Q = (unsigned)p->qps;
+	struct mp_rng r;
+	rng_init(&r, c->w->seed, RNG_CONN, c->id);
+	uint16_t base = (uint16_t)rng_below(&r, 65536);
+	s->cc = cc;
+	s->line_bps = c->src->node.ports[c->rail].rate_bps;
+	s->nqp = Q;
+	s->qp = mp_calloc(Q, cc->qp_size);
+	tp_set_flows(c, Q);
+	uint64_t off = 0;
+	for (unsigned i = 0; i < Q; i++) {
+		struct rocev2_qp *q = rocev2_qp(c, i);
+		uint64_t len;
+		if (p->qp_mode == ROCEV2_STRIPE) {
+			/* equal sub-chunks in whole packets; the last QPs may get less */
+			uint64_t pk = (c->bytes + pl - 1) / pl, per = (pk + Q - 1) / Q;
+			len = per * pl;
+			if (off + len > c->bytes)
+				len = c->bytes > off ? c->bytes - off : 0;
+		} else {
+			len = (c->id % Q) == i ? c->bytes : 0;
+		}
+		q->bytes = len;
+		off += len;
+		q->npkts = (uint32_t)((len + pl - 1) / pl);
+		q->entropy = (uint16_t)(base + i);
+		q->rate = (double)s->line_bps;
+		cc->init(c, q);
+		q->next_tx = tp_now(c);
+		q->last_prog = tp_now(c);
+		if (q->npkts == 0)
+			s->done_qps++;
+		else
+			tp_activate_flow(c, i);
+	}
+	arm_timer(c);
+}
+
+void rocev2_close(struct conn *c)
+{
+	struct rocev2_state *s = tp_priv(c);
+	mp_free(s->qp);
+}
+
+struct packet *rocev2_next_packet(struct conn *c, unsigned flow)
+{
+	const struct rocev2_params *p = tp_params(c);
+	struct rocev2_state *s = tp_priv(c);
+	struct rocev2_qp *q = rocev2_qp(c, flow);
+	simtime_t now = tp_now(c);
+	if (q->snd_nxt >= q->npkts)
+		return NULL;
+	if (now < q->next_tx) { /* paced: the timer wakes this QP */
+		arm_timer(c);
+		return NULL;
+	}
+	uint32_t psn = q->snd_nxt++;
+	struct packet *pk = tp_pkt_new(c, PKT_DATA, true);
+	pk->psn = psn;
+	pk->aux16 = (uint16_t)flow;
+	pk->size = (uint16_t)(qp_payload(c, q, psn) + p->common.header);
+	pk->entropy = q->entropy;
+	if (p->ect)
+		pk->flags |= PKT_F_ECT;
+	if (psn + 1 == q->npkts)
+		pk->flags |= PKT_F_LAST;
+	if (psn < q->snd_max) {
+		pk->flags |= PKT_F_RETX;
+		c->retx_bytes += pk->size;
+	} else {
+		q->snd_max = psn + 1;
+	}
+	c->sent_bytes += pk->size;
+	/* pacing at the current rate */
+	q->next_tx = now + (simtime_t)((double)pk->size * 8.0 * (double)PS_PER_S / q->rate);
+	if (s->cc->sent)
+		s->cc->sent(c, q, pk);
+	/* only a new RTO deadline needs the timer re-armed here: a paced QP
+	 * re-arms it when the NIC next asks and finds it early */
+	if (psn == q->snd_una) { /* the oldest outstanding packet starts the clock */
+		q->last_prog = now;
+		arm_timer(c);
+	}
+	return pk;
+}
+
+/* ---- receiver (responder, notification point) ---------------------------------- */
+static void send_ctrl(struct conn *c, enum pkt_type type, unsigned qpi, uint32_t p0, bool ece,
+		      const struct packet *echo)
+{
+	struct packet *a = tp_pkt_new(c, type, false);
+	a->aux16 = (uint16_t)qpi;
+	a->p0 = p0;
+	a->entropy = echo->entropy;
+	a->ts = echo->ts;
+	if (ece)
+		a->flags |= PKT_F_ECE;
+	tp_send(c, c->dst, a);
+}
+
+static void receiver(struct conn *c, struct packet *pk)
+{
+	const struct rocev2_params *p = tp_params(c);
+	unsigned qpi = pk->aux16;
+	struct rocev2_qp *q = rocev2_qp(c, qpi);
+	simtime_t now = tp_now(c);
+	if (pk->flags & PKT_F_CE) {
+		if (p->cnp_mode == ROCEV2_CNP_PACED) {
+			if (!q->cnp_sent || now - q->last_cnp >= p->cnp_interval) {
+				q->cnp_sent = true;
+				q->last_cnp = now;
+				send_ctrl(c, PKT_CNP, qpi, 0, false, pk);
+			}
+		} else if (p->cnp_mode == ROCEV2_CNP_ON_ACK) {
+			q->ce_pending = true;
+		}
+	}
+	if (pk->psn == q->epsn) {
+		c->rcvd_bytes += tp_rx_payload(c, pk);
+		q->epsn++;
+		q->nak_sent = false;
+		q->unacked++;
+		if (q->unacked >= p->ack_interval || (pk->flags & PKT_F_LAST)) {
+			send_ctrl(c, PKT_ACK, qpi, q->epsn, q->ce_pending, pk);
+			q->ce_pending = false;
+			q->unacked = 0;
+		}
+	} else if (pk->psn > q->epsn) {
+		/* out of order: dropped; one NAK (sequence error) per gap */
+		if (!q->nak_sent) {
+			q->nak_sent = true;
+			send_ctrl(c, PKT_NACK, qpi, q->epsn, q->ce_pending, pk);
+			q->ce_pending = false;
+		}
+	} else {
+		/* a duplicate: acknowledge again what has arrived */
+		c->dup_bytes += tp_rx_payload(c, pk);
+		send_ctrl(c, PKT_ACK, qpi, q->epsn, q->ce_pending, pk);
+		q->ce_pending = false;
+	}
+	tp_pkt_free(c, pk);
+}
+
+/* ---- sender (requester, reaction point) ---------------------------------------------- */
+static void acked_to(struct conn *c, struct rocev2_state *s, struct rocev2_qp *q, uint32_t epsn)
+{
+	if (epsn <= q->snd_una)
+		return;
+	uint64_t pl = tp_payload(c);
+	uint64_t before = (uint64_t)q->snd_una * pl;
+	uint64_t after = epsn >= q->npkts ? q->bytes : (uint64_t)epsn * pl;
+	c->acked_bytes += after - before;
+	q->snd_una = epsn;
+	if (q->snd_nxt < epsn)
+		q->snd_nxt = epsn;
+	q->last_prog = tp_now(c);
+	if (q->snd_una >= q->npkts)
+		s->done_qps++;
+}
+
+static void sender(struct conn *c, struct packet *pk)
+{
+	struct rocev2_state *s = tp_priv(c);
+	unsigned qpi = pk->aux16;
+	struct rocev2_qp *q = rocev2_qp(c, qpi);
+	if (pk->type == PKT_ACK || pk->type == PKT_NACK)
+		acked_to(c, s, q, pk->p0);
+	s->cc->feedback(c, q, pk);
+	if (pk->type == PKT_NACK && q->snd_una < q->npkts) { /* go back N */
+		q->snd_nxt = q->snd_una;
+		tp_activate_flow(c, qpi);
+	}
+	tp_pkt_free(c, pk);
+	if (s->done_qps == s->nqp) {
+		tp_complete(c);
+		return;
+	}
+	arm_timer(c);
+}
+
+void rocev2_on_packet(struct conn *c, struct packet *pk)
+{
+	if (pk->type == PKT_DATA)
+		receiver(c, pk);
+	else
+		sender(c, pk);
+}
+
+void rocev2_on_timer(struct conn *c)
+{
+	const struct rocev2_params *p = tp_params(c);
+	struct rocev2_state *s = tp_priv(c);
+	simtime_t now = tp_now(c);
+	for (uint32_t i = 0; i < s->nqp; i++) {
+		struct rocev2_qp *q = rocev2_qp(c, i);
+		if (q->snd_una >= q->npkts)
+			continue;
+		if (s->cc->timers)
+			s->cc->timers(c, q, now);
+		if (q->snd_una < q->snd_nxt && q->last_prog + p->rto <= now) {
+			/* timeout: go back to the oldest unacknowledged PSN */
+			q->snd_nxt = q->snd_una;
+			q->last_prog = now;
+		}
+		if (q->snd_nxt < q->npkts && q->next_tx <= now)
+			tp_activate_flow(c, i);
+	}
+	arm_timer(c);
+}

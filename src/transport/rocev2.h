@@ -1,0 +1,146 @@
+/* rocev2.h - the RoCEv2 reliable connection (RC) that every rate-based
+ * congestion control of RDMA NICs runs over: queue pairs, go-back-N, ACK
+ * coalescing, the notification point's CNPs and pacing at a per-QP rate.
+ * roce.c (DCQCN) and timely.c (TIMELY) are this layer plus a rocev2_cc table:
+ * the transport's ops table points at the rocev2_* functions below and its
+ * open calls rocev2_open with its congestion control.
+ *
+ * RC semantics as RoCEv2 uses them (InfiniBand Architecture Specification,
+ * vol. 1, ch. 9): the responder expects PSNs in order; an out-of-order packet
+ * is dropped and answered by a NAK (sequence error, once per gap) carrying the
+ * expected PSN, and the requester goes back to it (go-back-N); a retransmission
+ * timeout covers lost NAKs and tail losses.
+ *
+ * A connection (one message) runs over Q queue pairs (`qps`), each with its
+ * own UDP source port, PSN space and congestion state, as NCCL/RCCL do:
+ * `stripe` cuts the message into Q equal sub-chunks, `rr` puts it whole on QP
+ * (connection id mod Q).
+ *
+ * The sender keeps no per-PSN state (go-back-N needs snd_una, snd_nxt and
+ * snd_max only) and the receiver only the expected PSN, so a queue pair costs
+ * the same memory after 1 GB as after 1 KB.
+ *
+ * Packet fields: DATA psn, aux16 = QP, ts = when the NIC took it; ACK p0 =
+ * expected PSN (every PSN below it arrived), ECE = congestion echo, aux16 = QP,
+ * ts = the ts of the data packet that triggered it (the NIC's hardware
+ * timestamp, as TIMELY uses it); NACK p0 = expected PSN, aux16 = QP, ts as an
+ * ACK's; CNP aux16 = QP.
+ */
+#ifndef MPSIM_TRANSPORT_ROCEV2_H
+#define MPSIM_TRANSPORT_ROCEV2_H
+
+#include "transport/transport.h"
+
+enum rocev2_qp_mode { ROCEV2_STRIPE, ROCEV2_RR };
+/* How the notification point reports CE marks; NONE is also roce's
+ * unresolved `preset` (its check resolves it before anything runs). */
+enum rocev2_cnp { ROCEV2_CNP_NONE, ROCEV2_CNP_PACED, ROCEV2_CNP_ON_ACK };
+
+/* Every RoCEv2 transport's params start with this. */
+struct rocev2_params {
+	struct tp_common common;
+	uint64_t qps;		/* queue pairs per plain connection */
+	int qp_mode;		/* enum rocev2_qp_mode */
+	uint64_t ack_interval;	/* ACK every this many packets (and at each message end) */
+	simtime_t rto;		/* retransmission timeout, ps */
+	int cnp_mode;		/* enum rocev2_cnp */
+	simtime_t cnp_interval; /* paced: at most one CNP per QP per interval, ps */
+	bool ect;		/* data packets are ECN-capable */
+};
+
+/* The options the RoCEv2 transports share (after TP_COMMON_OPTS). */
+#define ROCEV2_QP_OPTS(type)                                                                   \
+	{ "qps",                                                                               \
+	  OPT_UINT,                                                                            \
+	  offsetof(type, rv.qps),                                                              \
+	  "1",                                                                                 \
+	  1,                                                                                   \
+	  1024,                                                                                \
+	  "queue pairs per plain connection (QP scaling), each with its own UDP source port, " \
+	  "PSN space and rate; a stream connection is one QP whatever this says" },            \
+	{                                                                                      \
+		"qp_mode", OPT_ENUM, offsetof(type, rv.qp_mode), "stripe", 0, 0,               \
+		    "stripe: a plain message in equal sub-chunks over the QPs; rr: each "      \
+		    "connection's message whole on QP (connection id mod qps)",                \
+		    rocev2_qp_modes                                                            \
+	}
+/* 67.1 ms = the InfiniBand local ACK timeout 4.096 us x 2^14, a common setting
+ * for lossless RoCE. A 1 ms timeout fired in lossless 32 -> 1 incasts of
+ * 64-100 MB, where PFC holds a packet for several ms, and went back N
+ * spuriously (1.3 GB resent, no drop). */
+#define ROCEV2_RTO_OPT(type)                                                                 \
+	{                                                                                    \
+		"rto", OPT_TIME, offsetof(type, rv.rto), "67.1ms", 1e6, 1e13,                \
+		    "retransmission timeout (the InfiniBand local ACK timeout): go back to " \
+		    "the oldest unacknowledged PSN"                                          \
+	}
+extern const char *const rocev2_qp_modes[];
+
+/* One queue pair: the sender's and the receiver's side. */
+struct rocev2_qp {
+	/* sender (requester) */
+	uint32_t npkts;	     /* PSNs in this QP (a stream: every PSN posted) */
+	uint64_t bytes;	     /* payload bytes in them */
+	uint32_t snd_nxt;    /* next PSN to send */
+	uint32_t snd_una;    /* every PSN below is acknowledged */
+	uint32_t snd_max;    /* one past the highest PSN ever sent */
+	uint16_t entropy;    /* UDP source port */
+	double rate;	     /* pacing rate, bit/s: the congestion control's output */
+	simtime_t next_tx;   /* pacing: earliest time of the next packet */
+	simtime_t last_prog; /* last acknowledgement progress, for the RTO */
+	/* receiver (responder, notification point) */
+	uint32_t epsn;	    /* expected PSN */
+	uint32_t unacked;   /* in-order packets not yet acknowledged */
+	bool nak_sent;	    /* a NAK for the current gap is out */
+	bool ce_pending;    /* CE seen, to be echoed on the next ACK (on_ack) */
+	bool cnp_sent;	    /* a paced CNP has been sent */
+	simtime_t last_cnp; /* when (paced) */
+};
+
+/* A congestion control over the RC layer. The layer calls it for each QP;
+ * everything it keeps lives in its per-QP struct, which starts with struct
+ * rocev2_qp (qp_size bytes, zeroed at open). Its output is q->rate. */
+struct rocev2_cc {
+	size_t qp_size;
+	/* a QP opens at the line rate (q->rate): set the CC's own state */
+	void (*init)(struct conn *c, struct rocev2_qp *q);
+	/* an ACK, NAK or CNP of q reached the sender, after the PSNs it
+	 * acknowledges were retired and before a NAK sends the QP back */
+	void (*feedback)(struct conn *c, struct rocev2_qp *q, const struct packet *p);
+	/* optional: data packet p of q went out (q->next_tx already set) */
+	void (*sent)(struct conn *c, struct rocev2_qp *q, const struct packet *p);
+	/* optional: the earliest time the CC's timers want to run (SIMTIME_MAX:
+	 * none); asked only while q has PSNs outstanding */
+	simtime_t (*deadline)(struct conn *c, const struct rocev2_qp *q);
+	/* optional: run the CC's timers that are due at `now`; also called when
+	 * a stream QP resumes after being idle, before it sends */
+	void (*timers)(struct conn *c, struct rocev2_qp *q, simtime_t now);
+};
+
+struct rocev2_state {
+	const struct rocev2_cc *cc;
+	uint32_t nqp;
+	uint32_t done_qps; /* QPs with every PSN acknowledged */
+	uint64_t line_bps; /* the NIC port's rate */
+	unsigned char *qp; /* nqp entries of cc->qp_size bytes */
+};
+
+static inline struct rocev2_qp *rocev2_qp(struct conn *c, unsigned i)
+{
+	struct rocev2_state *s = tp_priv(c);
+	return (struct rocev2_qp *)(s->qp + (size_t)i * s->cc->qp_size);
+}
+static inline uint64_t rocev2_line_bps(struct conn *c)
+{
+	return ((struct rocev2_state *)tp_priv(c))->line_bps;
+}
+
+/* The transport ops a RoCEv2 transport points at (its open calls rocev2_open). */
+void rocev2_open(struct conn *c, const struct rocev2_cc *cc);
+void rocev2_post(struct conn *c);
+struct packet *rocev2_next_packet(struct conn *c, unsigned flow);
+void rocev2_on_packet(struct conn *c, struct packet *p);
+void rocev2_on_timer(struct conn *c);
+void rocev2_close(struct conn *c);
+
+#endif
