@@ -556,6 +556,108 @@ static void test_random_loss(void **state)
 	run_result_free(&r);
 }
 
+/* ---- stream connections ------------------------------------------------------- */
+/* A queue pair keeps its window from one message to the next. Stream
+ * connection A (host 9 -> host 0) posts 2 MB into an 8 -> 1 incast of 8 MB
+ * flows on a star at 400 Gb/s: its window comes down to a share of the last
+ * hop. At 3 ms, the incast long over, A posts 4 MB more and a fresh stream
+ * connection B (host 1 -> host 2, an idle path too) posts 4 MB. In its first
+ * round trip (no SACK of the new message can be back), A sends exactly the
+ * whole packets that the window its first message ended with allows, and
+ * sends nothing more; B starts at the initial window, as A's first message
+ * did, and sends at line rate. */
+struct persist {
+	struct sim s;
+	struct experiment x;
+	struct conn *a, *b;
+	double cwnd_a0, cwnd_end1, cwnd_a2, cwnd_b0;
+	uint64_t sent_a, sent_b, first_a, first_b;
+	simtime_t t2;
+};
+
+static void persist_msg(void *ctx, struct conn *c, uint32_t tag, bool rx)
+{
+	struct persist *r = ctx;
+	if (c == r->a && !rx && tag == 0)
+		r->cwnd_end1 = strack_conn_cwnd(c);
+}
+
+static void persist_first(void *obj, uint64_t arg)
+{
+	(void)arg;
+	struct persist *r = obj;
+	tp_post(r->a, 2000000, 0);
+	r->cwnd_a0 = strack_conn_cwnd(r->a);
+}
+
+static void persist_measure(void *obj, uint64_t arg)
+{
+	(void)arg;
+	struct persist *r = obj;
+	r->first_a = r->a->sent_bytes - r->sent_a;
+	r->first_b = r->b->sent_bytes - r->sent_b;
+}
+
+static void persist_second(void *obj, uint64_t arg)
+{
+	(void)arg;
+	struct persist *r = obj;
+	r->sent_a = r->a->sent_bytes;
+	r->sent_b = r->b->sent_bytes;
+	r->cwnd_a2 = strack_conn_cwnd(r->a);
+	tp_post(r->a, 4000000, 1);
+	tp_post(r->b, 4000000, 0);
+	r->cwnd_b0 = strack_conn_cwnd(r->b);
+	/* the first round trip: until just before a SACK can be back */
+	simtime_t rtt = r->a->base_rtt < r->b->base_rtt ? r->a->base_rtt : r->b->base_rtt;
+	evq_at(&r->s.q, &r->s.evs, r->t2 + rtt - 1, persist_measure, r, 0);
+}
+
+static void test_stream_keeps_cwnd(void **state)
+{
+	(void)state;
+	const char *yaml = "seed: 1\n"
+			   "topology: {type: star, hosts: 10, link_rate: 400Gbps}\n"
+			   "switch: {mode: lossy, kmin: 52KB, kmax: 156KB, pmax: 1, "
+			   "queue_limit: 1040KB}\n"
+			   "transport: {type: strack}\n"
+			   "workload: {type: incast, senders: 8, receiver: 0, size: 8MB}\n";
+	struct persist r;
+	struct mp_err e = { 0 };
+	memset(&r, 0, sizeof r);
+	if (exp_load_string(&r.x, yaml, "test.yaml", &e) || sim_build(&r.s, &r.x, &e)) {
+		fprintf(stderr, "%s\n", e.msg);
+		fail();
+	}
+	r.s.w.on_msg = persist_msg;
+	r.s.w.ctx = &r;
+	r.a = tp_stream_add(&r.s.w, 9, 0, 0);
+	r.b = tp_stream_add(&r.s.w, 1, 2, 0);
+	r.t2 = 3000 * US;
+	evq_at(&r.s.q, &r.s.evs, 0, persist_first, &r, 0);
+	evq_at(&r.s.q, &r.s.evs, r.t2, persist_second, &r, 0);
+	sim_run(&r.s);
+	uint64_t mtu = 4000, pl = tp_payload(r.a);
+	uint64_t whole = (uint64_t)ceil(r.cwnd_end1 / (double)pl);
+	print_message("window: at open %.0f B, end of message 1 %.0f B, at message 2 %.0f B; "
+		      "first RTT of message 2: %llu B (%llu packets); fresh connection: window "
+		      "%.0f B, first RTT %llu B\n",
+		      r.cwnd_a0, r.cwnd_end1, r.cwnd_a2, (unsigned long long)r.first_a,
+		      (unsigned long long)whole, r.cwnd_b0, (unsigned long long)r.first_b);
+	assert_true(r.a->idle && r.b->idle);
+	assert_int_equal(r.a->acked_bytes, 6000000);
+	assert_true(r.cwnd_end1 < 0.5 * r.cwnd_a0); /* the incast cut it */
+	assert_true(r.cwnd_a2 == r.cwnd_end1);	    /* nothing touched it while idle */
+	assert_int_equal(r.first_a, whole * mtu);   /* the window, in whole packets */
+	assert_true(r.cwnd_b0 == r.cwnd_a0);	    /* a fresh connection: the initial window */
+	assert_true(r.first_b >= 3 * r.first_a);    /* and not held to A's */
+	/* B at line rate for its first RTT, within a packet */
+	uint64_t line = r.b->base_rtt / time_ser_ps(mtu, 400000000000ULL) * mtu;
+	assert_true(r.first_b + mtu >= line);
+	sim_free(&r.s);
+	exp_free(&r.x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -570,6 +672,7 @@ int main(void)
 		cmocka_unit_test(test_incast),
 		cmocka_unit_test(test_incast_fairness),
 		cmocka_unit_test(test_random_loss),
+		cmocka_unit_test(test_stream_keeps_cwnd),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

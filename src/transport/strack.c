@@ -9,7 +9,8 @@
  * recovery) and section 4.1 (evaluation setup: Kmin 25% BDP, Kmax 75% BDP,
  * drop above 5 BDP, 256 paths: switch options of the experiment file).
  *
- * One connection carries one message. Sender: a single congestion window
+ * A connection carries a queue of messages in one PSN space (a queue pair;
+ * strack_post); everything below is per connection, not per message. Sender: a single congestion window
  * (bytes) over up to max_paths entropies (UDP source ports ent_base + path);
  * a new packet or a retransmission goes out only while inflight < cwnd, with
  *   inflight = bytes_sent - bytes_recvd - bytes_claimed_retransmit   (eq. 1-2)
@@ -36,7 +37,8 @@
  * Invariants: per PSN, nclaim <= nsent; once a PSN is acknowledged its
  * contribution to inflight is zero (nclaim = nsent - 1), so errors in loss
  * declaration never accumulate. Nothing is allocated on the packet path:
- * per-PSN arrays are allocated in open and freed in close.
+ * per-PSN arrays are allocated in open, grown when messages are posted
+ * (strack_post) and freed in close.
  */
 #include "transport/strack.h"
 
@@ -234,7 +236,7 @@ struct strack_state {
 	/* per-connection constants, resolved at open */
 	struct strack_cc_cfg k;
 	simtime_t net_base_rtt, target_qdelay, probe_after, rto;
-	uint32_t npkts;
+	uint32_t npkts; /* PSNs the per-PSN state covers (c->npkts after open / post) */
 	uint32_t ooo_min;
 	uint16_t ent_base; /* path p uses UDP source port ent_base + p */
 	bool adaptive;
@@ -244,9 +246,10 @@ struct strack_state {
 	/* Algorithms 1, 2, 4 */
 	struct strack_cc cc;
 	/* sender reliability */
-	struct strack_psn *ps; /* npkts entries */
-	uint32_t snd_nxt;      /* next new PSN */
-	uint32_t snd_una;      /* every PSN below is acknowledged (the sender's EPSN) */
+	struct strack_psn *ps; /* ps_cap >= npkts entries */
+	uint32_t ps_cap;
+	uint32_t snd_nxt; /* next new PSN */
+	uint32_t snd_una; /* every PSN below is acknowledged (the sender's EPSN) */
 	uint32_t nacked;
 	uint32_t high_rcvd; /* one past the highest PSN known to have arrived */
 	int64_t bytes_sent, bytes_recvd, bytes_claimed; /* payload bytes (eq. 1-2) */
@@ -260,9 +263,10 @@ struct strack_state {
 	bool probe_out, acked_since_probe;
 	uint32_t probe_hi; /* snd_nxt when the probe left */
 	/* receiver */
-	uint64_t *rcvd; /* bitmap of arrived PSNs */
-	uint32_t epsn;	/* expected PSN: every PSN below has arrived */
-	uint32_t ooo;	/* packets arrived above epsn since epsn last advanced */
+	uint64_t *rcvd;	     /* bitmap of arrived PSNs */
+	uint32_t rcvd_words; /* allocated: npkts + 64 bits or more */
+	uint32_t epsn;	     /* expected PSN: every PSN below has arrived */
+	uint32_t ooo;	     /* packets arrived above epsn since epsn last advanced */
 	uint32_t sack_low;
 	uint64_t sack_pending; /* bytes arrived since the last SACK */
 };
@@ -272,9 +276,13 @@ static inline struct strack_state *st(struct conn *c)
 	return tp_priv(c);
 }
 
-static inline uint64_t pkt_payload(const struct conn *c, const struct strack_state *s, uint32_t psn)
+/* Cover PSNs up to c->npkts in the per-PSN arrays (the receiver's bitmap one
+ * 64-bit segment beyond, which strack_sack_bits may read). */
+static void cover_psns(struct conn *c, struct strack_state *s)
 {
-	return tp_seg_payload(c, c->bytes, s->npkts, psn);
+	tp_grow((void **)&s->ps, sizeof *s->ps, &s->ps_cap, c->npkts);
+	tp_bits_grow(&s->rcvd, &s->rcvd_words, c->npkts + 64);
+	s->npkts = c->npkts;
 }
 
 static simtime_t rtt_to(const struct conn *c, uint32_t h)
@@ -288,6 +296,18 @@ static simtime_t rtt_to(const struct conn *c, uint32_t h)
 	       fab_path_delay(f, h, a, c->rail, (uint32_t)cm->ack_size, NULL);
 }
 
+/* Algorithm 2's period starts now, with achievedBDP not yet measured. The
+ * paper is silent on its value before the first period ends; "not yet
+ * measured" must not look like "nothing got through" (line 12 would cut the
+ * window to zero), so it starts at the full window. */
+static void cc_restart_period(struct conn *c, struct strack_state *s, simtime_t now)
+{
+	(void)c;
+	s->cc.rx_count = 0;
+	s->cc.rxcount_clear_ts = now;
+	s->cc.achieved_bdp = (uint64_t)s->k.max_cwnd;
+}
+
 #define REF_BDP_BYTES 150000.0		      /* 100 Gb/s x 12 us (Table 1) */
 #define REF_RTT_PS (12.0 * (double)PS_PER_US) /* 12 us (Table 1) */
 
@@ -297,10 +317,7 @@ static void strack_open(struct conn *c)
 	struct strack_state *s = st(c);
 	simtime_t now = tp_now(c);
 	double mss = (double)tp_payload(c);
-	s->npkts = tp_npkts(c, c->bytes);
-	uint64_t n = s->npkts;
-	s->ps = mp_calloc(n, sizeof *s->ps);
-	s->rcvd = mp_calloc((n + 63) / 64 + 1, sizeof *s->rcvd);
+	cover_psns(c, s);
 
 	/* The network-wide base RTT (target_Qdelay, probes) is a fabric
 	 * constant the paper configures by hand; here the largest of this
@@ -350,11 +367,7 @@ static void strack_open(struct conn *c)
 	s->cc.base_rtt = base;
 	s->cc.last_decrease_ts = now;
 	s->cc.last_selfai_ts = now;
-	s->cc.rxcount_clear_ts = now;
-	/* achievedBDP before its first period: the paper is silent; "not yet
-	 * measured" must not look like "nothing got through" (line 11 would cut
-	 * the window to zero), so it starts at the full window. */
-	s->cc.achieved_bdp = (uint64_t)k->max_cwnd;
+	cc_restart_period(c, s, now);
 
 	s->adaptive = p->lb == LB_ADAPTIVE;
 	s->lb_reset_ts = now;
@@ -371,6 +384,39 @@ static void strack_open(struct conn *c)
 	s->probe_ts = now + s->probe_after;
 	s->sack_low = UINT32_MAX;
 	tp_activate(c);
+}
+
+/* More messages on a stream connection (a queue pair): their PSNs follow the
+ * earlier ones in the same space, and everything the connection learnt
+ * carries over: cwnd, avg_delay, base_rtt, achievedBDP, the ECN path bitmap
+ * and the round robin's position, the loss-recovery state and the receiver's
+ * bitmap, EPSN and SACK coalescing. The paper describes one message; a
+ * queue pair that idles between messages raises two questions it does not
+ * answer, decided here:
+ *  - the timeout and probe clocks restart when the first packet after the
+ *    idle goes out (strack_next_packet), as they started at the first
+ *    packet of the connection: an idle connection has nothing outstanding
+ *    to time;
+ *  - Algorithm 2's measuring period restarts too, and achievedBDP reads
+ *    "not yet measured" as at open: a period that spans the idle time would
+ *    count the bytes of the previous message's tail as the bytes "achieved
+ *    in one base RTT", and line 12 could take that as the window. The
+ *    authors' simulator (csg-htsim pull request 4, sim/strack.cpp) likewise
+ *    treats achievedBDP as invalid after a base RTT without ACKs. The
+ *    window itself is kept. */
+static void strack_post(struct conn *c)
+{
+	struct strack_state *s = st(c);
+	bool was_idle = s->nacked == s->npkts;
+	cover_psns(c, s);
+	if (was_idle)
+		cc_restart_period(c, s, tp_now(c));
+	tp_activate(c);
+}
+
+double strack_conn_cwnd(struct conn *c)
+{
+	return st(c)->cc.cwnd;
 }
 
 static void strack_close(struct conn *c)
@@ -422,7 +468,7 @@ static void declare_lost(struct conn *c, uint32_t lo, uint32_t hi)
 		s->nlost++;
 		if (e->nclaim < e->nsent) {
 			e->nclaim++;
-			s->bytes_claimed += (int64_t)pkt_payload(c, s, q);
+			s->bytes_claimed += (int64_t)tp_psn_payload(c, q);
 		}
 	}
 	if (!s->in_recovery || hi > s->rec_end)
@@ -475,13 +521,13 @@ static struct packet *strack_next_packet(struct conn *c, unsigned flow)
 		s->probe_ts = now + s->probe_after;
 	}
 	struct strack_psn *e = &s->ps[psn];
-	uint64_t pl = pkt_payload(c, s, psn);
+	uint64_t pl = tp_psn_payload(c, psn);
 	struct packet *pk = tp_pkt_new(c, PKT_DATA, true);
 	pk->psn = psn;
 	pk->size = (uint16_t)(pl + p->common.header);
 	pk->entropy = choose_entropy(s);
 	pk->flags |= PKT_F_ECT;
-	if (psn + 1 == s->npkts)
+	if (tp_psn_last(c, psn)) /* the end of a message asks for its SACK */
 		pk->flags |= PKT_F_LAST | PKT_F_ACKREQ;
 	if (retx) {
 		e->flags &= (uint8_t)~PS_LOST;
@@ -516,10 +562,10 @@ static void ack_psn(struct conn *c, struct strack_state *s, uint32_t q)
 	e->flags = PS_ACKED;
 	/* one copy arrived: the others are lost or duplicates, none in flight */
 	int n = e->nsent ? e->nsent - 1 : 0;
-	s->bytes_claimed += (int64_t)(n - e->nclaim) * (int64_t)pkt_payload(c, s, q);
+	s->bytes_claimed += (int64_t)(n - e->nclaim) * (int64_t)tp_psn_payload(c, q);
 	e->nclaim = (uint8_t)n;
 	s->nacked++;
-	c->acked_bytes += pkt_payload(c, s, q);
+	c->acked_bytes += tp_psn_payload(c, q);
 	if (q + 1 > s->high_rcvd)
 		s->high_rcvd = q + 1;
 }
@@ -541,7 +587,9 @@ static void strack_sender(struct conn *c, struct packet *pk)
 {
 	struct strack_state *s = st(c);
 	simtime_t now = tp_now(c);
-	if (c->done || pk->type != PKT_ACK) {
+	/* An idle stream connection has every PSN acknowledged: a SACK still
+	 * on its way (one of several covering the same PSNs) adds nothing. */
+	if (c->done || c->idle || pk->type != PKT_ACK) {
 		tp_pkt_free(c, pk);
 		return;
 	}
@@ -573,10 +621,11 @@ static void strack_sender(struct conn *c, struct packet *pk)
 	}
 	while (s->snd_una < s->snd_nxt && (s->ps[s->snd_una].flags & PS_ACKED))
 		s->snd_una++;
+	tp_tx_upto(c, s->snd_una);
 	if (!probe)
 		s->acked_since_probe = true;
 	tp_pkt_free(c, pk);
-	if (s->nacked == s->npkts) {
+	if (s->nacked == s->npkts && !c->stream) {
 		tp_complete(c);
 		return;
 	}
@@ -628,6 +677,10 @@ static void strack_sender(struct conn *c, struct packet *pk)
 		s->in_recovery = false;
 	arm_timer(c);
 	tp_activate(c);
+	/* A stream connection's last SACK still runs Algorithm 1, so the next
+	 * message starts from the window this one ended with; then it idles. */
+	if (s->nacked == s->npkts)
+		tp_complete(c);
 }
 
 static void strack_on_timer(struct conn *c)
@@ -711,7 +764,7 @@ static void strack_receiver(struct conn *c, struct packet *pk)
 		return;
 	}
 	uint32_t psn = pk->psn;
-	uint64_t pl = pkt_payload(c, s, psn);
+	uint64_t pl = tp_rx_payload(c, pk);
 	bool at_epsn = psn == s->epsn;
 	tp_rx_ood(c, psn);
 	if (rcvd_get(s, psn)) {
@@ -737,6 +790,7 @@ static void strack_receiver(struct conn *c, struct packet *pk)
 			while (s->epsn < s->npkts && rcvd_get(s, s->epsn))
 				s->epsn++;
 			s->ooo = 0;
+			tp_rx_upto(c, s->epsn);
 		} else if (psn > s->epsn) {
 			s->ooo++;
 		}
@@ -858,6 +912,7 @@ const struct transport_ops strack_transport_ops = {
 	.priv_size = sizeof(struct strack_state),
 	.check = strack_check,
 	.open = strack_open,
+	.post = strack_post,
 	.next_packet = strack_next_packet,
 	.on_packet = strack_on_packet,
 	.on_timer = strack_on_timer,

@@ -95,6 +95,10 @@ enum strack_cc_rule strack_adjust_cwnd(struct strack_cc *cc, const struct strack
 				       bool ecn, simtime_t delay, uint64_t acked_bytes,
 				       simtime_t now, bool *fair);
 
+/* The window (payload bytes) of STrack connection c now: for tests. */
+struct conn;
+double strack_conn_cwnd(struct conn *c);
+
 /* ---- section 3.3.1: the SACK's bitmap segment -------------------------------- */
 /* The SACK base PSN: the receiver's bitmap starts at the expected PSN and is
  * cut into 64-bit segments; a SACK carries the segment holding `low`, the
