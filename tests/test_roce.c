@@ -203,6 +203,190 @@ static void test_defaults_and_many_qps(void **state)
 	}
 }
 
+/* ---- a stream connection: DCQCN carried from one message to the next -------- */
+#define B2B_SAMPLES 4096
+struct b2b {
+	struct sim s;
+	struct experiment x;
+	struct conn *c, *fresh;	  /* stream h0 -> h2; a fresh stream h1 -> h2 */
+	simtime_t post[3], tx[3]; /* 0, 1: c's two messages; 2: fresh's */
+	uint64_t bytes2;	  /* the second message's size */
+	simtime_t tick;		  /* sampling: c's bytes sent every tick */
+	uint32_t nsamples;
+	uint64_t sent[B2B_SAMPLES];
+};
+
+static void b2b_post(void *obj, uint64_t arg)
+{
+	struct b2b *r = obj;
+	struct conn *c = arg == 2 ? r->fresh : r->c;
+	r->post[arg] = r->s.q.now;
+	tp_post(c, r->bytes2, (uint32_t)arg);
+}
+
+static void b2b_msg(void *ctx, struct conn *c, uint32_t tag, bool rx)
+{
+	struct b2b *r = ctx;
+	if (rx || (c != r->c && c != r->fresh))
+		return;
+	r->tx[tag] = r->s.q.now;
+	/* the next message as soon as the first is acknowledged (posts are
+	 * deferred to an event, as the collective layer does) */
+	if (c == r->c && tag == 0)
+		evq_at(&r->s.q, &r->s.evs, r->s.q.now, b2b_post, r, 1);
+}
+
+static void b2b_sample(void *obj, uint64_t arg)
+{
+	struct b2b *r = obj;
+	(void)arg;
+	r->sent[r->nsamples++] = r->c->sent_bytes;
+	if (r->nsamples < B2B_SAMPLES)
+		evq_at(&r->s.q, &r->s.evs, r->s.q.now + r->tick, b2b_sample, r, 0);
+}
+
+/* When c's NIC had sent `bytes` (the first sample that saw them). */
+static simtime_t b2b_sent_at(const struct b2b *r, uint64_t bytes)
+{
+	for (uint32_t i = 0; i < r->nsamples; i++)
+		if (r->sent[i] >= bytes)
+			return i * r->tick;
+	fail();
+	return 0;
+}
+
+/* Two back-to-back messages on one RoCEv2 stream connection under DCQCN (the
+ * hpcc preset, CNPs on ACKs). The first, 5 MB, shares the 100 Gb/s
+ * bottleneck with a 4 MB flow from another host for most of its life, so
+ * DCQCN has cut its rate; the second, 1 MB, is posted the moment the first is
+ * acknowledged, on a path that is empty by then. It must start at the rate
+ * the first ended with, not at line rate: its send rate (bytes put on the
+ * wire by the NIC, sampled every microsecond) matches the first message's over
+ * its last 50 us and stays well under line rate, while the same message on a
+ * fresh connection, later, runs at line rate (its ideal time). */
+static void test_stream_keeps_rate(void **state)
+{
+	(void)state;
+	char path[256], yaml[1024];
+	snprintf(path, sizeof path, "/tmp/mpsim_test_roce_b2b_%d.csv", (int)getpid());
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("src,dst,bytes,start\n1,2,4MB,0us\n", f);
+	fclose(f);
+	snprintf(yaml, sizeof yaml,
+		 "topology: {type: dumbbell, left: 2, right: 1}\n"
+		 "switch: {mode: lossless, kmin: 400KB, kmax: 1600KB, pmax: 0.2}\n"
+		 "transport: {type: roce, preset: hpcc}\n"
+		 "workload: {type: flows_file, file: %s}\n",
+		 path);
+	static struct b2b r;
+	struct mp_err e = { 0 };
+	memset(&r, 0, sizeof r);
+	if (exp_load_string(&r.x, yaml, "test.yaml", &e) || sim_build(&r.s, &r.x, &e)) {
+		fprintf(stderr, "%s\n", e.msg);
+		fail();
+	}
+	r.s.w.on_msg = b2b_msg;
+	r.s.w.ctx = &r;
+	r.c = tp_stream_add(&r.s.w, 0, 2, 0);
+	r.fresh = tp_stream_add(&r.s.w, 1, 2, 0);
+	r.bytes2 = 1000000;
+	r.tick = PS_PER_US;
+	uint64_t bytes1 = 5000000;
+	tp_post(r.c, bytes1, 0);
+	evq_at(&r.s.q, &r.s.evs, 0, b2b_sample, &r, 0);
+	evq_at(&r.s.q, &r.s.evs, 5000 * PS_PER_US, b2b_post, &r, 2);
+	sim_run(&r.s);
+	remove(path);
+	assert_int_equal(r.c->acked_bytes, bytes1 + r.bytes2);
+	assert_int_equal(r.fresh->acked_bytes, r.bytes2);
+	assert_int_equal(r.c->retx_bytes, 0); /* so bytes sent are the payload (header 0) */
+	assert_true(r.post[1] == r.tx[0]);
+	/* the first message's last 50 us on the wire, and the second's whole */
+	simtime_t end1 = b2b_sent_at(&r, bytes1), w = 50 * PS_PER_US;
+	double rate1 = (double)(bytes1 - r.sent[(end1 - w) / r.tick]) * 8 / time_to_s(w) / 1e9;
+	simtime_t end2 = b2b_sent_at(&r, bytes1 + r.bytes2);
+	double rate2 = (double)r.bytes2 * 8 / time_to_s(end2 - r.post[1]) / 1e9;
+	simtime_t ideal = tp_ideal_fct(r.c, r.bytes2), fct2 = r.tx[1] - r.post[1],
+		  fresh = r.tx[2] - r.post[2];
+	print_message("first message sent at %.1f Gb/s over its last 50 us; the second at %.1f "
+		      "Gb/s (acknowledged in %.1f us); on a fresh connection in %.1f us (ideal "
+		      "%.1f us)\n",
+		      rate1, rate2, time_to_us(fct2), time_to_us(fresh), time_to_us(ideal));
+	assert_true(rate1 < 80);
+	assert_true(fabs(rate2 - rate1) < 0.1 * rate1);
+	assert_true((double)fresh < 1.02 * (double)ideal);
+	assert_true((double)fct2 > 1.2 * (double)fresh);
+	sim_free(&r.s);
+	exp_free(&r.x);
+}
+
+/* A stream connection over lossy links: go-back-N repairs losses across
+ * message boundaries (a NAK or timeout sends the QP back into an earlier
+ * message while later ones are queued), and every message is delivered once,
+ * in posting order, with its exact byte count. */
+struct lossy_rec {
+	struct conn *c;
+	uint32_t nrx, ntx;
+	bool order_ok;
+};
+
+static void lossy_msg(void *ctx, struct conn *c, uint32_t tag, bool rx)
+{
+	struct lossy_rec *l = ctx;
+	if (c != l->c)
+		return;
+	if (rx)
+		l->order_ok &= tag == l->nrx++;
+	else
+		l->order_ok &= tag == l->ntx++ && l->ntx <= l->nrx;
+}
+
+static void lossy_post(void *obj, uint64_t arg)
+{
+	struct lossy_rec *l = obj;
+	tp_post(l->c, arg, l->c->nmsgs);
+}
+
+static void test_stream_lossy(void **state)
+{
+	(void)state;
+	const char *yaml = "seed: 5\n"
+			   "topology: {type: dumbbell, left: 2, right: 2}\n"
+			   "switch: {mode: lossy}\n"
+			   "failures: {loss_rate: 1e-3, host_loss_rate: 1e-3}\n"
+			   "transport: {type: roce, preset: hpcc, ack_interval: 3, rto: 100us}\n"
+			   "workload: {type: incast, senders: 1, receiver: 3, size: 4KB}\n";
+	static const uint64_t sizes[] = { 1, 3000, 1000000, 2500000, 777777, 4000, 1200000 };
+	struct experiment x;
+	struct sim s;
+	struct mp_err e = { 0 };
+	struct lossy_rec l = { .order_ok = true };
+	if (exp_load_string(&x, yaml, "test.yaml", &e) || sim_build(&s, &x, &e)) {
+		fprintf(stderr, "%s\n", e.msg);
+		fail();
+	}
+	s.w.on_msg = lossy_msg;
+	s.w.ctx = &l;
+	l.c = tp_stream_add(&s.w, 0, 2, 0);
+	uint64_t total = 0;
+	for (int i = 0; i < 7; i++) {
+		evq_at(&s.q, &s.evs, i < 5 ? 0 : 2000 * PS_PER_US, lossy_post, &l, sizes[i]);
+		total += sizes[i];
+	}
+	sim_run(&s);
+	print_message("lossy stream: %llu B resent\n", (unsigned long long)l.c->retx_bytes);
+	assert_int_equal(l.nrx, 7);
+	assert_int_equal(l.ntx, 7);
+	assert_true(l.order_ok);
+	assert_true(l.c->idle);
+	assert_int_equal(l.c->rcvd_bytes, total);
+	assert_int_equal(l.c->acked_bytes, total);
+	assert_true(l.c->retx_bytes > 0);
+	sim_free(&s);
+	exp_free(&x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -211,6 +395,8 @@ int main(void)
 		cmocka_unit_test(test_go_back_n),
 		cmocka_unit_test(test_fairness),
 		cmocka_unit_test(test_defaults_and_many_qps),
+		cmocka_unit_test(test_stream_keeps_rate),
+		cmocka_unit_test(test_stream_lossy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

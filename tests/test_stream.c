@@ -88,6 +88,8 @@ static void stream_free(struct srec *r)
 static const char *const transports[] = {
 	"{type: ref, window: 150KB}",
 	"{type: strack}",
+	"{type: roce, preset: hpcc}",
+	"{type: roce, preset: paper, qps: 4, ack_interval: 4}",
 	NULL,
 };
 

@@ -7,7 +7,9 @@
  * "Mellanox" mode, CC_MODE 1), whose run script (simulation/run.py, --cc
  * dcqcn) is the `hpcc` preset. The reliable connection under it (queue
  * pairs, go-back-N, ACK coalescing, CNP generation, pacing) is rocev2.c: a
- * connection runs `qps` QPs, each with its own DCQCN state.
+ * plain connection runs `qps` QPs, each with its own DCQCN state; a stream
+ * connection is one QP whatever `qps` says, its DCQCN state carried across
+ * messages (see "Idle" below).
  *
  * DCQCN, reaction point (per QP; rc = current rate, rt = target rate):
  *   CNP arrives: remember it (cnp_arrived); the rate-decrease check, at most
@@ -31,6 +33,23 @@
  *
  * Timers are kept lazily per QP (deadlines, the connection's single timer set
  * to the earliest), so an idle QP costs no events.
+ *
+ * Idle (a stream QP with every posted PSN acknowledged, until the next post):
+ *   DCQCN's timers run on through it, as if the QP were sending. Neither paper
+ *   says; we follow the HPCC ns-3 model (rdma-hw.cc at commit 9f4be2a9): its
+ *   alpha update (UpdateAlphaMlx), rate-decrease check (CheckRateDecreaseMlx)
+ *   and increase timer (RateIncEventTimerMlx) are self-rescheduling events
+ *   that nothing about sending stops. A QP with nothing to send (all its bytes
+ *   out, or window-bound: qbb-net-device.cc's GetNextQindex skips it) keeps
+ *   decaying alpha and raising its rate; only QpComplete cancels them, when
+ *   the QP is deleted and the next flow gets a new QP at line rate. A stream
+ *   QP is never complete, so across an idle gap alpha decays and the rate
+ *   climbs one increase step per T, as during any gap in CNPs; the byte
+ *   counter does not count, nothing being sent. A message posted as soon as
+ *   the last one is acknowledged therefore starts at the rate that one ended
+ *   with (plus the steps of T-timers that fell in between), and one posted
+ *   after a long pause near line rate, as a new QP would. The timers that
+ *   fell in the gap are run when the QP resumes, before it sends.
  */
 #include <math.h>
 
@@ -229,6 +248,13 @@ static void qp_timers(const struct roce_params *p, double line, struct dcqcn_qp 
 	}
 	/* mlx: the increase timer runs on after the first cut; paper: until the
 	 * line rate is reached */
+	if (is_mlx(p) && q->qp.rate >= line && q->rt >= line && q->incr_next <= now) {
+		/* at line rate every step leaves both rates there: count the steps
+		 * at once (a stream QP resuming after a long idle) */
+		uint64_t n = (now - q->incr_next) / p->increase_timer + 1;
+		q->t_count += n;
+		q->incr_next += n * p->increase_timer;
+	}
 	while ((is_mlx(p) || q->qp.rate < line) && q->incr_next <= now) {
 		rate_increase(p, line, q);
 		q->t_count++;
@@ -401,6 +427,7 @@ const struct transport_ops roce_transport_ops = {
 	.lossless_default = true,
 	.check = roce_check,
 	.open = roce_open,
+	.post = rocev2_post,
 	.next_packet = rocev2_next_packet,
 	.on_packet = rocev2_on_packet,
 	.on_timer = rocev2_on_timer,

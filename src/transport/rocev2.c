@@ -7,9 +7,15 @@
 
 const char *const rocev2_qp_modes[] = { "stripe", "rr", NULL };
 
+/* A stream connection's one QP carries the connection's PSNs, its messages
+ * segmented each on its own; a plain connection's QP its own sub-chunk. */
 static uint64_t qp_payload(const struct conn *c, const struct rocev2_qp *q, uint32_t psn)
 {
-	return tp_seg_payload(c, q->bytes, q->npkts, psn);
+	return c->stream ? tp_psn_payload(c, psn) : tp_seg_payload(c, q->bytes, q->npkts, psn);
+}
+static bool qp_last(const struct conn *c, const struct rocev2_qp *q, uint32_t psn)
+{
+	return c->stream ? tp_psn_last(c, psn) : psn + 1 == q->npkts;
 }
 
 /* The connection's one timer: the earliest of every QP's pacing, RTO and
@@ -43,7 +49,7 @@ void rocev2_open(struct conn *c, const struct rocev2_cc *cc)
 	const struct rocev2_params *p = tp_params(c);
 	struct rocev2_state *s = tp_priv(c);
 	uint64_t pl = tp_payload(c);
-	unsigned Q = (unsigned)p->qps;
+	unsigned Q = c->stream ? 1 : (unsigned)p->qps;
 	struct mp_rng r;
 	rng_init(&r, c->w->seed, RNG_CONN, c->id);
 	uint16_t base = (uint16_t)rng_below(&r, 65536);
@@ -56,7 +62,9 @@ void rocev2_open(struct conn *c, const struct rocev2_cc *cc)
 	for (unsigned i = 0; i < Q; i++) {
 		struct rocev2_qp *q = rocev2_qp(c, i);
 		uint64_t len;
-		if (p->qp_mode == ROCEV2_STRIPE) {
+		if (c->stream) {
+			len = c->bytes;
+		} else if (p->qp_mode == ROCEV2_STRIPE) {
 			/* equal sub-chunks in whole packets; the last QPs may get less */
 			uint64_t pk = (c->bytes + pl - 1) / pl, per = (pk + Q - 1) / Q;
 			len = per * pl;
@@ -67,7 +75,7 @@ void rocev2_open(struct conn *c, const struct rocev2_cc *cc)
 		}
 		q->bytes = len;
 		off += len;
-		q->npkts = (uint32_t)((len + pl - 1) / pl);
+		q->npkts = c->stream ? c->npkts : (uint32_t)((len + pl - 1) / pl);
 		q->entropy = (uint16_t)(base + i);
 		q->rate = (double)s->line_bps;
 		cc->init(c, q);
@@ -78,6 +86,23 @@ void rocev2_open(struct conn *c, const struct rocev2_cc *cc)
 		else
 			tp_activate_flow(c, i);
 	}
+	arm_timer(c);
+}
+
+/* More messages on a stream connection: its QP covers them now and sends. */
+void rocev2_post(struct conn *c)
+{
+	struct rocev2_state *s = tp_priv(c);
+	struct rocev2_qp *q = rocev2_qp(c, 0);
+	if (q->snd_una >= q->npkts) { /* it was idle: resume */
+		s->done_qps--;
+		q->last_prog = tp_now(c);
+		if (s->cc->timers)
+			s->cc->timers(c, q, tp_now(c));
+	}
+	q->npkts = c->npkts;
+	q->bytes = c->bytes;
+	tp_activate_flow(c, 0);
 	arm_timer(c);
 }
 
@@ -107,7 +132,7 @@ struct packet *rocev2_next_packet(struct conn *c, unsigned flow)
 	pk->entropy = q->entropy;
 	if (p->ect)
 		pk->flags |= PKT_F_ECT;
-	if (psn + 1 == q->npkts)
+	if (qp_last(c, q, psn))
 		pk->flags |= PKT_F_LAST;
 	if (psn < q->snd_max) {
 		pk->flags |= PKT_F_RETX;
@@ -163,6 +188,8 @@ static void receiver(struct conn *c, struct packet *pk)
 	if (pk->psn == q->epsn) {
 		c->rcvd_bytes += tp_rx_payload(c, pk);
 		q->epsn++;
+		if (c->stream)
+			tp_rx_upto(c, q->epsn);
 		q->nak_sent = false;
 		q->unacked++;
 		if (q->unacked >= p->ack_interval || (pk->flags & PKT_F_LAST)) {
@@ -191,16 +218,23 @@ static void acked_to(struct conn *c, struct rocev2_state *s, struct rocev2_qp *q
 {
 	if (epsn <= q->snd_una)
 		return;
-	uint64_t pl = tp_payload(c);
-	uint64_t before = (uint64_t)q->snd_una * pl;
-	uint64_t after = epsn >= q->npkts ? q->bytes : (uint64_t)epsn * pl;
-	c->acked_bytes += after - before;
+	if (c->stream) { /* before the messages that end here leave the queue */
+		for (uint32_t psn = q->snd_una; psn < epsn; psn++)
+			c->acked_bytes += tp_psn_payload(c, psn);
+	} else {
+		uint64_t pl = tp_payload(c);
+		uint64_t before = (uint64_t)q->snd_una * pl;
+		uint64_t after = epsn >= q->npkts ? q->bytes : (uint64_t)epsn * pl;
+		c->acked_bytes += after - before;
+	}
 	q->snd_una = epsn;
 	if (q->snd_nxt < epsn)
 		q->snd_nxt = epsn;
 	q->last_prog = tp_now(c);
 	if (q->snd_una >= q->npkts)
 		s->done_qps++;
+	if (c->stream)
+		tp_tx_upto(c, epsn);
 }
 
 static void sender(struct conn *c, struct packet *pk)

@@ -11,10 +11,14 @@
  * expected PSN, and the requester goes back to it (go-back-N); a retransmission
  * timeout covers lost NAKs and tail losses.
  *
- * A connection (one message) runs over Q queue pairs (`qps`), each with its
- * own UDP source port, PSN space and congestion state, as NCCL/RCCL do:
+ * A plain connection (one message) runs over Q queue pairs (`qps`), each with
+ * its own UDP source port, PSN space and congestion state, as NCCL/RCCL do:
  * `stripe` cuts the message into Q equal sub-chunks, `rr` puts it whole on QP
- * (connection id mod Q).
+ * (connection id mod Q). A stream connection (tp_stream_add) IS one queue pair:
+ * the collective layer opens N of them for N QPs, so it runs one QP whatever
+ * `qps` says, its PSN space and congestion state carried from one message to
+ * the next, and it goes idle (tp_complete) when every posted PSN is
+ * acknowledged.
  *
  * The sender keeps no per-PSN state (go-back-N needs snd_una, snd_nxt and
  * snd_max only) and the receiver only the expected PSN, so a queue pair costs
