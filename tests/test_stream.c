@@ -87,6 +87,8 @@ static void stream_free(struct srec *r)
 
 static const char *const transports[] = {
 	"{type: ref, window: 150KB}",
+	"{type: udmp}",
+	"{type: mprdma}",
 	NULL,
 };
 
