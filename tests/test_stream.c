@@ -90,6 +90,8 @@ static const char *const transports[] = {
 	"{type: strack}",
 	"{type: roce, preset: hpcc}",
 	"{type: roce, preset: paper, qps: 4, ack_interval: 4}",
+	"{type: udmp}",
+	"{type: mprdma}",
 	NULL,
 };
 

@@ -2,10 +2,12 @@
  * against properties their papers state: line rate alone, the token pool's
  * split between two paths of different RTT (UDMP Fig. 3), a collided flow
  * moving to the free path without losing throughput (UDMP Fig. 1 / 4a), fair
- * shares in a 3-way incast (UDMP Fig. 4b), and exact delivery under drops. */
+ * shares in a 3-way incast (UDMP Fig. 4b), exact delivery under drops, and
+ * a stream connection's window carried from one message to the next. */
 #include "simtest.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "core/time.h"
@@ -399,6 +401,137 @@ static void test_delay_anomaly(void **state)
 	remove(ff);
 }
 
+/* ---- stream connections: congestion state carries from one message to the next -- */
+struct persist {
+	struct sim s;
+	struct experiment x;
+	struct conn *c, *cb; /* A's connection; B's (the same unless `fresh`) */
+	simtime_t gap;	     /* idle time between A's last ACK and B's post */
+	bool a_done;
+	uint64_t a_bytes;
+	double a_sum, b_sum;	    /* bytes in flight (sent, not acknowledged), summed */
+	uint64_t a_n, b_n;	    /* over these samples */
+	double a_win;		    /* mean bytes in flight over A's second half */
+	uint64_t b_sent0, b_acked0; /* B's connection's counters when B was posted */
+	bool b_posted, b_done;
+};
+
+static void persist_post_b(void *obj, uint64_t arg)
+{
+	struct persist *r = obj;
+	(void)arg;
+	r->b_sent0 = r->cb->sent_bytes;
+	r->b_acked0 = r->cb->acked_bytes;
+	r->b_posted = true;
+	tp_post(r->cb, 2000000, r->cb == r->c ? 1 : 0);
+}
+
+/* every 0.1 us: the window in use, as bytes sent and not yet acknowledged,
+ * while A's second half goes out and while B's first four round trips (four
+ * of A's mean windows acknowledged) go out */
+static void persist_sample(void *obj, uint64_t arg)
+{
+	struct persist *r = obj;
+	(void)arg;
+	struct conn *c = r->c, *cb = r->cb;
+	if (c->sent_bytes >= r->a_bytes / 2 && c->sent_bytes < r->a_bytes) {
+		r->a_sum += (double)(c->sent_bytes - c->acked_bytes);
+		r->a_n++;
+	}
+	if (r->b_posted) { /* B's first four round trips */
+		if (!r->a_win)
+			r->a_win = r->a_sum / r->a_n;
+		uint64_t acked = cb->acked_bytes - r->b_acked0;
+		r->b_sum += (double)(cb->sent_bytes - r->b_sent0 - acked);
+		r->b_n++;
+		r->b_done = (double)acked >= 4 * r->a_win;
+	}
+	if (!r->b_done)
+		evq_at(&r->s.q, &r->s.evs, r->s.q.now + 100000, persist_sample, r, 0);
+}
+
+static void persist_on_msg(void *ctx, struct conn *c, uint32_t tag, bool rx)
+{
+	struct persist *r = ctx;
+	if (c != r->c || rx || tag != 0 || r->a_done)
+		return;
+	r->a_done = true; /* posts are deferred to an event, as the collective layer does */
+	evq_at(&r->s.q, &r->s.evs, r->s.q.now + r->gap, persist_post_b, r, 0);
+}
+
+/* A dumbbell of 100 Gb/s links with a 10 us bottleneck link; fifteen 100 MB
+ * flows share the bottleneck with a stream connection h0 -> h16 that carries
+ * message A (2 MB) and, `gap` after A is acknowledged, message B (2 MB), on
+ * the same connection or (`fresh`) on a new one. Returns the mean window
+ * (bytes sent and not acknowledged) over A's second half and over B's first
+ * four round trips. */
+static void persist_run(const char *proto, simtime_t gap, bool fresh, double *a_win, double *b_win)
+{
+	struct persist *r = calloc(1, sizeof *r);
+	char yaml[1024], rows[256] = "";
+	struct mp_err e = { 0 };
+	for (int k = 1; k < 16; k++)
+		snprintf(rows + strlen(rows), sizeof rows - strlen(rows), "%d,%d,100MB,0us\n", k,
+			 k + 16);
+	char *ff = flows_file("persist", rows);
+	snprintf(yaml, sizeof yaml,
+		 "seed: 1\n"
+		 "topology: {type: dumbbell, left: 16, right: 16, host_rate: 100Gbps, "
+		 "bottleneck_rate: 100Gbps, bottleneck_delay: 1us}\n"
+		 "switch: {buffer: 16MB, kmin: 100KB, kmax: 400KB}\n"
+		 "transport: {type: %s, mtu: 1000B}\n"
+		 "workload: {type: flows_file, file: %s}\n"
+		 "stop_time: 8ms\n",
+		 proto, ff);
+	if (exp_load_string(&r->x, yaml, "test.yaml", &e) || sim_build(&r->s, &r->x, &e)) {
+		fprintf(stderr, "%s\n", e.msg);
+		fail();
+	}
+	r->s.w.on_msg = persist_on_msg;
+	r->s.w.ctx = r;
+	r->gap = gap;
+	r->a_bytes = 2000000;
+	r->c = tp_stream_add(&r->s.w, 0, 16, 0);
+	r->cb = fresh ? tp_stream_add(&r->s.w, 0, 16, 0) : r->c;
+	tp_post(r->c, r->a_bytes, 0);
+	evq_at(&r->s.q, &r->s.evs, 0, persist_sample, r, 0);
+	sim_run(&r->s);
+	remove(ff);
+	assert_true(r->a_done && r->b_done);
+	*a_win = r->a_win;
+	*b_win = r->b_sum / r->b_n;
+	sim_free(&r->s);
+	exp_free(&r->x);
+	free(r);
+}
+
+/* A stream connection keeps its congestion state from one message to the
+ * next (transport.h). Sharing a 100 Gb/s bottleneck with fifteen long flows,
+ * UDMP's token pool (with its rate) or MP-RDMA's cwnd settle on a window of
+ * a sixteenth of the path's bandwidth-delay product during message A.
+ * Message B, posted after A is acknowledged (at once, or after 20 us idle),
+ * keeps that window (the mean over its first four round trips within 20% of
+ * the mean over A's second half); a new connection starts from its first
+ * window instead (UDMP: one BDP of the path; MP-RDMA: its initial window)
+ * and is at least 1.5x off over the same four round trips. */
+static void test_stream_state_persists(void **state)
+{
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		for (unsigned gap_us = 0; gap_us <= 20; gap_us += 20) {
+			double a, b, fa, fb;
+			persist_run(protos[i], gap_us * PS_PER_US, false, &a, &b);
+			persist_run(protos[i], gap_us * PS_PER_US, true, &fa, &fb);
+			print_message(
+			    "%s, idle %u us: A's window %.1f KB; B's first four round trips "
+			    "%.1f KB (x%.2f); on a new connection %.1f KB (x%.2f)\n",
+			    protos[i], gap_us, a / 1e3, b / 1e3, b / a, fb / 1e3, fb / fa);
+			assert_true(fabs(b / a - 1) < 0.2);
+			assert_true(fb / fa > 1.5 || fb / fa < 1 / 1.5);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -409,6 +542,7 @@ int main(void)
 		cmocka_unit_test(test_lossy_exactly_once),
 		cmocka_unit_test(test_incast_fat_tree_fair),
 		cmocka_unit_test(test_delay_anomaly),
+		cmocka_unit_test(test_stream_state_persists),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

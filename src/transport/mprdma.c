@@ -102,15 +102,15 @@ struct mprdma_state {
 	bool rtt_timing, have_rtt;
 	uint16_t ent_base;
 	struct mp_rng rng;
+	/* stream connections: VPs of ACKs that freed window with nothing left
+	 * to send, newest last, for the next message (mprdma_post) */
+	uint16_t *spare;
+	uint32_t spare_head, spare_n;
 	/* receiver */
 	uint32_t rcv_nxt;
 	uint64_t *rcvd;
+	uint32_t rcvd_words; /* allocated */
 };
-
-static inline uint64_t pkt_payload(const struct conn *c, const struct mprdma_state *s, uint32_t psn)
-{
-	return tp_seg_payload(c, c->bytes, s->b.npkts, psn);
-}
 
 static uint16_t random_vp(struct mprdma_state *s, const struct mprdma_params *pp)
 {
@@ -121,8 +121,8 @@ static void mprdma_open(struct conn *c)
 {
 	const struct mprdma_params *pp = tp_params(c);
 	struct mprdma_state *s = tp_priv(c);
-	tp_book_open(&s->b, (uint32_t)tp_npkts(c, c->bytes));
-	s->rcvd = mp_calloc(((size_t)s->b.npkts + 63) / 64, sizeof *s->rcvd);
+	tp_book_open(&s->b, c->npkts);
+	tp_bits_grow(&s->rcvd, &s->rcvd_words, c->npkts);
 	uint64_t w = pp->initial_window;
 	if (w == 0) {
 		/* sprayed over random VPs [S5]; its size: the paper gives no value,
@@ -135,6 +135,8 @@ static void mprdma_open(struct conn *c)
 	s->free_slots = (uint32_t)s->cwnd;
 	s->ring_cap = (uint32_t)(4 * pp->bitmap + 4 * wp + 64);
 	s->ring = mp_calloc(s->ring_cap, sizeof *s->ring);
+	if (c->stream)
+		s->spare = mp_calloc(s->ring_cap, sizeof *s->spare);
 	rng_init(&s->rng, c->w->seed, RNG_CONN, c->id);
 	s->ent_base = (uint16_t)rng_below(&s->rng, 65536);
 	s->last_progress = tp_now(c);
@@ -147,6 +149,40 @@ static void mprdma_close(struct conn *c)
 	tp_book_close(&s->b);
 	mp_free(s->rcvd);
 	mp_free(s->ring);
+	mp_free(s->spare);
+}
+
+/* More messages were posted on a stream connection (a queue pair): the book
+ * and the receiver's bitmap cover their PSNs, and sending resumes. cwnd,
+ * srtt/rttvar, snd_ooh, the RTO's back-off and the VPs carry over, as a NIC
+ * keeps a QP's context between work requests. Posted while packets are in
+ * flight, the ACK clock runs on. Posted after the window drained, no ACK is
+ * coming to clock packets out, so (choice: the paper's flows never idle) the
+ * window the last ACKs freed with nothing left to send is spent at once, one
+ * packet on each of their VPs (newest first, at most cwnd less what is still
+ * in flight); only a connection with no such VP restarts on random VPs, as
+ * the first window does. */
+static void mprdma_post(struct conn *c)
+{
+	struct mprdma_state *s = tp_priv(c);
+	tp_book_grow(&s->b, c->npkts);
+	tp_bits_grow(&s->rcvd, &s->rcvd_words, c->npkts);
+	if (s->b.snd_una == s->b.snd_nxt) /* nothing outstanding: no ACK to wait for */
+		tp_book_forget(&s->b);
+	double awnd = s->cwnd - (double)s->b.inflight - (double)s->ring_n;
+	uint32_t n = awnd >= 1 ? (uint32_t)awnd : 0;
+	if (n > s->spare_n)
+		n = s->spare_n;
+	for (uint32_t i = 0; i < n && s->ring_n < s->ring_cap; i++) {
+		uint32_t k = (s->spare_head + s->spare_n - 1 - i) % s->ring_cap;
+		s->ring[(s->ring_head + s->ring_n) % s->ring_cap] = s->spare[k];
+		s->ring_n++;
+	}
+	s->spare_n = 0;
+	if (!s->b.inflight && s->ring_n == 0)
+		s->free_slots = (uint32_t)s->cwnd;
+	if (s->ring_n || s->free_slots)
+		tp_activate(c);
 }
 
 static uint32_t sendable(const struct mprdma_state *s)
@@ -197,10 +233,10 @@ static struct packet *mprdma_next_packet(struct conn *c, unsigned flow)
 	}
 	struct packet *p = tp_pkt_new(c, PKT_DATA, true);
 	p->psn = psn;
-	p->size = (uint16_t)(pkt_payload(c, s, psn) + pp->common.header);
+	p->size = (uint16_t)(tp_psn_payload(c, psn) + pp->common.header);
 	p->entropy = vp;
 	p->flags |= PKT_F_ECT;
-	if (psn + 1 == s->b.npkts)
+	if (tp_psn_last(c, psn))
 		p->flags |= PKT_F_LAST;
 	if (retx) {
 		tp_book_resent(&s->b, psn);
@@ -241,6 +277,16 @@ static void rtt_sample(struct mprdma_state *s, double r)
 	}
 	s->rttvar = 0.75 * s->rttvar + 0.25 * fabs(s->srtt - r);
 	s->srtt = 0.875 * s->srtt + 0.125 * r;
+}
+
+static void spare_push(struct mprdma_state *s, uint16_t vp)
+{
+	if (s->spare_n == s->ring_cap) { /* full: the oldest goes */
+		s->spare_head = (s->spare_head + 1) % s->ring_cap;
+		s->spare_n--;
+	}
+	s->spare[(s->spare_head + s->spare_n) % s->ring_cap] = vp;
+	s->spare_n++;
 }
 
 static void mprdma_sender(struct conn *c, struct packet *p)
@@ -297,8 +343,11 @@ static void mprdma_sender(struct conn *c, struct packet *p)
 			n = (uint32_t)pp->max_burst;
 		uint32_t want = sendable(s);
 		want = want > s->ring_n ? want - s->ring_n : 0;
-		if (n > want)
+		if (n > want) {
 			n = want;
+			if (s->spare) /* window freed with nothing to send: its VP */
+				spare_push(s, vp);
+		}
 		for (uint32_t i = 0; i < n && s->ring_n < s->ring_cap; i++) {
 			uint16_t e = vp;
 			if (i == 0 && now >= s->probe_next) {
@@ -406,6 +455,7 @@ const struct transport_ops mprdma_transport_ops = {
 	.params_size = sizeof(struct mprdma_params),
 	.priv_size = sizeof(struct mprdma_state),
 	.open = mprdma_open,
+	.post = mprdma_post,
 	.next_packet = mprdma_next_packet,
 	.on_packet = mprdma_on_packet,
 	.on_timer = mprdma_on_timer,

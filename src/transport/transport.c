@@ -396,6 +396,15 @@ void tp_book_grow(struct tp_pktbook *b, uint32_t npkts)
 	b->npkts = npkts;
 }
 
+void tp_book_forget(struct tp_pktbook *b)
+{
+	MP_ASSERT(b->snd_una == b->snd_nxt);
+	if (!b->inflight)
+		return;
+	memset(b->copies, 0, b->copies_cap);
+	b->inflight = 0;
+}
+
 void tp_book_close(struct tp_pktbook *b)
 {
 	mp_free(b->acked);

@@ -221,6 +221,11 @@ void tp_book_open(struct tp_pktbook *b, uint32_t npkts);
 void tp_book_close(struct tp_pktbook *b);
 /* More PSNs were posted (a stream connection): the book covers npkts now. */
 void tp_book_grow(struct tp_pktbook *b, uint32_t npkts);
+/* Nothing sent is unacknowledged (snd_una == snd_nxt) but copies of
+ * acknowledged PSNs still count as in flight (a duplicate whose ACK is late or
+ * was lost): they are written off, so that a stream connection resuming after
+ * a pause does not wait for feedback that may never come. */
+void tp_book_forget(struct tp_pktbook *b);
 /* Marks psn for retransmission unless it is unsent, acknowledged or marked. */
 void tp_book_mark_lost(struct tp_pktbook *b, uint32_t psn);
 /* The lowest PSN marked and not acknowledged since, or UINT32_MAX. */

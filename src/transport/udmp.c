@@ -80,6 +80,7 @@ struct udmp_state {
 	bool explore; /* the next ACK-clocked packet takes a fresh path */
 	bool addtoken_started;
 	int64_t token_pool;
+	int64_t tail_wnd;	/* token_pool + packets in flight when the last new PSN went out */
 	double bytes_pool;	/* bytes */
 	double rate, line;	/* bit/s */
 	double smooth_rtt;	/* ps */
@@ -99,12 +100,8 @@ struct udmp_state {
 	uint32_t win;	  /* bitmap size, packets */
 	uint32_t delta;	  /* Delta in use: below the bitmap size */
 	uint64_t *rcvd;
+	uint32_t rcvd_words; /* allocated */
 };
-
-static inline uint64_t pkt_payload(const struct conn *c, const struct udmp_state *s, uint32_t psn)
-{
-	return tp_seg_payload(c, c->bytes, s->b.npkts, psn);
-}
 
 static uint16_t random_path(struct udmp_state *s, const struct udmp_params *pp)
 {
@@ -115,8 +112,8 @@ static void udmp_open(struct conn *c)
 {
 	const struct udmp_params *pp = tp_params(c);
 	struct udmp_state *s = tp_priv(c);
-	tp_book_open(&s->b, (uint32_t)tp_npkts(c, c->bytes));
-	s->rcvd = mp_calloc(((size_t)s->b.npkts + 63) / 64, sizeof *s->rcvd);
+	tp_book_open(&s->b, c->npkts);
+	tp_bits_grow(&s->rcvd, &s->rcvd_words, c->npkts);
 	s->pkt = (uint32_t)pp->common.mtu;
 	s->line = (double)c->src->node.ports[c->rail].rate_bps;
 	s->rate = pp->fixed_rate ? (double)pp->fixed_rate : s->line;
@@ -152,6 +149,49 @@ static void udmp_close(struct conn *c)
 	tp_book_close(&s->b);
 	mp_free(s->rcvd);
 	mp_free(s->ring);
+}
+
+/* More messages were posted on a stream connection (a queue pair): the book
+ * and the receiver's bitmap cover their PSNs, and sending resumes. Nothing
+ * of Alg. 1 or 2 is reset: rate, smooth_rtt, the gradient's clock, the token
+ * pool and the paths of the tokens ACKs released all carry over, as a NIC
+ * keeps a QP's context between work requests (the paper has one long flow per
+ * connection and says nothing of idle periods). What that means here:
+ *  - posted while packets are in flight, the ACK clock runs on and the new
+ *    PSNs follow the old ones with no gap;
+ *  - posted after the connection went idle, the tokens the last ACKs released
+ *    with nothing left to send, each with its ACK's path, are spent at once
+ *    on those paths; (choice) they are capped so that tokens and packets in
+ *    flight do not exceed what they were when the last new packet went out:
+ *    a window does not grow while it is not used (the spirit of RFC 7661),
+ *    and without the cap message B of test_stream_state_persists started at
+ *    1.9x the rate A ended with; with no token and nothing in flight the
+ *    paced restart of udmp_next_packet turns the bytes pool into tokens at
+ *    `rate`;
+ *  - (choice) the rate does not move while idle: Alg. 1 moves it only on
+ *    ACKs, and its gradient clock (last_update_time) keeps its phase, so the
+ *    first update after a gap divides the RTT change by the whole gap, a
+ *    gradient near zero (the g_min increase). The bytes pool fills during
+ *    the gap up to its cap of one BDP at `rate` (fill_bytes_pool). */
+static void udmp_post(struct conn *c)
+{
+	struct udmp_state *s = tp_priv(c);
+	bool drained = s->b.snd_nxt == s->b.npkts; /* every PSN posted before was sent */
+	tp_book_grow(&s->b, c->npkts);
+	tp_bits_grow(&s->rcvd, &s->rcvd_words, c->npkts);
+	if (s->b.snd_una == s->b.snd_nxt) /* nothing outstanding: no ACK to wait for */
+		tp_book_forget(&s->b);
+	if (drained) {
+		/* tokens released while there was nothing to send (Alg. 2 gives two
+		 * per ACK faster than smooth_rtt, and the path looks faster once
+		 * this connection stops loading it) keep at most the window it had
+		 * when its last new packet went out */
+		int64_t room = s->tail_wnd - (int64_t)s->b.inflight;
+		if (s->token_pool > room)
+			s->token_pool = room > 0 ? room : 0;
+	}
+	if (s->token_pool > 0 || !s->b.inflight)
+		tp_activate(c);
 }
 
 static simtime_t rto_of(const struct conn *c)
@@ -253,10 +293,10 @@ static struct packet *udmp_next_packet(struct conn *c, unsigned flow)
 	}
 	struct packet *p = tp_pkt_new(c, PKT_DATA, true);
 	p->psn = psn;
-	p->size = (uint16_t)(pkt_payload(c, s, psn) + pp->common.header);
+	p->size = (uint16_t)(tp_psn_payload(c, psn) + pp->common.header);
 	p->entropy = path;
 	p->flags |= PKT_F_ECT;
-	if (psn + 1 == s->b.npkts)
+	if (tp_psn_last(c, psn))
 		p->flags |= PKT_F_LAST;
 	if (retx) {
 		tp_book_resent(&s->b, psn);
@@ -266,6 +306,8 @@ static struct packet *udmp_next_packet(struct conn *c, unsigned flow)
 		s->b.snd_nxt++;
 	}
 	tp_book_sent(&s->b, psn);
+	if (!retx && s->b.snd_nxt == s->b.npkts)
+		s->tail_wnd = s->token_pool + s->b.inflight;
 	c->sent_bytes += p->size;
 	if (c->timer_at == SIMTIME_MAX)
 		arm_timer(c);
@@ -529,6 +571,7 @@ const struct transport_ops udmp_transport_ops = {
 	.params_size = sizeof(struct udmp_params),
 	.priv_size = sizeof(struct udmp_state),
 	.open = udmp_open,
+	.post = udmp_post,
 	.next_packet = udmp_next_packet,
 	.on_packet = udmp_on_packet,
 	.on_timer = udmp_on_timer,
