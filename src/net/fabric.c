@@ -5,9 +5,13 @@
  * next-hop set toward the ToR is every up port leading to a neighbour one step
  * closer. This is ECMP over all shortest paths, computed once per topology.
  * Links that are down at t=0 are left out of the search (the fabric's routing
- * has converged around them); links that fail later are avoided only by the
- * switch that owns the port (local repair), as a real fabric does before its
- * routing protocol converges.
+ * has converged around them). A link that fails or recovers during a run is
+ * learnt by the routes cfg.failover_delay later: then every switch recomputes
+ * its next-hop sets (routes_compute) from each link's state as of that delay
+ * ago (port->routed). Until then a switch keeps sending into a dead link, and
+ * what it sends is lost, as before a real fabric detects the failure (loss of
+ * signal, then a hardware ECMP group update: microseconds) or its routing
+ * protocol reconverges (BGP or OSPF: milliseconds to seconds).
  *
  * Lossless mode: mmu_size reserves every switch port's PFC headroom and
  * control reserve out of the buffer; fab_check_buffer says when it does not
@@ -55,6 +59,10 @@ const struct opt_desc swcfg_opts[] = {
 	  "pool)" },
 	{ "mtu", OPT_SIZE, offsetof(struct swcfg, mtu), "0", 0, 65535,
 	  "largest packet on a link, for the PFC headroom; 0 = the transport's mtu" },
+	{ "failover_delay", OPT_TIME, offsetof(struct swcfg, failover_delay), "100us", 0, 1e13,
+	  "a link that fails (or recovers) during a run leaves (rejoins) every switch's "
+	  "next-hop sets this much later; meanwhile what is sent into it is lost "
+	  "(~10us-1ms: hardware failover; 10ms-1s: routing reconvergence)" },
 	OPT_END
 };
 
@@ -159,6 +167,7 @@ static void init_port(struct fabric *f, struct node *n, uint16_t idx, const stru
 	pt->rate_bps = l->rate_bps;
 	pt->prop_delay = l->delay;
 	pt->delay = l->delay;
+	pt->routed = true;
 	pt->plan_rate = l->rate_bps;
 	pt->plan_prop = l->delay;
 	/* entity ids: nodes first, then ports (see sim.c for the id plan) */
@@ -186,8 +195,8 @@ static void link_ports(struct fabric *f, uint32_t link, struct port **pa, struct
 	*pb = &f->nodes[l->b]->ports[l->pb];
 }
 
-/* Next-hop sets: a breadth-first search from every ToR over the switch-switch
- * links that are up. */
+/* Next-hop sets from scratch: a breadth-first search from every ToR over the
+ * switch-switch links the routing knows to be up (port->routed). */
 static void routes_compute(struct fabric *f)
 {
 	uint32_t *dist = mp_malloc(f->nsws * sizeof *dist);
@@ -205,7 +214,7 @@ static void routes_compute(struct fabric *f)
 			for (uint16_t p = 0; p < s->node.nports; p++) {
 				struct port *pt = &s->node.ports[p];
 				struct node *nb = pt->peer->owner;
-				if (!pt->up || nb->kind != NODE_SWITCH)
+				if (!pt->routed || nb->kind != NODE_SWITCH)
 					continue;
 				struct sw *ns = (struct sw *)nb;
 				if (dist[ns->sid] == UINT32_MAX) {
@@ -223,7 +232,7 @@ static void routes_compute(struct fabric *f)
 			for (uint16_t p = 0; p < s->node.nports; p++) {
 				struct port *pt = &s->node.ports[p];
 				struct node *nb = pt->peer->owner;
-				if (pt->up && nb->kind == NODE_SWITCH &&
+				if (pt->routed && nb->kind == NODE_SWITCH &&
 				    dist[((struct sw *)nb)->sid] == dist[i] - 1)
 					cand[n++] = p;
 			}
@@ -404,7 +413,7 @@ int fab_finalize(struct fabric *f, const uint32_t *down_links, size_t ndown, str
 		struct fab_link_spec *l = &f->links[down_links[i]];
 		struct port *pa = &f->nodes[l->a]->ports[l->pa],
 			    *pb = &f->nodes[l->b]->ports[l->pb];
-		pa->up = pb->up = false;
+		pa->up = pb->up = pa->routed = pb->routed = false;
 	}
 	/* hosts: every port linked to a switch; each such switch is a ToR */
 	f->rails = 1;
@@ -461,11 +470,32 @@ int fab_finalize(struct fabric *f, const uint32_t *down_links, size_t ndown, str
 	return MP_OK;
 }
 
+/* The routes learn that `link` went down or came up (arg: link << 1 | up). */
+static void reroute_ev(void *obj, uint64_t arg)
+{
+	struct fabric *f = obj;
+	struct port *a, *b;
+	link_ports(f, (uint32_t)(arg >> 1), &a, &b);
+	a->routed = b->routed = arg & 1;
+	routes_compute(f);
+}
+
 void fab_link_set_up(struct fabric *f, uint32_t link, bool up)
 {
 	struct port *a, *b;
 	link_ports(f, link, &a, &b);
+	if (a->up == up)
+		return;
 	a->up = b->up = up;
+	if (up) {
+		port_link_up(f, a);
+		port_link_up(f, b);
+	} else {
+		port_link_down(f, a);
+		port_link_down(f, b);
+	}
+	evq_at(f->q, &a->evs, f->q->now + f->cfg.failover_delay, reroute_ev, f,
+	       (uint64_t)link << 1 | up);
 }
 
 /* Lossless: a change the headroom was not sized for (fab_plan_link) would let
@@ -618,7 +648,8 @@ simtime_t fab_path_delay(const struct fabric *f, uint32_t a, uint32_t b, unsigne
 			continue;
 		}
 		const struct nhset *nh = &s->route[t];
-		MP_ASSERT(nh->n);
+		if (!nh->n) /* cut off by a failure during the run */
+			break;
 		pt = &s->node.ports[f->nh_ports[nh->off]];
 	}
 	if (bottleneck_bps)

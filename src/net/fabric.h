@@ -11,6 +11,10 @@
  * class never overruns the buffer (port.c). Hosts have a NIC port whose
  * scheduler pulls data from active flows in round robin.
  *
+ * A link that fails or recovers during a run changes at once (packets queued
+ * for it or on its wire are lost); the switches' next-hop sets follow
+ * cfg.failover_delay later (fab_link_set_up).
+ *
  * Events: at most two per packet per hop, both created by the sending port:
  * arrival at the peer (port_wire_arrive, the packet in its argument) and, only
  * when another packet waits, end of transmission (port_tx_done).
@@ -92,6 +96,7 @@ struct port {
 	struct packet *pfc_pending; /* a PFC frame queued here, not yet on the wire */
 	/* cold */
 	uint8_t tier;	      /* link tier for stats (see enum link_tier) */
+	bool routed;	      /* the routing's view of the link: in next-hop sets */
 	simtime_t prop_delay; /* propagation delay alone, ps */
 	simtime_t proc_delay; /* extra per-packet delay at this egress, ps */
 	/* the fastest and longest this port will be during the run (headroom) */
@@ -174,13 +179,14 @@ struct swcfg {
 	bool ecn;	      /* RED/ECN marking at dequeue */
 	uint64_t kmin, kmax;  /* bytes */
 	double pmax;
-	uint64_t pfc_xoff;     /* static XOFF per ingress port & class, bytes; 0 = dynamic */
-	uint64_t pfc_xon_gap;  /* XON = XOFF - gap, bytes */
-	double pfc_alpha;      /* dynamic XOFF = alpha * free shared buffer */
-	uint64_t ctrl_size;    /* bytes of a PFC frame on the wire */
-	uint64_t pfc_headroom; /* per ingress port, bytes; 0 = the worst case of its link */
-	uint64_t ctrl_reserve; /* lossless: per ingress port for control packets, bytes */
-	uint64_t mtu;	       /* largest packet on a link, bytes (0 = the transport's) */
+	uint64_t pfc_xoff;	  /* static XOFF per ingress port & class, bytes; 0 = dynamic */
+	uint64_t pfc_xon_gap;	  /* XON = XOFF - gap, bytes */
+	double pfc_alpha;	  /* dynamic XOFF = alpha * free shared buffer */
+	uint64_t ctrl_size;	  /* bytes of a PFC frame on the wire */
+	uint64_t pfc_headroom;	  /* per ingress port, bytes; 0 = the worst case of its link */
+	uint64_t ctrl_reserve;	  /* lossless: per ingress port for control packets, bytes */
+	uint64_t mtu;		  /* largest packet on a link, bytes (0 = the transport's) */
+	simtime_t failover_delay; /* a link's failure or recovery reaches the routes, ps */
 };
 extern const struct opt_desc swcfg_opts[];
 
@@ -281,7 +287,10 @@ int fab_check_buffer(struct fabric *f, struct mp_err *e);
  * packet for lack of buffer, overran a port's headroom or its buffer. */
 void fab_assert_lossless(const struct fabric *f);
 
-/* Link-level changes at run time (both directions). */
+/* Link-level changes at run time (both directions). A link that goes down
+ * loses what is queued for it and on its wire at once; after cfg.failover_delay
+ * every switch recomputes its next-hop sets from the links then up or down as
+ * of the change (and the same after it comes back up). */
 void fab_link_set_up(struct fabric *f, uint32_t link, bool up);
 void fab_link_set_rate(struct fabric *f, uint32_t link, uint64_t rate_bps);
 void fab_link_set_delay(struct fabric *f, uint32_t link, simtime_t delay);
@@ -333,6 +342,12 @@ void port_wire_arrive(void *port, uint64_t pkt);
 
 /* Return every packet queued at or travelling from this port to the pool. */
 void port_drain(struct fabric *f, struct port *pt);
+/* The link went down: what is queued here is lost (counted in drops_link,
+ * released from the switch's buffer); PFC state stays as it was. */
+void port_link_down(struct fabric *f, struct port *pt);
+/* The link came back up: a pause whose RESUME was lost with the link ends;
+ * one the peer still holds stays (what follows it fits its headroom). */
+void port_link_up(struct fabric *f, struct port *pt);
 
 /* Fold queue integrals up to `now` (call before reading port stats). */
 void port_stats_sync(struct port *pt, simtime_t now);

@@ -6,6 +6,7 @@
  *    a port_tx_done event is pending (tx_ev) only when something waits for it;
  *  - sw->buf_used is the sum of the sizes of data and control packets queued
  *    at the switch's ports (PFC frames are MAC-generated and not buffered);
+ *  - a down port queues nothing: what is sent to it is lost at once;
  *  - lossless mode (see "shared buffer and PFC" below): the lossless class is
  *    never dropped and the buffer never overrun; fab_assert_lossless checks it
  *    after every run.
@@ -68,6 +69,15 @@ static void switch_depart(struct fabric *f, struct port *pt, struct packet *p);
 
 static void switch_release(struct fabric *f, struct sw *s, const struct packet *p);
 
+/* A packet for a port whose link is down is lost at once. */
+static void port_lose(struct fabric *f, struct port *pt, struct packet *p)
+{
+	if (pt->owner->kind == NODE_SWITCH && p->cls != CLS_PAUSE)
+		switch_release(f, (struct sw *)pt->owner, p);
+	pt->st.drops_link++;
+	pkt_free(f, p);
+}
+
 static void port_enqueue(struct fabric *f, struct port *pt, struct packet *p)
 {
 	/* fast path: an idle, empty, unpaused, up port sends at once; the packet
@@ -77,6 +87,10 @@ static void port_enqueue(struct fabric *f, struct port *pt, struct packet *p)
 		if (pt->owner->kind == NODE_SWITCH && p->cls != CLS_PAUSE)
 			switch_depart(f, pt, p);
 		port_transmit(f, pt, p);
+		return;
+	}
+	if (__builtin_expect(!pt->up, 0)) {
+		port_lose(f, pt, p);
 		return;
 	}
 	pring_push(&pt->q[p->cls], p);
@@ -292,7 +306,13 @@ void port_register_prefetchers(void)
 void port_wire_arrive(void *obj, uint64_t pkt)
 {
 	struct port *pt = obj;
-	node_recv(pt->peer_node, pt->peer_idx, (struct packet *)(uintptr_t)pkt);
+	struct packet *p = (struct packet *)(uintptr_t)pkt;
+	if (__builtin_expect(!pt->up, 0)) { /* the link failed under it */
+		pt->st.drops_link++;
+		pkt_free(pt->owner->fab, p);
+		return;
+	}
+	node_recv(pt->peer_node, pt->peer_idx, p);
 }
 
 void port_drain(struct fabric *f, struct port *pt)
@@ -302,6 +322,32 @@ void port_drain(struct fabric *f, struct port *pt)
 			pkt_free(f, pring_pop(&pt->q[c]));
 	pt->qmask = 0;
 	pt->pfc_pending = NULL;
+}
+
+void port_link_down(struct fabric *f, struct port *pt)
+{
+	pt->pfc_pending = NULL;
+	for (uint8_t c = 0; c < NCLS; c++)
+		while (pt->q[c].n) {
+			struct packet *p = pring_pop(&pt->q[c]);
+			q_change(f, pt, c, -(int64_t)p->size);
+			port_lose(f, pt, p);
+		}
+	pt->qmask = 0;
+}
+
+void port_link_up(struct fabric *f, struct port *pt)
+{
+	/* a RESUME the link lost while down: the peer no longer pauses us */
+	for (uint8_t c = 0; c < NCLS; c++) {
+		uint8_t bit = (uint8_t)(1u << c);
+		if ((pt->paused & bit) && !(pt->peer->pause_sent & bit)) {
+			pt->paused &= (uint8_t)~bit;
+			pt->st.paused_time += f->q->now - pt->paused_at[c];
+		}
+	}
+	if (port_has_work(pt))
+		port_kick(f, pt);
 }
 
 /* ---- transmission ----------------------------------------------------------- */
@@ -455,20 +501,10 @@ static uint16_t route_port(struct fabric *f, struct sw *s, struct packet *p)
 	const struct nhset *nh = &s->route[t];
 	if (__builtin_expect(nh->n == 0, 0))
 		return UINT16_MAX;
+	/* a member whose link has failed stays until the routes learn of it
+	 * (cfg.failover_delay): what is sent to it meanwhile is lost */
 	const uint16_t *cand = f->nh_ports + nh->off;
-	uint16_t out = nh->n == 1 ? cand[0] : f->lb->choose(f, s, p, cand, nh->n);
-	if (__builtin_expect(!s->node.ports[out].up, 0)) {
-		/* local repair: choose among the members that are still up */
-		uint16_t upc[256];
-		unsigned m = 0;
-		for (unsigned i = 0; i < nh->n && m < 256; i++)
-			if (s->node.ports[cand[i]].up)
-				upc[m++] = cand[i];
-		if (m == 0)
-			return UINT16_MAX;
-		out = m == 1 ? upc[0] : f->lb->choose(f, s, p, upc, m);
-	}
-	return out;
+	return nh->n == 1 ? cand[0] : f->lb->choose(f, s, p, cand, nh->n);
 }
 
 static void switch_forward(struct fabric *f, struct sw *s, uint16_t in_idx, struct packet *p)
