@@ -70,7 +70,8 @@ struct strack_cc {
 	simtime_t last_decrease_ts; /* ps */
 	simtime_t last_selfai_ts;   /* ps, the last fairness increment */
 	uint64_t rx_count;	    /* bytes acknowledged in the current period (Alg. 2) */
-	uint64_t achieved_bdp;	    /* bytes acknowledged in the last complete period */
+	uint64_t achieved_bdp;	    /* bytes acknowledged in the last complete period;
+				     * 0 = not measured (Alg. 4 line 11 waits) */
 	simtime_t rxcount_clear_ts; /* ps, start of the current period */
 };
 
