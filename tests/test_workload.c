@@ -1,7 +1,10 @@
 /* test_workload.c - the traffic generators of src/workload/: the registry,
  * permutation (derangement, uniformity, reproducibility, cross-ToR locality),
  * incast, all-to-all, flows_file and htsim_cm parsing with their errors, and
- * Poisson arrivals (offered load, size mean, ordering, determinism).
+ * Poisson arrivals (offered load, size mean, ordering, determinism); message
+ * DAGs: the dag reader (CSV and JSON give one list, ids to positions, errors
+ * naming file:line) and htsim's triggers (oneshot, multishot, barrier, and a
+ * matrix written by htsim's own gen_allreduce.py).
  * Parameters are set through each workload's option table, as a file would. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -92,25 +95,46 @@ static void gen_err(const struct workload_ops *ops, const void *p, const struct 
 	if (rc != MP_EUSER || !strstr(e.msg, want))
 		fail_msg("%s: rc %d, message '%s', expected '%s'", ops->name, rc, e.msg, want);
 	assert_int_equal(out.n, 0);
+	assert_int_equal(out.ndeps, 0);
 	flow_list_free(&out);
 }
 
 static int same_flow(const struct flow_spec *a, const struct flow_spec *b)
 {
 	return a->id == b->id && a->src == b->src && a->dst == b->dst && a->bytes == b->bytes &&
-	       a->start == b->start;
+	       a->start == b->start && a->dep0 == b->dep0 && a->ndeps == b->ndeps &&
+	       a->need == b->need && a->delay == b->delay && a->job == b->job && a->iter == b->iter;
 }
 
 /* Field by field: struct flow_spec has padding. */
 static int same_flows(const struct flow_list *a, const struct flow_list *b)
 {
-	if (a->n != b->n)
+	if (a->n != b->n || a->ndeps != b->ndeps)
 		return 0;
 	for (size_t i = 0; i < a->n; i++)
 		if (!same_flow(&a->v[i], &b->v[i]))
 			return 0;
-	return 1;
+	return !a->ndeps || !memcmp(a->deps, b->deps, a->ndeps * sizeof(*a->deps));
 }
+
+/* Flow i waits for exactly `want` (ids, | FLOW_DEP_SENT), in that order, and
+ * needs `need` of them (0 = all). */
+static void check_deps(const struct flow_list *l, size_t i, uint32_t need, size_t nwant,
+		       const uint32_t *want)
+{
+	const struct flow_spec *f = &l->v[i];
+
+	if (f->ndeps != nwant || f->need != need)
+		fail_msg("flow %zu: %u deps, need %u; expected %zu deps, need %u", i, f->ndeps,
+			 f->need, nwant, need);
+	for (size_t k = 0; k < nwant; k++)
+		if (l->deps[f->dep0 + k] != want[k])
+			fail_msg("flow %zu: dep %zu is 0x%x, expected 0x%x", i, k,
+				 l->deps[f->dep0 + k], want[k]);
+}
+#define DEPS(l, i, need, ...)                                                          \
+	check_deps(l, i, need, sizeof((uint32_t[]){ __VA_ARGS__ }) / sizeof(uint32_t), \
+		   (uint32_t[]){ __VA_ARGS__ })
 
 static void write_file(const char *path, const char *text)
 {
@@ -132,7 +156,8 @@ static int make_tmpdir(void **state)
 
 /* Every name temp_file() is given in this file. */
 static const char *const temp_names[] = { "flows.csv", "bad.csv",     "perm.cm", "t0.cm",
-					  "bad.cm",    "bad_cdf.txt", NULL };
+					  "bad.cm",    "bad_cdf.txt", "dag.csv", "dag.json",
+					  "bad.json",  "dag.txt",     "trig.cm", NULL };
 
 static int remove_tmpdir(void **state)
 {
@@ -156,6 +181,19 @@ static const char *temp_file(const char *name, const char *text)
 	return path;
 }
 
+/* A file `name` holding `text` makes ops fail with "<path>:<msg>". */
+static void file_err(const struct workload_ops *ops, const struct wl_env *env, const char *name,
+		     const char *text, const char *msg)
+{
+	const char *path = temp_file(name, text);
+	void *p = params_new(ops, "file", path, NULL);
+	char want[512];
+
+	snprintf(want, sizeof(want), "%s:%s", path, msg);
+	gen_err(ops, p, env, want);
+	params_free(ops, p);
+}
+
 /* ---- registry ---- */
 
 static void test_registry(void **state)
@@ -174,9 +212,10 @@ static void test_registry(void **state)
 		opt_set_defaults((*w)->opts, p); /* panics if a default does not parse */
 		params_free(*w, p);
 	}
-	assert_int_equal(n, 6);
+	assert_int_equal(n, 7);
 	assert_ptr_equal(workload_find("poisson"), &poisson_workload_ops);
 	assert_ptr_equal(workload_find("htsim_cm"), &htsim_cm_workload_ops);
+	assert_ptr_equal(workload_find("dag"), &dag_file_workload_ops);
 	assert_null(workload_find("nope"));
 }
 
@@ -557,15 +596,8 @@ static void test_flows_file_errors(void **state)
 	struct wl_env env = env_of(8, 0, 1);
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(flows_bad) / sizeof(flows_bad[0]); i++) {
-		const char *path = temp_file("bad.csv", flows_bad[i].text);
-		void *p = params_new(ops, "file", path, NULL);
-		char want[256];
-
-		snprintf(want, sizeof(want), "%s:%s", path, flows_bad[i].msg);
-		gen_err(ops, p, &env, want);
-		params_free(ops, p);
-	}
+	for (size_t i = 0; i < sizeof(flows_bad) / sizeof(flows_bad[0]); i++)
+		file_err(ops, &env, "bad.csv", flows_bad[i].text, flows_bad[i].msg);
 }
 
 /* ---- htsim_cm ---- */
@@ -672,15 +704,163 @@ static void test_htsim_cm_errors(void **state)
 	struct wl_env env = env_of(8, 0, 1);
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cm_bad) / sizeof(cm_bad[0]); i++) {
-		const char *path = temp_file("bad.cm", cm_bad[i].text);
-		void *p = params_new(ops, "file", path, NULL);
-		char want[256];
+	for (size_t i = 0; i < sizeof(cm_bad) / sizeof(cm_bad[0]); i++)
+		file_err(ops, &env, "bad.cm", cm_bad[i].text, cm_bad[i].msg);
+}
 
-		snprintf(want, sizeof(want), "%s:%s", path, cm_bad[i].msg);
-		gen_err(ops, p, &env, want);
-		params_free(ops, p);
-	}
+/* ---- dag ---- */
+
+/* One DAG, written as CSV and as JSON: ids are names and integers (007 = 7),
+ * deps point forward and backward, one waits for a sender-side completion. */
+static const char dag_csv[] = "# four messages\n"
+			      "id,src,dst,bytes,deps,delay,start,need\n"
+			      "a,0,1,1MB,,,,\n"
+			      "b, 1, 2, 1MB, c:sent a ,2us,,1\n"
+			      "\n"
+			      "c,2,3,64KiB,a,0,1us,\n"
+			      "007,3,0,1000,b;c,,,\n";
+static const char dag_json[] =
+    "{\"messages\": [\n"
+    "  {\"id\": \"a\", \"src\": 0, \"dst\": 1, \"bytes\": \"1MB\"},\n"
+    "  {\"id\": \"b\", \"src\": 1, \"dst\": 2, \"bytes\": 1000000,\n"
+    "   \"deps\": [\"c:sent\", \"a\"], \"delay\": \"2us\", \"need\": 1},\n"
+    "  {\"deps\": [\"a\"], \"id\": \"c\", \"src\": 2, \"dst\": 3, \"bytes\": \"64KiB\",\n"
+    "   \"delay\": 0, \"start\": \"1us\"},\n"
+    "  {\"id\": 7, \"src\": 3, \"dst\": 0, \"bytes\": 1000, \"deps\": [\"b\", \"c\"]}\n"
+    "]}\n";
+
+static void test_dag(void **state)
+{
+	const struct workload_ops *ops = &dag_file_workload_ops;
+	struct wl_env env = env_of(4, 0, 1);
+	struct flow_list c, j, a;
+	void *pc = params_new(ops, "file", temp_file("dag.csv", dag_csv), NULL);
+	void *pj = params_new(ops, "file", temp_file("dag.json", dag_json), NULL);
+	void *pa;
+
+	(void)state;
+	gen_ok(ops, pc, &env, &c);
+	gen_ok(ops, pj, &env, &j);
+	assert_true(same_flows(&c, &j));
+	assert_int_equal(c.n, 4);
+	assert_true(c.v[0].src == 0 && c.v[0].dst == 1 && c.v[0].bytes == 1000000 &&
+		    c.v[0].start == 0 && c.v[0].delay == 0);
+	DEPS(&c, 0, 0);
+	assert_true(c.v[1].src == 1 && c.v[1].dst == 2 && c.v[1].delay == 2 * PS_PER_US);
+	DEPS(&c, 1, 1, 2 | FLOW_DEP_SENT, 0);
+	assert_true(c.v[2].bytes == 65536 && c.v[2].start == PS_PER_US && c.v[2].delay == 0);
+	DEPS(&c, 2, 0, 0);
+	assert_true(c.v[3].src == 3 && c.v[3].dst == 0 && c.v[3].bytes == 1000);
+	DEPS(&c, 3, 0, 1, 2);
+	assert_int_equal(flow_list_check_dag(&c, &(struct mp_err){ 0 }), MP_OK);
+	/* format: by name, or as told; a list that already holds flows is appended to */
+	pa = params_new(ops, "file", temp_file("dag.txt", dag_json), "format", "json", NULL);
+	memset(&a, 0, sizeof(a));
+	flow_list_push(&a, 1, 0, 10, 0);
+	assert_int_equal(ops->generate(pa, &env, &a, &(struct mp_err){ 0 }), MP_OK);
+	assert_int_equal(a.n, 5);
+	assert_int_equal(a.v[4].id, 4);
+	DEPS(&a, 4, 0, 2, 3);
+	DEPS(&a, 2, 1, 3 | FLOW_DEP_SENT, 1);
+	params_free(ops, pa);
+	pa = params_new(ops, "file", temp_file("dag.txt", dag_json), NULL);
+	gen_err(ops, pa, &env,
+		"file: expected a name ending in .csv or .json, or format: csv|json");
+	flow_list_free(&a);
+	flow_list_free(&c);
+	flow_list_free(&j);
+	params_free(ops, pa);
+	params_free(ops, pc);
+	params_free(ops, pj);
+}
+
+#define DAG_HDR "id,src,dst,bytes,deps\n"
+static const struct {
+	const char *name; /* dag.csv or bad.json */
+	const char *text;
+	const char *msg; /* after "<path>:" */
+} dag_bad[] = {
+	{ "dag.csv", DAG_HDR "a,0,1,10,\nb,1,2,10,c\n# c waits for b\nc,2,3,10,b\n",
+	  "3: deps: expected no cycle, but message 'b' waits for 'c', which waits for 'b'" },
+	{ "dag.csv", DAG_HDR "x,0,1,10,y\ny,1,2,10,z\nz,2,3,10,w\nw,3,0,10,x\n",
+	  "2: deps: expected no cycle, but message 'x' waits for 'y', which waits for 'z', "
+	  "which waits for 'w', which waits for 'x'" },
+	{ "dag.csv", DAG_HDR "a,0,1,10,\nb,1,2,10,a;zz\n",
+	  "3: deps: expected ids of messages in the file, found 'zz' (no message has that id)" },
+	{ "dag.csv", DAG_HDR "a,0,1,10,a\n",
+	  "2: deps: expected other messages, found 'a' (the "
+	  "message itself)" },
+	{ "dag.csv", DAG_HDR "a,0,1,10,\nb,1,2,10,a a\n",
+	  "3: deps: expected each id once, found "
+	  "'a' again" },
+	{ "dag.csv", DAG_HDR "1,0,1,10,\na,1,2,10,\n01,1,2,10,\n",
+	  "4: id: expected a unique id, found '1' again (first at line 2)" },
+	{ "dag.csv", DAG_HDR "a,2,2,10,\n",
+	  "2: expected dst different from src (both are host 2)" },
+	{ "dag.csv", DAG_HDR "a,0,4,10,\n",
+	  "2: dst: expected a host index below 4 (the fabric's "
+	  "hosts), found 4" },
+	{ "dag.csv", DAG_HDR "a,0,1,10XB,\n",
+	  "2: bytes: expected a size above 0 such as 4000, "
+	  "64KB or 2MiB, found '10XB'" },
+	{ "dag.csv", "id,src,dst,bytes,delay\na,0,1,10,5\n",
+	  "2: delay: expected a time with a unit such as 0, 10us or 1.5ms, found '5'" },
+	{ "dag.csv", "id,src,bytes,deps\n",
+	  "1: expected a header line naming the fields id, "
+	  "src, dst, bytes (and optionally deps, delay, start, "
+	  "need); 'dst' is missing" },
+	{ "dag.csv", "id,src,dst,bytes,after\n",
+	  "1: header: expected the fields id, src, dst, "
+	  "bytes and optionally deps, delay, start, need; "
+	  "found 'after'" },
+	{ "dag.csv", DAG_HDR "a,0,1,10\n",
+	  "2: expected 5 comma-separated fields as in the "
+	  "header, found 4" },
+	{ "dag.csv", DAG_HDR "-1,0,1,10,\n",
+	  "2: id: expected an id (a non-negative integer, or "
+	  "a name" },
+	{ "dag.csv", "id,src,dst,bytes,deps,need\na,0,1,10,,\nb,1,2,10,a,2\n",
+	  "3: need: expected 1 to 1 (the message's deps), found 2" },
+	{ "dag.csv", DAG_HDR "# none\n", "2: expected at least one message after the header" },
+	{ "bad.json",
+	  "[{\"id\": 1, \"src\": 0, \"dst\": 1, \"bytes\": 10},\n"
+	  " {\"id\": 2, \"src\": 1, \"dst\": 2, \"bytes\": 10, \"deps\": [1,\n"
+	  "  3]}]",
+	  "3: deps: expected ids of messages in the file, found '3' (no message has that id)" },
+	{ "bad.json",
+	  "[{\"id\": 1, \"src\": 0, \"dst\": 1, \"bytes\": 10, \"deps\": [2]},\n"
+	  " {\"id\": \"2\", \"src\": 1, \"dst\": 2, \"bytes\": 10, \"deps\": [1]}]",
+	  "1: deps: expected no cycle, but message '1' waits for '2', which waits for '1'" },
+	{ "bad.json", "[{\"id\": 1, \"src\": 0, \"dst\": 1,\n \"bytes\": 10,}]",
+	  "2: expected a field name in double quotes, found '}'" },
+	{ "bad.json", "[{\"id\": 1, \"src\": 0, \"dst\": 1}]",
+	  "1: expected a message with the fields id, src, dst and bytes; 'bytes' is missing" },
+	{ "bad.json", "[\n{\"id\": 1, \"src\": 0, \"dst\": 1, \"bytes\": 10, \"prio\": 3}]",
+	  "2: expected a field id, src, dst, bytes, deps, delay, start or need, found 'prio'" },
+	{ "bad.json", "[{\"id\": 1, \"src\": 0, \"dst\": 1, \"bytes\": 10, \"src\": 2}]",
+	  "1: expected the field 'src' once in a message, found it again" },
+	{ "bad.json", "[{\"id\": 1, \"src\": true, \"dst\": 1, \"bytes\": 10}]",
+	  "1: expected src: a number or a string, found 'true'" },
+	{ "bad.json", "[{\"id\": 1, \"src\": 0, \"dst\": 1, \"bytes\": 10}\n\n",
+	  "3: expected ',' or ']' in the array of messages, found the end of the file" },
+	{ "bad.json", "[{\"id\": 1, \"src\": 0, \"dst\": 1, \"bytes\": 10}] x",
+	  "1: expected the end of the file, found 'x'" },
+	{ "bad.json", "{\"flows\": []}", "1: expected the key \"messages\"" },
+	{ "bad.json", "[]", "1: expected at least one message" },
+	{ "bad.json", "[{\"id\": \"a\\n\"}]", "1: expected a string without escapes" },
+	{ "bad.json", "[{\"id\": 01}]", "1: expected a number, found '01'" },
+	{ "bad.json", "[{\"id\": 1, \"src\": 0, \"dst\": 1, \"bytes\": -10}]",
+	  "1: bytes: expected a size above 0 such as 4000, 64KB or 2MiB, found '-10'" },
+};
+
+static void test_dag_errors(void **state)
+{
+	const struct workload_ops *ops = &dag_file_workload_ops;
+	struct wl_env env = env_of(4, 0, 1);
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(dag_bad) / sizeof(dag_bad[0]); i++)
+		file_err(ops, &env, dag_bad[i].name, dag_bad[i].text, dag_bad[i].msg);
 }
 
 /* ---- poisson ---- */
@@ -879,6 +1059,7 @@ static void test_no_leak(void **state)
 
 	test_flows_file_errors(state);
 	test_htsim_cm_errors(state);
+	test_dag_errors(state);
 	test_poisson_errors(state);
 	assert_int_equal(mp_mem_live(), live);
 }
@@ -899,6 +1080,8 @@ int main(void)
 		cmocka_unit_test(test_flows_file_errors),
 		cmocka_unit_test(test_htsim_cm),
 		cmocka_unit_test(test_htsim_cm_errors),
+		cmocka_unit_test(test_dag),
+		cmocka_unit_test(test_dag_errors),
 		cmocka_unit_test(test_poisson_load),
 		cmocka_unit_test(test_poisson_webserver),
 		cmocka_unit_test(test_poisson_determinism),

@@ -17,6 +17,7 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/mem.h"
@@ -38,57 +39,6 @@ static const struct opt_desc flows_file_opts[] = {
 #define FLOWS_FILE_FIELDS 4
 static const char *const flows_file_header[FLOWS_FILE_FIELDS] = { "src", "dst", "bytes", "start" };
 
-static char *trim(char *s)
-{
-	char *end;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	end = s + strlen(s);
-	while (end > s && (end[-1] == ' ' || end[-1] == '\t'))
-		*--end = '\0';
-	return s;
-}
-
-/* Split a line at commas into at most `max` trimmed fields; returns the count
- * (max + 1 when there are more). */
-static int split_csv(char *line, char **f, int max)
-{
-	int n = 0;
-
-	for (;;) {
-		char *comma = strchr(line, ',');
-
-		if (n == max)
-			return max + 1;
-		if (comma)
-			*comma = '\0';
-		f[n++] = trim(line);
-		if (!comma)
-			return n;
-		line = comma + 1;
-	}
-}
-
-static int parse_host(const char *name, int line, const char *key, const char *s, uint32_t nhosts,
-		      uint32_t *h, struct mp_err *e)
-{
-	uint64_t v;
-
-	if (workload_parse_uint(s, UINT32_MAX, &v))
-		return mp_errf(e, MP_EUSER,
-			       "%s:%d: %s: expected a host index (an unsigned "
-			       "integer), found '%s'",
-			       name, line, key, s);
-	if (v >= nhosts)
-		return mp_errf(e, MP_EUSER,
-			       "%s:%d: %s: expected a host index below %u (the "
-			       "fabric's hosts), found %s",
-			       name, line, key, nhosts, s);
-	*h = (uint32_t)v;
-	return MP_OK;
-}
-
 static int flows_file_generate(const void *params, const struct wl_env *env, struct flow_list *out,
 			       struct mp_err *e)
 {
@@ -104,15 +54,16 @@ static int flows_file_generate(const void *params, const struct wl_env *env, str
 		return MP_EUSER;
 	cur = text;
 	while ((line = workload_next_line(&cur))) {
-		char *f[FLOWS_FILE_FIELDS];
+		char *f[FLOWS_FILE_FIELDS], where[320];
 		uint32_t src = 0, dst = 0;
-		uint64_t bytes, start;
+		uint64_t bytes;
+		simtime_t start;
 		int nf;
 
 		lineno++;
 		if (!line[0] || line[0] == '#')
 			continue;
-		nf = split_csv(line, f, FLOWS_FILE_FIELDS);
+		nf = workload_split(line, ',', f, FLOWS_FILE_FIELDS);
 		if (!seen_header) {
 			int ok = nf == FLOWS_FILE_FIELDS;
 
@@ -136,32 +87,20 @@ static int flows_file_generate(const void *params, const struct wl_env *env, str
 				     nf > FLOWS_FILE_FIELDS ? FLOWS_FILE_FIELDS : nf);
 			goto out;
 		}
-		rc = parse_host(name, lineno, "src", f[0], env->nhosts, &src, e);
+		snprintf(where, sizeof(where), "%s:%d", name, lineno);
+		rc = workload_field_host(where, "src", f[0], env->nhosts, &src, e);
 		if (!rc)
-			rc = parse_host(name, lineno, "dst", f[1], env->nhosts, &dst, e);
+			rc = workload_field_host(where, "dst", f[1], env->nhosts, &dst, e);
+		if (!rc && src == dst)
+			rc = mp_errf(e, MP_EUSER,
+				     "%s: expected dst different from src (both are host %u)",
+				     where, src);
+		if (!rc)
+			rc = workload_field_bytes(where, "bytes", f[2], &bytes, e);
+		if (!rc)
+			rc = workload_field_time(where, "start", f[3], &start, e);
 		if (rc)
 			goto out;
-		if (src == dst) {
-			rc = mp_errf(e, MP_EUSER,
-				     "%s:%d: expected dst different from src (both "
-				     "are host %u)",
-				     name, lineno, src);
-			goto out;
-		}
-		if (opt_parse_size(f[2], &bytes) || bytes == 0) {
-			rc = mp_errf(e, MP_EUSER,
-				     "%s:%d: bytes: expected a size above 0 such as "
-				     "4000, 64KB or 2MiB, found '%s'",
-				     name, lineno, f[2]);
-			goto out;
-		}
-		if (opt_parse_time(f[3], &start)) {
-			rc = mp_errf(e, MP_EUSER,
-				     "%s:%d: start: expected a time with a unit such "
-				     "as 0, 10us or 1.5ms, found '%s'",
-				     name, lineno, f[3]);
-			goto out;
-		}
 		flow_list_push(out, src, dst, bytes, start);
 	}
 	if (!seen_header)

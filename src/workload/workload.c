@@ -15,13 +15,10 @@
 #include "core/mem.h"
 
 const struct workload_ops *const workload_registry[] = {
-	&permutation_workload_ops,
-	&incast_workload_ops,
-	&all_to_all_workload_ops,
-	&flows_file_workload_ops,
-	&htsim_cm_workload_ops,
-	&poisson_workload_ops,
-	NULL,
+	&permutation_workload_ops, &incast_workload_ops,
+	&all_to_all_workload_ops,  &flows_file_workload_ops,
+	&htsim_cm_workload_ops,	   &poisson_workload_ops,
+	&dag_file_workload_ops,	   NULL,
 };
 
 const struct workload_ops *workload_find(const char *name)
@@ -81,39 +78,27 @@ void flow_list_dep(struct flow_list *l, uint32_t dep)
 	f->ndeps++;
 }
 
-int flow_list_check_dag(const struct flow_list *l, struct mp_err *e)
+/* Kahn's algorithm over the edges dep -> flow, on a list whose dependencies
+ * name existing flows: returns how many flows it could not order (0 = no
+ * cycle); those keep indeg[i] > 0, and each of them waits for another of them. */
+static size_t dag_kahn(const struct flow_list *l, uint32_t *indeg)
 {
-	/* Kahn's algorithm over the edges dep -> flow */
-	size_t n = l->n;
-	uint32_t *indeg = mp_calloc(n + 1, sizeof *indeg), *off = mp_calloc(n + 2, sizeof *off);
-	uint32_t *adj = mp_malloc((l->ndeps + 1) * sizeof *adj),
+	size_t n = l->n, top = 0, seen = 0;
+	uint32_t *off = mp_calloc(n + 2, sizeof *off),
+		 *adj = mp_malloc((l->ndeps + 1) * sizeof *adj),
 		 *stack = mp_malloc((n + 1) * sizeof *stack);
-	int rc = MP_OK;
-	for (size_t i = 0; i < n; i++) {
-		const struct flow_spec *f = &l->v[i];
-		if (f->need > f->ndeps) {
-			rc = mp_errf(e, MP_EUSER, "message %zu waits for %u of its %u dependencies",
-				     i, f->need, f->ndeps);
-			goto out;
-		}
-		for (uint32_t k = 0; k < f->ndeps; k++) {
-			uint32_t d = FLOW_DEP_ID(l->deps[f->dep0 + k]);
-			if (d >= n || d == i) {
-				rc = mp_errf(
-				    e, MP_EUSER, "message %zu waits for %s %u", i,
-				    d == i ? "itself," : "a message that does not exist:", d);
-				goto out;
-			}
+
+	memset(indeg, 0, n * sizeof *indeg);
+	for (size_t i = 0; i < n; i++)
+		for (uint32_t k = 0; k < l->v[i].ndeps; k++) {
 			indeg[i]++;
-			off[d + 2]++;
+			off[FLOW_DEP_ID(l->deps[l->v[i].dep0 + k]) + 2]++;
 		}
-	}
 	for (size_t i = 0; i < n; i++)
 		off[i + 2] += off[i + 1];
 	for (size_t i = 0; i < n; i++)
 		for (uint32_t k = 0; k < l->v[i].ndeps; k++)
 			adj[off[FLOW_DEP_ID(l->deps[l->v[i].dep0 + k]) + 1]++] = (uint32_t)i;
-	size_t top = 0, seen = 0;
 	for (size_t i = 0; i < n; i++)
 		if (!indeg[i])
 			stack[top++] = (uint32_t)i;
@@ -124,19 +109,83 @@ int flow_list_check_dag(const struct flow_list *l, struct mp_err *e)
 			if (--indeg[adj[k]] == 0)
 				stack[top++] = adj[k];
 	}
-	if (seen < n) {
-		size_t i = 0;
-		while (!indeg[i])
-			i++;
-		rc = mp_errf(e, MP_EUSER,
-			     "the dependencies form a cycle (message %zu is on or behind one)", i);
-	}
-out:
-	mp_free(indeg);
 	mp_free(off);
 	mp_free(adj);
 	mp_free(stack);
-	return rc;
+	return n - seen;
+}
+
+/* A dependency of flow v that Kahn's algorithm left over (there is one). */
+static uint32_t dag_left_dep(const struct flow_list *l, const uint32_t *indeg, uint32_t v)
+{
+	const struct flow_spec *f = &l->v[v];
+
+	for (uint32_t k = 0; k < f->ndeps; k++)
+		if (indeg[FLOW_DEP_ID(l->deps[f->dep0 + k])])
+			return FLOW_DEP_ID(l->deps[f->dep0 + k]);
+	MP_PANIC("flow %u is left over by Kahn's algorithm without a left-over dependency", v);
+}
+
+size_t flow_list_cycle(const struct flow_list *l, uint32_t **cycle)
+{
+	size_t n = l->n, len = 0, low = 0, first;
+	uint32_t *indeg = mp_malloc((n + 1) * sizeof *indeg), *step, *path, v = 0;
+
+	*cycle = NULL;
+	if (!dag_kahn(l, indeg)) {
+		mp_free(indeg);
+		return 0;
+	}
+	/* Walk from a left-over flow to a left-over dependency until a flow
+	 * repeats: the walk from its first visit is a cycle. step[v] = 1 + v's
+	 * place on the walk (0 = not visited). */
+	step = mp_calloc(n + 1, sizeof *step);
+	path = mp_malloc((n + 1) * sizeof *path);
+	while (!indeg[v])
+		v++;
+	while (!step[v]) {
+		path[len++] = v;
+		step[v] = (uint32_t)len;
+		v = dag_left_dep(l, indeg, v);
+	}
+	first = step[v] - 1;
+	len -= first;
+	for (size_t i = 1; i < len; i++)
+		if (path[first + i] < path[first + low])
+			low = i;
+	*cycle = mp_malloc(len * sizeof **cycle);
+	for (size_t i = 0; i < len; i++)
+		(*cycle)[i] = path[first + (low + i) % len];
+	mp_free(path);
+	mp_free(step);
+	mp_free(indeg);
+	return len;
+}
+
+int flow_list_check_dag(const struct flow_list *l, struct mp_err *e)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		const struct flow_spec *f = &l->v[i];
+		if (f->need > f->ndeps)
+			return mp_errf(e, MP_EUSER,
+				       "message %zu waits for %u of its %u dependencies", i,
+				       f->need, f->ndeps);
+		for (uint32_t k = 0; k < f->ndeps; k++) {
+			uint32_t d = FLOW_DEP_ID(l->deps[f->dep0 + k]);
+			if (d >= l->n || d == i)
+				return mp_errf(
+				    e, MP_EUSER, "message %zu waits for %s %u", i,
+				    d == i ? "itself," : "a message that does not exist:", d);
+		}
+	}
+	uint32_t *cycle;
+	size_t len = flow_list_cycle(l, &cycle);
+	if (!len)
+		return MP_OK;
+	mp_errf(e, MP_EUSER, "the dependencies form a cycle (message %u is on it, of %zu)",
+		cycle[0], len);
+	mp_free(cycle);
+	return MP_EUSER;
 }
 
 void flow_list_free(struct flow_list *l)
@@ -286,4 +335,77 @@ int workload_parse_uint(const char *s, uint64_t max, uint64_t *v)
 	}
 	*v = x;
 	return 0;
+}
+
+static char *trim(char *s)
+{
+	char *end;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	end = s + strlen(s);
+	while (end > s && (end[-1] == ' ' || end[-1] == '\t'))
+		*--end = '\0';
+	return s;
+}
+
+int workload_split(char *line, char sep, char **f, int max)
+{
+	int n = 0;
+
+	for (;;) {
+		char *at = strchr(line, sep);
+
+		if (n == max)
+			return max + 1;
+		if (at)
+			*at = '\0';
+		f[n++] = trim(line);
+		if (!at)
+			return n;
+		line = at + 1;
+	}
+}
+
+int workload_field_host(const char *where, const char *key, const char *s, uint32_t nhosts,
+			uint32_t *h, struct mp_err *e)
+{
+	uint64_t v;
+
+	if (workload_parse_uint(s, UINT32_MAX, &v))
+		return mp_errf(e, MP_EUSER,
+			       "%s: %s: expected a host index (an unsigned integer), found '%s'",
+			       where, key, s);
+	if (v >= nhosts)
+		return mp_errf(e, MP_EUSER,
+			       "%s: %s: expected a host index below %u (the fabric's hosts), "
+			       "found %s",
+			       where, key, nhosts, s);
+	*h = (uint32_t)v;
+	return MP_OK;
+}
+
+int workload_field_bytes(const char *where, const char *key, const char *s, uint64_t *bytes,
+			 struct mp_err *e)
+{
+	if (opt_parse_size(s, bytes) || *bytes == 0)
+		return mp_errf(e, MP_EUSER,
+			       "%s: %s: expected a size above 0 such as 4000, 64KB or 2MiB, "
+			       "found '%s'",
+			       where, key, s);
+	return MP_OK;
+}
+
+int workload_field_time(const char *where, const char *key, const char *s, simtime_t *t,
+			struct mp_err *e)
+{
+	uint64_t ps;
+
+	if (opt_parse_time(s, &ps))
+		return mp_errf(e, MP_EUSER,
+			       "%s: %s: expected a time with a unit such as 0, 10us or 1.5ms, "
+			       "found '%s'",
+			       where, key, s);
+	*t = ps;
+	return MP_OK;
 }

@@ -62,6 +62,11 @@ void flow_list_free(struct flow_list *l);
  * than itself, need <= ndeps, and no cycle. Errors: MP_EUSER, "message <id>
  * ..." (the generator or file reader adds where). */
 int flow_list_check_dag(const struct flow_list *l, struct mp_err *e);
+/* A cycle of a list whose dependencies all name existing flows: returns its
+ * length (0 = none) and *cycle (free with mp_free) holds flow ids where each
+ * waits for the next and the last waits for the first; the first is the
+ * lowest id on that cycle. */
+size_t flow_list_cycle(const struct flow_list *l, uint32_t **cycle);
 
 /* What a generator may know of the fabric and run. */
 struct wl_env {
@@ -93,6 +98,7 @@ extern const struct workload_ops incast_workload_ops;
 extern const struct workload_ops all_to_all_workload_ops;
 extern const struct workload_ops flows_file_workload_ops;
 extern const struct workload_ops htsim_cm_workload_ops;
+extern const struct workload_ops dag_file_workload_ops;
 extern const struct workload_ops poisson_workload_ops;
 
 /* ---- helpers shared by the generators ---- */
@@ -129,6 +135,21 @@ char *workload_next_line(char **cursor);
 
 /* Next blank-separated token of a line, in place (strtok-like), or NULL. */
 char *workload_next_token(char **cursor);
+
+/* Split a line at `sep` into at most `max` fields with blanks (space, tab)
+ * trimmed, in place; returns the count (max + 1 when there are more). */
+int workload_split(char *line, char sep, char **f, int max);
+
+/* Fields of a file's line, parsed with one wording: on failure MP_EUSER and
+ * "<where>: <key>: expected ..., found '<s>'", where `where` is "file:line".
+ * A host index below nhosts; a size above 0 with an optional unit ("4000",
+ * "64KB", "2MiB"); a time with a unit ("0", "10us", "1.5ms"). */
+int workload_field_host(const char *where, const char *key, const char *s, uint32_t nhosts,
+			uint32_t *h, struct mp_err *e);
+int workload_field_bytes(const char *where, const char *key, const char *s, uint64_t *bytes,
+			 struct mp_err *e);
+int workload_field_time(const char *where, const char *key, const char *s, simtime_t *t,
+			struct mp_err *e);
 
 /* A plain unsigned decimal ("0", "42"; no sign, no unit) up to `max`.
  * Returns 0, or -1 when malformed or above max. */
