@@ -418,7 +418,8 @@ static int cm_resolve(struct cm_state *st)
 	mp_free(ids);
 	if (rc)
 		return rc;
-	qsort(st->trigs, st->ntrigs, sizeof(*st->trigs), cmp_trigger);
+	if (st->ntrigs) /* qsort and bsearch want a base, even for no elements */
+		qsort(st->trigs, st->ntrigs, sizeof(*st->trigs), cmp_trigger);
 	for (size_t i = 0; i < st->nconns; i++) {
 		struct cm_conn *c = &st->conns[i];
 		uint32_t *ref[3] = { &c->trigger, &c->send_done, &c->recv_done };
@@ -428,7 +429,9 @@ static int cm_resolve(struct cm_state *st)
 
 			if (!*ref[r])
 				continue;
-			t = bsearch(&key, st->trigs, st->ntrigs, sizeof(key), cmp_trigger);
+			t = st->ntrigs
+				? bsearch(&key, st->trigs, st->ntrigs, sizeof(key), cmp_trigger)
+				: NULL;
 			if (!t) {
 				return cm_err(cm_at(st, c->line),
 					      "%s %u: expected a trigger defined by a line "
