@@ -211,7 +211,7 @@ bad bad_topology bad_topology.yaml 'bad_topology\.yaml:3:' -- \
 	"topology.type" "unknown 'torus'" "star, dumbbell, leaf_spine, fat_tree"
 base | sed 's/type: permutation/type: ring/' >bad_workload.yaml
 bad bad_workload bad_workload.yaml 'bad_workload\.yaml:10:' -- \
-	"workload.type" "unknown 'ring'" "permutation, incast, all_to_all, flows_file, htsim_cm, poisson"
+	"workload.type" "unknown 'ring'" "permutation, incast, all_to_all, flows_file, htsim_cm, poisson, dag"
 { base; printf 'lb:\n  type: conga\n'; } >bad_lb.yaml
 bad bad_lb bad_lb.yaml 'bad_lb\.yaml:13:' -- "lb.type" "unknown 'conga'" "ecmp, spray, rr"
 
@@ -235,6 +235,29 @@ printf '100 0\n1000 0.5\n5000 0.7\n10000 1\n' >good.txt
 base | sed 's/type: permutation/type: poisson\n  cdf: good.txt\n  duration: 10us/; /size: 10KB/d' >cdf_good.yaml
 "$MPSIM" validate cdf_good.yaml >/dev/null 2>&1 ||
 	fail cdf_good "a poisson workload with a good CDF validates" "$("$MPSIM" validate cdf_good.yaml 2>&1)"
+
+# --- message DAG files and htsim triggers: the message names the file's own line
+printf 'id,src,dst,bytes,deps\na,0,1,10KB,\nb,1,2,10KB,a zz\n' >dangling.csv
+base | sed 's/type: permutation/type: dag\n  file: dangling.csv/; /size: 10KB/d' >dag_dangling.yaml
+bad dag_dangling dag_dangling.yaml 'dangling\.csv:3:' -- \
+	"workload" "deps: expected ids of messages in the file" "'zz'" "no message has that id"
+printf '[{"id": 1, "src": 0, "dst": 1, "bytes": 10, "deps": [2]},\n {"id": 2, "src": 1, "dst": 2, "bytes": 10, "deps": [1]}]\n' >ring.json
+base | sed 's/type: permutation/type: dag\n  file: ring.json/; /size: 10KB/d' >dag_cycle.yaml
+bad dag_cycle dag_cycle.yaml 'ring\.json:1:' -- \
+	"expected no cycle" "message '1' waits for '2', which waits for '1'"
+printf 'Nodes 4\nConnections 2\nTriggers 1\n0->1 start 0 size 10\n1->2 trigger 1 size 10\ntrigger id 1 oneshot\n' >lonely.cm
+base | sed 's/type: permutation/type: htsim_cm\n  file: lonely.cm/; /size: 10KB/d' >cm_trigger.yaml
+bad cm_trigger cm_trigger.yaml 'lonely\.cm:5:' -- \
+	"trigger 1 (line 6) starts this connection" "no completion can activate it"
+# htsim's own all-reduce matrix (triggers) and a good DAG validate
+cp "$ROOT/tests/data/htsim_allreduce_4n.cm" .
+base | sed 's/type: permutation/type: htsim_cm\n  file: htsim_allreduce_4n.cm/; /size: 10KB/d' >cm_ok.yaml
+out=$("$MPSIM" validate cm_ok.yaml 2>&1) && [[ $out == *"28 flows"* ]] ||
+	fail cm_ok "htsim_allreduce_4n.cm validates with 28 flows" "$out"
+printf 'id,src,dst,bytes,deps\na,0,1,10KB,\nb,1,2,10KB,a\n' >good.csv
+base | sed 's/type: permutation/type: dag\n  file: good.csv/; /size: 10KB/d' >dag_ok.yaml
+out=$("$MPSIM" validate dag_ok.yaml 2>&1) && [[ $out == *"2 flows"* ]] ||
+	fail dag_ok "a good DAG file validates with 2 flows" "$out"
 
 # --- broken YAML
 { base; printf 'output:\n  queues: [1, 2\n'; } >truncated.yaml

@@ -651,6 +651,8 @@ static void test_htsim_cm(void **state)
 }
 
 #define CM_HDR "Nodes 8\nConnections 2\n"
+#define CM_T1 "Nodes 8\nConnections 2\nTriggers 1\n"
+#define CM_T2 "Nodes 8\nConnections 2\nTriggers 2\n"
 static const struct {
 	const char *text;
 	const char *msg; /* after "<path>:" */
@@ -658,34 +660,82 @@ static const struct {
 	{ CM_HDR "0->1 id 1 start 0 size 10\n", "3: expected 2 connections (the Connections "
 						"line), found 1" },
 	{ CM_HDR "0->1 id 1 start 0 size 10\n1->2 id 2 trigger 1 size 10\n",
-	  "4: 'trigger' (flow dependencies) is not supported yet" },
+	  "4: trigger 1: expected a trigger defined by a line 'trigger id 1 "
+	  "oneshot|multishot|barrier', found none" },
 	{ CM_HDR "0->1 id 1 start 0 size 10 send_done_trigger 2\n1->2 id 2 start 0 size 1\n",
-	  "3: 'send_done_trigger' (flow dependencies) is not supported yet" },
-	{ CM_HDR "0->1 id 1 start 0 size 10 recv_done_trigger 2\n",
-	  "3: 'recv_done_trigger' (flow dependencies) is not supported yet" },
-	{ "Nodes 8\nConnections 1\nTriggers 1\n", "3: Triggers 1: triggers (flow dependencies) "
-						  "are not supported yet" },
+	  "3: send_done_trigger 2: expected a trigger defined by a line" },
+	{ CM_T1 "0->1 id 1 start 0 size 10 recv_done_trigger 2\n1->2 start 0 size 1\n"
+		"trigger id 1 oneshot\n",
+	  "4: recv_done_trigger 2: expected a trigger defined by a line" },
+	{ "Nodes 8\nConnections 1\nTriggers 1\n0->1 start 0 size 1\n",
+	  "4: expected 1 trigger lines (the Triggers line), found 0" },
+	{ CM_HDR "0->1 id 1 start 0 size 10 send_done_trigger 1\n1->2 id 2 size 1 trigger 1\n"
+		 "trigger id 1 oneshot\n",
+	  "5: expected 0 trigger lines (the Triggers line), found 1" },
+	{ CM_T1 "0->1 id 1 start 0 size 10 send_done_trigger 1\n"
+		"1->2 id 2 start 0 trigger 1 size 1\ntrigger id 1 oneshot\n",
+	  "5: expected either 'start' or 'trigger', not both" },
+	{ CM_HDR "0->1 id 1 trigger 0 size 10\n", "3: trigger: expected a trigger id above 0, "
+						  "found '0'" },
+	{ CM_HDR "0->1 id 1 start 0 start 5 size 10\n", "3: expected 'start' once in a "
+							"connection, found it again" },
+	{ CM_T1 "trigger oneshot\n", "4: expected 'id <trigger id>' in a trigger line" },
+	{ CM_T1 "trigger id 1\n", "4: expected a trigger type: oneshot, multishot or barrier" },
+	{ CM_T1 "trigger id 1 oneshot barrier\n", "4: expected one trigger type, found 'barrier' "
+						  "after 'oneshot'" },
+	{ CM_T1 "trigger id 1 barrier\n", "4: barrier: expected 'count <activations>' above 0" },
+	{ CM_T1 "trigger id 1 oneshot now\n", "4: expected id, count, oneshot, multishot or "
+					      "barrier in a trigger line, found 'now'" },
+	{ CM_T2 "trigger id 1 oneshot\n0->1 start 0 size 1\n1->2 start 0 size 1\n"
+		"trigger id 1 multishot\n",
+	  "7: id: expected distinct trigger ids, found id 1 again (first at line 4)" },
+	{ CM_T1 "0->1 id 1 start 0 size 10\n1->2 id 2 trigger 1 size 10\ntrigger id 1 oneshot\n",
+	  "5: trigger 1 (line 6) starts this connection, but no completion can activate it "
+	  "first: expected 'send_done_trigger 1' or 'recv_done_trigger 1' on a connection it "
+	  "does not start" },
+	{ CM_T1 "0->1 id 1 start 0 size 10\n1->2 id 2 trigger 1 size 10 send_done_trigger 1\n"
+		"trigger id 1 oneshot\n",
+	  "5: trigger 1 (line 6) starts this connection, but no completion can activate it" },
+	{ CM_T1 "0->1 start 0 size 10 send_done_trigger 1\n1->2 trigger 1 size 10 "
+		"send_done_trigger 1\ntrigger id 1 barrier count 2\n",
+	  "6: barrier trigger 1: expected count at most 1 (the completions that can activate it "
+	  "before it fires), found 2: it would never fire" },
+	{ "Nodes 8\nConnections 3\nTriggers 1\n0->1 start 0 size 10 send_done_trigger 1\n"
+	  "1->2 trigger 1 size 10\n2->3 trigger 1 size 10\ntrigger id 1 multishot\n",
+	  "6: this connection is target 2 of multishot trigger 1 (line 7), but only 1 "
+	  "completions can activate it before then: it would never start" },
+	{ CM_T2 "0->1 id 1 trigger 1 size 10 send_done_trigger 2\n"
+		"1->2 id 2 trigger 2 size 10 send_done_trigger 1\n"
+		"trigger id 1 oneshot\ntrigger id 2 oneshot\n",
+	  "4: expected triggers without a cycle, but this connection waits for the one on line "
+	  "5, which waits for the one on line 4 (htsim would never start them)" },
+	{ CM_T1 "trigger id 1 oneshot\nTriggers 1\n", "5: expected 'Triggers' among the header "
+						      "lines, before the first connection or "
+						      "trigger" },
 	{ "Nodes 8\nConnections 1\nFailures 2\n",
 	  "3: Failures 2: link failures are not supported" },
-	{ CM_HDR "0->1 id 1 start 0 size 10\ntrigger id 1 oneshot\n",
-	  "4: 'trigger' lines (flow dependencies) are not supported yet" },
 	{ CM_HDR "failure switch_type TOR switch_id 0 link_id 1\n",
 	  "3: 'failure' lines (link failures) are not supported yet" },
 	{ CM_HDR "0->1 id 1 start 0 size 10 prio 3\n", "3: 'prio' (flow priorities) is not "
 						       "supported yet" },
+	{ CM_HDR "0->1 id 1 start 0 size 10 addon\n", "3: 'addon' (a re-armed barrier signal; "
+						      "htsim reads it but nothing uses it) is not "
+						      "supported" },
 	{ CM_HDR "2->2 id 1 start 0 size 10\n", "3: expected a destination different from the "
 						"source (both 2)" },
 	{ CM_HDR "0->8 id 1 start 0 size 10\n", "3: expected node indices below 8 (the Nodes "
 						"line), found 0->8" },
 	{ CM_HDR "0->x id 1 start 0 size 10\n", "3: expected a connection 'src->dst' with node "
 						"indices, found '0->x'" },
-	{ CM_HDR "0->1 id 1 size 10\n", "3: expected 'start <picoseconds>'" },
+	{ CM_HDR "0->1 id 1 size 10\n", "3: expected 'start <picoseconds>' or 'trigger <trigger "
+					"id>'" },
 	{ CM_HDR "0->1 id 1 start 0\n", "3: expected 'size <bytes>'" },
 	{ CM_HDR "0->1 id 1 start 0 size\n", "3: expected a value after 'size'" },
 	{ CM_HDR "0->1 id 1 start 0 size 0\n", "3: size: expected a size in bytes above 0" },
 	{ CM_HDR "0->1 id 1 start -5 size 10\n", "3: start: expected a time in picoseconds" },
-	{ CM_HDR "0->1 id 1 start 0 size 10 foo 3\n", "3: expected one of id, start, size, found "
-						      "'foo'" },
+	{ CM_HDR "0->1 id 1 start 0 size 10 foo 3\n",
+	  "3: expected one of id, start, size, trigger, send_done_trigger, recv_done_trigger, "
+	  "found 'foo'" },
 	{ CM_HDR "0->1 id 0 start 0 size 10\n", "3: id: expected a flow id above 0" },
 	{ CM_HDR "0->1 id 4 start 0 size 10\n1->2 id 4 start 0 size 10\n",
 	  "4: id: expected distinct flow ids, found id 4 again (first at line 3)" },
@@ -695,7 +745,8 @@ static const struct {
 	{ CM_HDR "0->1 id 1 start 0 size 10\nNodes 8\n", "4: expected 'Nodes' among the header "
 							 "lines" },
 	{ "Nodes eight\n", "1: expected 'Nodes <count>'" },
-	{ CM_HDR "hello\n", "3: expected a header line (Nodes, Connections), a connection" },
+	{ CM_HDR "hello\n", "3: expected a header line (Nodes, Connections, Triggers), a "
+			    "connection" },
 };
 
 static void test_htsim_cm_errors(void **state)
@@ -706,6 +757,115 @@ static void test_htsim_cm_errors(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(cm_bad) / sizeof(cm_bad[0]); i++)
 		file_err(ops, &env, "bad.cm", cm_bad[i].text, cm_bad[i].msg);
+}
+
+/* One trigger of each kind (lines 5-13 are connections 0-8; ids 1-9):
+ * T1 oneshot: activated by c0's send_done and c1's recv_done, starts c2, c3;
+ * T2 multishot: activated by c0's recv_done, c1's send_done and by its own
+ *    targets c4, c5 (send_done); starts c4, c5, c6 in this order;
+ * T3 barrier count 2: activated by c2, c3 (send_done), c5 (recv_done);
+ *    starts c7, c8. */
+static const char htsim_triggers[] =
+    "Nodes 8\n"
+    "Connections 9\n"
+    "Triggers 3\n"
+    "# every kind of trigger\n"
+    "0->1 id 1 start 0 size 1000 send_done_trigger 1 recv_done_trigger 2\n"
+    "1->2 id 2 start 7 size 1000 recv_done_trigger 1 send_done_trigger 2\n"
+    "2->3 id 3 trigger 1 size 1000 send_done_trigger 3\n"
+    "3->4 id 4 size 1000 trigger 1 send_done_trigger 3\n"
+    "4->5 id 5 trigger 2 size 1000 send_done_trigger 2\n"
+    "5->6 id 6 trigger 2 size 1000 send_done_trigger 2 "
+    "recv_done_trigger 3\n"
+    "6->7 id 7 trigger 2 size 1000\n"
+    "trigger id 2 multishot\n"
+    "7->0 id 8 trigger 3 size 1000\n"
+    "0->2 id 9 trigger 3 size 1000\n"
+    "trigger id 3 barrier count 2\n"
+    "trigger id 1 oneshot\n";
+
+static void test_htsim_triggers(void **state)
+{
+	const struct workload_ops *ops = &htsim_cm_workload_ops;
+	struct wl_env env = env_of(8, 0, 1);
+	struct flow_list l;
+	void *p = params_new(ops, "file", temp_file("trig.cm", htsim_triggers), NULL);
+	const uint32_t S = FLOW_DEP_SENT;
+
+	(void)state;
+	gen_ok(ops, p, &env, &l);
+	assert_int_equal(l.n, 9);
+	assert_int_equal(l.v[1].start, 7);
+	DEPS(&l, 0, 0);
+	DEPS(&l, 1, 0);
+	/* oneshot: the first of T1's activations starts both targets */
+	DEPS(&l, 2, 1, 0 | S, 1);
+	DEPS(&l, 3, 1, 0 | S, 1);
+	/* multishot: the k-th target waits for k activations, but not for its own
+	 * or a later target's (those come after it starts) */
+	DEPS(&l, 4, 1, 0, 1 | S);
+	DEPS(&l, 5, 2, 0, 1 | S, 4 | S);
+	DEPS(&l, 6, 3, 0, 1 | S, 4 | S, 5 | S);
+	/* barrier: count (2) of its 3 activations */
+	DEPS(&l, 7, 2, 2 | S, 3 | S, 5);
+	DEPS(&l, 8, 2, 2 | S, 3 | S, 5);
+	for (size_t i = 2; i < l.n; i++)
+		assert_true(l.v[i].start == 0 && l.v[i].delay == 0 && l.v[i].bytes == 1000);
+	assert_int_equal(flow_list_check_dag(&l, &(struct mp_err){ 0 }), MP_OK);
+	flow_list_free(&l);
+	params_free(ops, p);
+
+	/* A multishot that its own targets activate is a serial chain; a barrier
+	 * whose count is all its activations needs all (need 0). */
+	p = params_new(ops, "file",
+		       temp_file("trig.cm",
+				 "Nodes 4\nConnections 5\nTriggers 2\n"
+				 "0->1 start 0 size 10 send_done_trigger 1\n"
+				 "1->2 trigger 1 size 10 send_done_trigger 1\n"
+				 "2->3 trigger 1 size 10 recv_done_trigger 2\n"
+				 "3->0 start 0 size 10 recv_done_trigger 2\n"
+				 "0->2 trigger 2 size 10\n"
+				 "trigger id 1 multishot\ntrigger id 2 barrier count 2\n"),
+		       NULL);
+	gen_ok(ops, p, &env, &l);
+	DEPS(&l, 1, 0, 0 | S);
+	DEPS(&l, 2, 0, 0 | S, 1 | S);
+	DEPS(&l, 4, 0, 2, 3);
+	flow_list_free(&l);
+	params_free(ops, p);
+}
+
+/* A matrix written by htsim's own gen_allreduce.py (see the file's comment):
+ * 4 chains of 7 hops around the ring 0->1->2->3->0; chain s starts at node s
+ * at time 0, and each later hop waits for the previous hop's sender-side
+ * completion (send_done_trigger through a oneshot). */
+static void test_htsim_allreduce(void **state)
+{
+	const struct workload_ops *ops = &htsim_cm_workload_ops;
+	struct wl_env env = env_of(4, 0, 1);
+	struct flow_list l;
+	void *p =
+	    params_new(ops, "file", MPSIM_SOURCE_DIR "/tests/data/htsim_allreduce_4n.cm", NULL);
+
+	(void)state;
+	gen_ok(ops, p, &env, &l);
+	assert_int_equal(l.n, 28);
+	for (uint32_t s = 0; s < 4; s++)
+		for (uint32_t d = 1; d <= 7; d++) {
+			size_t i = 7 * s + d - 1;
+
+			assert_int_equal(l.v[i].src, (s + d - 1) % 4);
+			assert_int_equal(l.v[i].dst, (s + d) % 4);
+			assert_int_equal(l.v[i].bytes, 1000);
+			assert_int_equal(l.v[i].start, 0);
+			if (d == 1)
+				DEPS(&l, i, 0);
+			else
+				DEPS(&l, i, 0, (uint32_t)(i - 1) | FLOW_DEP_SENT);
+		}
+	assert_int_equal(flow_list_check_dag(&l, &(struct mp_err){ 0 }), MP_OK);
+	flow_list_free(&l);
+	params_free(ops, p);
 }
 
 /* ---- dag ---- */
@@ -1080,6 +1240,8 @@ int main(void)
 		cmocka_unit_test(test_flows_file_errors),
 		cmocka_unit_test(test_htsim_cm),
 		cmocka_unit_test(test_htsim_cm_errors),
+		cmocka_unit_test(test_htsim_triggers),
+		cmocka_unit_test(test_htsim_allreduce),
 		cmocka_unit_test(test_dag),
 		cmocka_unit_test(test_dag_errors),
 		cmocka_unit_test(test_poisson_load),

@@ -617,10 +617,12 @@ static int64_t dag_find(const struct dag_key *keys, size_t n, const struct dag_t
 /* "message 'a' waits for 'b', which waits for 'a'": the first 8 steps and the last. */
 static int dag_cycle_err(struct dag_rd *rd, const uint32_t *cycle, size_t len, size_t n0)
 {
-	const struct dag_msg *first = &rd->m[cycle[0] - n0];
+	const struct dag_msg *first;
 	char path[640];
 	size_t at = 0;
 
+	MP_ASSERT(cycle[0] >= n0); /* the lowest id on it: flows before n0 wait for none of ours */
+	first = &rd->m[cycle[0] - n0];
 	for (size_t i = 1; i <= len && at < sizeof(path); i++) {
 		const struct dag_tok *id;
 
@@ -631,7 +633,6 @@ static int dag_cycle_err(struct dag_rd *rd, const uint32_t *cycle, size_t len, s
 			if (at >= sizeof(path))
 				break;
 		}
-		MP_ASSERT(cycle[i % len] >= n0);
 		id = &rd->m[cycle[i % len] - n0].id;
 		at += (size_t)snprintf(path + at, sizeof(path) - at, "%s '%.*s'",
 				       i == 1 ? "" : ", which waits for", (int)id->len, id->s);

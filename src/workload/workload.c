@@ -182,8 +182,8 @@ int flow_list_check_dag(const struct flow_list *l, struct mp_err *e)
 	size_t len = flow_list_cycle(l, &cycle);
 	if (!len)
 		return MP_OK;
-	mp_errf(e, MP_EUSER, "the dependencies form a cycle (message %u is on it, of %zu)",
-		cycle[0], len);
+	mp_errf(e, MP_EUSER, "the dependencies form a cycle of %zu messages (message %u is on it)",
+		len, cycle[0]);
 	mp_free(cycle);
 	return MP_EUSER;
 }
