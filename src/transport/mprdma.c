@@ -107,9 +107,7 @@ struct mprdma_state {
 	uint16_t *spare;
 	uint32_t spare_head, spare_n;
 	/* receiver */
-	uint32_t rcv_nxt;
-	uint64_t *rcvd;
-	uint32_t rcvd_words; /* allocated */
+	struct tp_rxmap rx; /* rx.rcv_nxt: first PSN not yet received */
 };
 
 static uint16_t random_vp(struct mprdma_state *s, const struct mprdma_params *pp)
@@ -122,7 +120,6 @@ static void mprdma_open(struct conn *c)
 	const struct mprdma_params *pp = tp_params(c);
 	struct mprdma_state *s = tp_priv(c);
 	tp_book_open(&s->b, c->npkts);
-	tp_bits_grow(&s->rcvd, &s->rcvd_words, c->npkts);
 	uint64_t w = pp->initial_window;
 	if (w == 0) {
 		/* sprayed over random VPs [S5]; its size: the paper gives no value,
@@ -147,7 +144,7 @@ static void mprdma_close(struct conn *c)
 {
 	struct mprdma_state *s = tp_priv(c);
 	tp_book_close(&s->b);
-	mp_free(s->rcvd);
+	tp_rxmap_free(&s->rx);
 	mp_free(s->ring);
 	mp_free(s->spare);
 }
@@ -166,7 +163,6 @@ static void mprdma_post(struct conn *c)
 {
 	struct mprdma_state *s = tp_priv(c);
 	tp_book_grow(&s->b, c->npkts);
-	tp_bits_grow(&s->rcvd, &s->rcvd_words, c->npkts);
 	if (s->b.snd_una == s->b.snd_nxt) /* nothing outstanding: no ACK to wait for */
 		tp_book_forget(&s->b);
 	double awnd = s->cwnd - (double)s->b.inflight - (double)s->ring_n;
@@ -220,7 +216,7 @@ static struct packet *mprdma_next_packet(struct conn *c, unsigned flow)
 	if (!retx) {
 		if (s->b.snd_nxt >= s->b.npkts)
 			return NULL;
-		psn = s->b.snd_nxt++;
+		psn = tp_book_new(&s->b);
 	}
 	uint16_t vp;
 	if (s->ring_n) {
@@ -260,7 +256,7 @@ static void mprdma_receiver(struct conn *c, struct packet *p)
 	struct mprdma_state *s = tp_priv(c);
 	/* the L-packet bitmap [U3]; a hole Delta behind is reported lost (the
 	 * paper gives no rule; see the header) */
-	tp_perpkt_rx(c, p, s->rcvd, &s->rcv_nxt, s->b.npkts, pp->bitmap, pp->delta);
+	tp_perpkt_rx(c, p, &s->rx, s->b.npkts, pp->bitmap, pp->delta);
 }
 
 /* ---- sender: ACKs and NACKs ------------------------------------------------------ */
