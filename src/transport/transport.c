@@ -577,6 +577,11 @@ void tp_book_mark_lost(struct tp_pktbook *b, uint32_t psn)
 		b->lost_lo = psn;
 }
 
+bool tp_book_is_lost(const struct tp_pktbook *b, uint32_t psn)
+{
+	return book_lost(b, psn);
+}
+
 uint32_t tp_book_next_lost(struct tp_pktbook *b)
 {
 	if (b->nlost && b->lost_lo < b->snd_una) /* none below snd_una */

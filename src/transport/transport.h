@@ -255,6 +255,8 @@ uint32_t tp_book_new(struct tp_pktbook *b);
 void tp_book_forget(struct tp_pktbook *b);
 /* Marks psn for retransmission unless it is unsent, acknowledged or marked. */
 void tp_book_mark_lost(struct tp_pktbook *b, uint32_t psn);
+/* psn is marked for retransmission. */
+bool tp_book_is_lost(const struct tp_pktbook *b, uint32_t psn);
 /* The lowest PSN marked and not acknowledged since, or UINT32_MAX. */
 uint32_t tp_book_next_lost(struct tp_pktbook *b);
 /* psn, marked, is being sent again (call tp_book_sent as well). */

@@ -1,7 +1,7 @@
 /* udmp.c - UDMP, the Unified Delay-driven Multipath Protocol.
  *
  * Follows: Huang et al., "UDMP: Unified Delay-Driven Multipath Protocol for AI
- * Clusters", IEEE/ACM ToN 2025/26 (shared/seeds/004): Algorithm 1 (the
+ * Clusters", IEEE/ACM Transactions on Networking, 2025: Algorithm 1 (the
  * delay-gradient congestion control loop and the token pool), Algorithm 2
  * (delay-assisted ACK-clocked load balancing), section III-D (OOO-aware path
  * selection, the BDP-sized receiver bitmap with NACKs, new path exploration).
