@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "core/mem.h"
 #include "core/time.h"
 
 static const char *const protos[] = { "udmp", "mprdma" };
@@ -532,6 +533,59 @@ static void test_stream_state_persists(void **state)
 	}
 }
 
+/* A stream connection's memory follows its window, not the bytes it carries:
+ * the sender's book and the receiver's bitmap are rings (transport.h), so 256
+ * MB posted as 32 messages (256,000 PSNs) leave the heap within 64 KB of
+ * where 8 MB left it. Per-PSN arrays would hold 1.25 bytes per PSN, 320 KB. */
+struct memrec {
+	struct conn *c;
+	uint64_t live[64]; /* mp_mem_live() at each sender completion */
+	uint32_t n;
+};
+
+static void mem_on_msg(void *ctx, struct conn *c, uint32_t tag, bool rx)
+{
+	struct memrec *m = ctx;
+	(void)tag;
+	if (c == m->c && !rx && m->n < 64)
+		m->live[m->n++] = mp_mem_live();
+}
+
+static void test_stream_memory_bounded(void **state)
+{
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		char yaml[512];
+		struct experiment x;
+		struct sim s;
+		struct mp_err e = { 0 };
+		struct memrec m = { 0 };
+		snprintf(yaml, sizeof yaml,
+			 "topology: {type: dumbbell, left: 2, right: 2, host_rate: 100Gbps, "
+			 "bottleneck_rate: 100Gbps}\n"
+			 "transport: {type: %s, mtu: 1000B}\n"
+			 "workload: {type: incast, senders: 1, receiver: 3, size: 4KB}\n",
+			 protos[i]);
+		if (exp_load_string(&x, yaml, "test.yaml", &e) || sim_build(&s, &x, &e)) {
+			fprintf(stderr, "%s\n", e.msg);
+			fail();
+		}
+		s.w.on_msg = mem_on_msg;
+		s.w.ctx = &m;
+		m.c = tp_stream_add(&s.w, 0, 2, 0);
+		for (int k = 0; k < 32; k++)
+			tp_post(m.c, 8000000, (uint32_t)k);
+		sim_run(&s);
+		assert_int_equal(m.n, 32);
+		assert_int_equal(m.c->acked_bytes, 256000000);
+		print_message("%s: heap after 8 MB %llu B, after 256 MB %llu B\n", protos[i],
+			      (unsigned long long)m.live[0], (unsigned long long)m.live[31]);
+		assert_true(m.live[31] < m.live[0] + 65536);
+		sim_free(&s);
+		exp_free(&x);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -543,6 +597,7 @@ int main(void)
 		cmocka_unit_test(test_incast_fat_tree_fair),
 		cmocka_unit_test(test_delay_anomaly),
 		cmocka_unit_test(test_stream_state_persists),
+		cmocka_unit_test(test_stream_memory_bounded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

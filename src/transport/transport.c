@@ -335,25 +335,68 @@ void tp_complete(struct conn *c)
 		c->w->on_complete(c->w->ctx, c);
 }
 
-void tp_perpkt_rx(struct conn *c, struct packet *p, uint64_t *rcvd, uint32_t *rcv_nxt,
-		  uint32_t npkts, uint64_t bitmap, uint64_t delta)
+/* ---- per-packet-ACK receiver (UDMP, MP-RDMA) ------------------------------------ */
+#ifdef MPSIM_SMALL_LIMITS
+#define TP_RING_MIN 4u /* the rings' growth paths run in every test */
+#define TP_LATE_MIN 2u
+#else
+#define TP_RING_MIN 64u
+#define TP_LATE_MIN 16u
+#endif
+
+static uint64_t *ring_bits_new(uint32_t cap)
+{
+	return mp_calloc((cap + 63) / 64, sizeof(uint64_t));
+}
+
+/* The ring holds PSN psn (psn - rcv_nxt < cap afterwards). */
+static void rxmap_fit(struct tp_rxmap *m, uint32_t psn)
+{
+	uint32_t cap = m->cap ? m->cap : TP_RING_MIN;
+	while (psn - m->rcv_nxt >= cap) {
+		MP_ASSERT(cap <= UINT32_MAX / 2);
+		cap *= 2;
+	}
+	if (cap == m->cap)
+		return;
+	uint64_t *bits = ring_bits_new(cap);
+	for (uint32_t i = 0; i < m->cap; i++) /* PSNs rcv_nxt .. rcv_nxt + old cap - 1 */
+		if (bit_get(m->bits, (m->rcv_nxt + i) & (m->cap - 1)))
+			bit_set(bits, (m->rcv_nxt + i) & (cap - 1));
+	mp_free(m->bits);
+	m->bits = bits;
+	m->cap = cap;
+}
+
+void tp_rxmap_free(struct tp_rxmap *m)
+{
+	mp_free(m->bits);
+	m->bits = NULL;
+	m->cap = 0;
+}
+
+void tp_perpkt_rx(struct conn *c, struct packet *p, struct tp_rxmap *m, uint32_t npkts,
+		  uint64_t bitmap, uint64_t delta)
 {
 	uint32_t psn = p->psn;
 	enum pkt_type reply = PKT_ACK;
 	uint16_t discarded = 0;
 	tp_rx_ood(c, psn);
-	if (bit_get(rcvd, psn)) {
+	if (psn < m->rcv_nxt ||
+	    (psn - m->rcv_nxt < m->cap && bit_get(m->bits, psn & (m->cap - 1)))) {
 		c->dup_bytes += tp_rx_payload(c, p);
-	} else if (psn >= *rcv_nxt + bitmap) {
+	} else if (psn >= (uint64_t)m->rcv_nxt + bitmap) {
 		reply = PKT_NACK; /* beyond the bitmap: discarded */
 		discarded = 1;
 	} else {
-		bit_set(rcvd, psn);
+		rxmap_fit(m, psn);
+		uint32_t mask = m->cap - 1;
+		bit_set(m->bits, psn & mask);
 		c->rcvd_bytes += tp_rx_payload(c, p);
-		while (*rcv_nxt < npkts && bit_get(rcvd, *rcv_nxt))
-			(*rcv_nxt)++;
-		tp_rx_upto(c, *rcv_nxt);
-		if (psn >= *rcv_nxt + delta)
+		while (m->rcv_nxt < npkts && bit_get(m->bits, m->rcv_nxt & mask))
+			bit_clr(m->bits, m->rcv_nxt++ & mask);
+		tp_rx_upto(c, m->rcv_nxt);
+		if (psn >= (uint64_t)m->rcv_nxt + delta)
 			reply = PKT_NACK;
 	}
 	uint8_t fl = (uint8_t)(p->flags & PKT_F_RETX);
@@ -365,35 +408,140 @@ void tp_perpkt_rx(struct conn *c, struct packet *p, uint64_t *rcvd, uint32_t *rc
 	p->src = c->dst->hid;
 	p->dst = c->src->hid;
 	p->p0 = psn;
-	p->p1 = *rcv_nxt;
+	p->p1 = m->rcv_nxt;
 	p->aux16 = discarded;
 	p->flags = fl;
 	tp_send(c, c->dst, p);
 }
 
 /* ---- the sender's per-packet book (UDMP, MP-RDMA) ------------------------------ */
+static inline uint32_t book_slot(const struct tp_pktbook *b, uint32_t psn)
+{
+	return psn & (b->cap - 1);
+}
+static inline bool book_acked(const struct tp_pktbook *b, uint32_t psn)
+{
+	return psn < b->snd_una || (psn < b->snd_nxt && bit_get(b->acked, book_slot(b, psn)));
+}
+static inline bool book_lost(const struct tp_pktbook *b, uint32_t psn)
+{
+	return psn >= b->snd_una && psn < b->snd_nxt && bit_get(b->lost, book_slot(b, psn));
+}
+/* psn (sent) is still in the ring: sent fewer than cap PSNs ago */
+static inline bool book_in_ring(const struct tp_pktbook *b, uint32_t psn)
+{
+	return b->snd_nxt - psn <= b->cap;
+}
+
+static uint32_t late_hash(const struct tp_pktbook *b, uint32_t psn)
+{
+	return (uint32_t)(psn * 2654435761u) & (b->late_cap - 1);
+}
+
+static void late_put(struct tp_pktbook *b, uint32_t psn, uint8_t n)
+{
+	if (2 * (b->late_n + 1) > b->late_cap) { /* keep the table at most half full */
+		struct tp_late *old = b->late;
+		uint32_t oc = b->late_cap;
+		b->late_cap = oc ? 2 * oc : TP_LATE_MIN;
+		b->late = mp_calloc(b->late_cap, sizeof *b->late);
+		b->late_n = 0;
+		for (uint32_t i = 0; i < oc; i++)
+			if (old[i].n)
+				late_put(b, old[i].psn, old[i].n);
+		mp_free(old);
+	}
+	uint32_t i = late_hash(b, psn);
+	while (b->late[i].n)
+		i = (i + 1) & (b->late_cap - 1);
+	b->late[i] = (struct tp_late){ .psn = psn, .n = n };
+	b->late_n++;
+}
+
+/* One copy of psn (gone from the ring) came back: true if it was counted. */
+static bool late_take(struct tp_pktbook *b, uint32_t psn)
+{
+	if (!b->late_n)
+		return false;
+	uint32_t mask = b->late_cap - 1, i = late_hash(b, psn);
+	while (b->late[i].n && b->late[i].psn != psn)
+		i = (i + 1) & mask;
+	if (!b->late[i].n)
+		return false;
+	if (--b->late[i].n)
+		return true;
+	b->late_n--;
+	/* backward-shift deletion: entries after the hole that hash at or
+	 * before it move into it */
+	for (uint32_t j = (i + 1) & mask; b->late[j].n; j = (j + 1) & mask) {
+		uint32_t h = late_hash(b, b->late[j].psn);
+		if (((j - h) & mask) >= ((j - i) & mask)) {
+			b->late[i] = b->late[j];
+			b->late[j].n = 0;
+			i = j;
+		}
+	}
+	return true;
+}
+
+static void book_alloc(struct tp_pktbook *b, uint32_t cap)
+{
+	b->cap = cap;
+	b->acked = ring_bits_new(cap);
+	b->lost = ring_bits_new(cap);
+	b->copies = mp_calloc(cap, 1);
+}
+
 void tp_book_open(struct tp_pktbook *b, uint32_t npkts)
 {
-	size_t words = ((size_t)npkts + 63) / 64;
 	memset(b, 0, sizeof *b);
 	b->npkts = npkts;
-	b->acked = mp_calloc(words, sizeof *b->acked);
-	b->lost = mp_calloc(words, sizeof *b->lost);
-	b->copies = mp_calloc(npkts ? npkts : 1, 1);
-	b->words = (uint32_t)words;
-	b->copies_cap = npkts ? npkts : 1;
 	b->lost_lo = UINT32_MAX;
+	book_alloc(b, TP_RING_MIN);
 }
 
 void tp_book_grow(struct tp_pktbook *b, uint32_t npkts)
 {
-	uint32_t w = b->words;
-	tp_bits_grow(&b->acked, &w, npkts);
-	w = b->words;
-	tp_bits_grow(&b->lost, &w, npkts);
-	b->words = w;
-	tp_grow((void **)&b->copies, 1, &b->copies_cap, npkts);
 	b->npkts = npkts;
+}
+
+/* Double the ring, each PSN of [snd_nxt - cap, snd_nxt) to its new slot. */
+static void book_double(struct tp_pktbook *b)
+{
+	struct tp_pktbook o = *b;
+	MP_ASSERT(o.cap <= UINT32_MAX / 2);
+	book_alloc(b, 2 * o.cap);
+	uint32_t lo = o.snd_nxt > o.cap ? o.snd_nxt - o.cap : 0;
+	for (uint32_t psn = lo; psn < o.snd_nxt; psn++) {
+		uint32_t from = psn & (o.cap - 1), to = book_slot(b, psn);
+		if (bit_get(o.acked, from))
+			bit_set(b->acked, to);
+		if (bit_get(o.lost, from))
+			bit_set(b->lost, to);
+		b->copies[to] = o.copies[from];
+	}
+	mp_free(o.acked);
+	mp_free(o.lost);
+	mp_free(o.copies);
+}
+
+uint32_t tp_book_new(struct tp_pktbook *b)
+{
+	uint32_t psn = b->snd_nxt;
+	MP_ASSERT(psn < b->npkts);
+	if (psn - b->snd_una >= b->cap)
+		book_double(b);
+	/* the slot's last PSN, psn - cap, is acknowledged: a copy of it still
+	 * in flight moves to the late table */
+	uint32_t i = book_slot(b, psn);
+	if (b->copies[i]) {
+		late_put(b, psn - b->cap, b->copies[i]);
+		b->copies[i] = 0;
+	}
+	bit_clr(b->acked, i);
+	bit_clr(b->lost, i);
+	b->snd_nxt = psn + 1;
+	return psn;
 }
 
 void tp_book_forget(struct tp_pktbook *b)
@@ -401,7 +549,10 @@ void tp_book_forget(struct tp_pktbook *b)
 	MP_ASSERT(b->snd_una == b->snd_nxt);
 	if (!b->inflight)
 		return;
-	memset(b->copies, 0, b->copies_cap);
+	memset(b->copies, 0, b->cap);
+	if (b->late)
+		memset(b->late, 0, b->late_cap * sizeof *b->late);
+	b->late_n = 0;
 	b->inflight = 0;
 }
 
@@ -410,30 +561,39 @@ void tp_book_close(struct tp_pktbook *b)
 	mp_free(b->acked);
 	mp_free(b->lost);
 	mp_free(b->copies);
+	mp_free(b->late);
 }
 
 void tp_book_mark_lost(struct tp_pktbook *b, uint32_t psn)
 {
-	if (psn >= b->snd_nxt || bit_get(b->acked, psn) || bit_get(b->lost, psn))
+	if (psn >= b->snd_nxt || book_acked(b, psn) || book_lost(b, psn))
 		return;
-	bit_set(b->lost, psn);
+	uint32_t i = book_slot(b, psn);
+	bit_set(b->lost, i);
 	b->nlost++;
-	b->inflight -= b->copies[psn]; /* written off */
-	b->copies[psn] = 0;
+	b->inflight -= b->copies[i]; /* written off */
+	b->copies[i] = 0;
 	if (psn < b->lost_lo)
 		b->lost_lo = psn;
 }
 
+bool tp_book_is_lost(const struct tp_pktbook *b, uint32_t psn)
+{
+	return book_lost(b, psn);
+}
+
 uint32_t tp_book_next_lost(struct tp_pktbook *b)
 {
+	if (b->nlost && b->lost_lo < b->snd_una) /* none below snd_una */
+		b->lost_lo = b->snd_una;
 	while (b->nlost) {
 		uint32_t i = b->lost_lo;
-		MP_ASSERT(i < b->npkts);
-		if (!bit_get(b->lost, i)) {
+		MP_ASSERT(i < b->snd_nxt);
+		if (!bit_get(b->lost, book_slot(b, i))) {
 			b->lost_lo++;
 			continue;
 		}
-		MP_ASSERT(!bit_get(b->acked, i)); /* book_ack_one unmarks */
+		MP_ASSERT(!bit_get(b->acked, book_slot(b, i))); /* book_ack_one unmarks */
 		return i;
 	}
 	b->lost_lo = UINT32_MAX;
@@ -442,26 +602,30 @@ uint32_t tp_book_next_lost(struct tp_pktbook *b)
 
 void tp_book_resent(struct tp_pktbook *b, uint32_t psn)
 {
-	bit_clr(b->lost, psn);
+	bit_clr(b->lost, book_slot(b, psn));
 	b->nlost--;
 }
 
 void tp_book_sent(struct tp_pktbook *b, uint32_t psn)
 {
-	if (b->copies[psn] < UINT8_MAX) {
-		b->copies[psn]++;
+	uint32_t i = book_slot(b, psn);
+	MP_ASSERT(psn >= b->snd_una && psn < b->snd_nxt);
+	if (b->copies[i] < UINT8_MAX) {
+		b->copies[i]++;
 		b->inflight++;
 	}
 }
 
+/* psn, sent and not below snd_una, is acknowledged. */
 static bool book_ack_one(struct conn *c, struct tp_pktbook *b, uint32_t psn)
 {
-	if (bit_get(b->acked, psn))
+	uint32_t i = book_slot(b, psn);
+	if (bit_get(b->acked, i))
 		return false;
-	bit_set(b->acked, psn);
+	bit_set(b->acked, i);
 	b->nacked++;
-	if (bit_get(b->lost, psn)) { /* it arrived after all: not to be resent */
-		bit_clr(b->lost, psn);
+	if (bit_get(b->lost, i)) { /* it arrived after all: not to be resent */
+		bit_clr(b->lost, i);
 		b->nlost--;
 	}
 	c->acked_bytes += tp_psn_payload(c, psn);
@@ -471,18 +635,26 @@ static bool book_ack_one(struct conn *c, struct tp_pktbook *b, uint32_t psn)
 bool tp_book_ack(struct conn *c, struct tp_pktbook *b, const struct packet *p, bool discarded)
 {
 	bool progress = false;
-	if (p->p0 < b->npkts && b->copies[p->p0]) {
-		b->copies[p->p0]--;
-		b->inflight--;
+	uint32_t p0 = p->p0;
+	if (p0 < b->snd_nxt) { /* the copy's feedback: it left the network */
+		uint8_t *n = book_in_ring(b, p0) ? &b->copies[book_slot(b, p0)] : NULL;
+		if (n && *n) {
+			(*n)--;
+			b->inflight--;
+		} else if (late_take(b, p0)) {
+			/* its slot was taken before the ring last doubled, or since */
+			b->inflight--;
+		}
 	}
-	while (b->snd_una < p->p1)
-		progress |= book_ack_one(c, b, b->snd_una++);
+	for (; b->snd_una < p->p1; b->snd_una++)
+		progress |= book_ack_one(c, b, b->snd_una);
 	if (!discarded) {
-		progress |= book_ack_one(c, b, p->p0);
-		if (p->p0 + 1 > b->snd_ooh1)
-			b->snd_ooh1 = p->p0 + 1;
+		if (p0 >= b->snd_una)
+			progress |= book_ack_one(c, b, p0);
+		if (p0 + 1 > b->snd_ooh1)
+			b->snd_ooh1 = p0 + 1;
 	}
-	while (b->snd_una < b->npkts && bit_get(b->acked, b->snd_una))
+	while (b->snd_una < b->snd_nxt && bit_get(b->acked, book_slot(b, b->snd_una)))
 		b->snd_una++;
 	tp_tx_upto(c, b->snd_una);
 	return progress;
@@ -507,7 +679,10 @@ void tp_book_timeout(struct tp_pktbook *b, simtime_t now)
 {
 	for (uint32_t i = b->snd_una; i < b->snd_nxt; i++)
 		tp_book_mark_lost(b, i);
-	memset(b->copies, 0, b->copies_cap);
+	memset(b->copies, 0, b->cap);
+	if (b->late)
+		memset(b->late, 0, b->late_cap * sizeof *b->late);
+	b->late_n = 0;
 	b->inflight = 0;
 	b->recover_time = now;
 }

@@ -1,7 +1,7 @@
 /* udmp.c - UDMP, the Unified Delay-driven Multipath Protocol.
  *
  * Follows: Huang et al., "UDMP: Unified Delay-Driven Multipath Protocol for AI
- * Clusters", IEEE/ACM ToN 2025/26 (shared/seeds/004): Algorithm 1 (the
+ * Clusters", IEEE/ACM Transactions on Networking, 2025: Algorithm 1 (the
  * delay-gradient congestion control loop and the token pool), Algorithm 2
  * (delay-assisted ACK-clocked load balancing), section III-D (OOO-aware path
  * selection, the BDP-sized receiver bitmap with NACKs, new path exploration).
@@ -96,11 +96,9 @@ struct udmp_state {
 	uint16_t ent_base;
 	struct mp_rng rng;
 	/* receiver */
-	uint32_t rcv_nxt; /* first PSN not yet received */
-	uint32_t win;	  /* bitmap size, packets */
-	uint32_t delta;	  /* Delta in use: below the bitmap size */
-	uint64_t *rcvd;
-	uint32_t rcvd_words; /* allocated */
+	uint32_t win;	    /* bitmap size, packets */
+	uint32_t delta;	    /* Delta in use: below the bitmap size */
+	struct tp_rxmap rx; /* rx.rcv_nxt: first PSN not yet received */
 };
 
 static uint16_t random_path(struct udmp_state *s, const struct udmp_params *pp)
@@ -113,7 +111,6 @@ static void udmp_open(struct conn *c)
 	const struct udmp_params *pp = tp_params(c);
 	struct udmp_state *s = tp_priv(c);
 	tp_book_open(&s->b, c->npkts);
-	tp_bits_grow(&s->rcvd, &s->rcvd_words, c->npkts);
 	s->pkt = (uint32_t)pp->common.mtu;
 	s->line = (double)c->src->node.ports[c->rail].rate_bps;
 	s->rate = pp->fixed_rate ? (double)pp->fixed_rate : s->line;
@@ -147,7 +144,7 @@ static void udmp_close(struct conn *c)
 {
 	struct udmp_state *s = tp_priv(c);
 	tp_book_close(&s->b);
-	mp_free(s->rcvd);
+	tp_rxmap_free(&s->rx);
 	mp_free(s->ring);
 }
 
@@ -178,7 +175,6 @@ static void udmp_post(struct conn *c)
 	struct udmp_state *s = tp_priv(c);
 	bool drained = s->b.snd_nxt == s->b.npkts; /* every PSN posted before was sent */
 	tp_book_grow(&s->b, c->npkts);
-	tp_bits_grow(&s->rcvd, &s->rcvd_words, c->npkts);
 	if (s->b.snd_una == s->b.snd_nxt) /* nothing outstanding: no ACK to wait for */
 		tp_book_forget(&s->b);
 	if (drained) {
@@ -303,7 +299,7 @@ static struct packet *udmp_next_packet(struct conn *c, unsigned flow)
 		p->flags |= PKT_F_RETX;
 		c->retx_bytes += p->size;
 	} else {
-		s->b.snd_nxt++;
+		tp_book_new(&s->b);
 	}
 	tp_book_sent(&s->b, psn);
 	if (!retx && s->b.snd_nxt == s->b.npkts)
@@ -320,7 +316,7 @@ static void udmp_receiver(struct conn *c, struct packet *p)
 	struct udmp_state *s = tp_priv(c);
 	/* a one-BDP bitmap (III-D); a hole Delta behind is reported only with
 	 * hole_nack (see the header) */
-	tp_perpkt_rx(c, p, s->rcvd, &s->rcv_nxt, s->b.npkts, s->win,
+	tp_perpkt_rx(c, p, &s->rx, s->b.npkts, s->win,
 		     ((const struct udmp_params *)tp_params(c))->hole_nack ? s->delta : s->win);
 }
 
