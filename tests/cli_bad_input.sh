@@ -200,6 +200,16 @@ bad uplinks uplinks.yaml 'uplinks\.yaml:[0-9]+:' -- \
 strict uplinks "$(grep -qF 'uplinks.yaml:7:' <<<"$err_val" && echo 1 || echo 0)" \
 	"the line of the uplinks_per_leaf key (uplinks.yaml:7:)" "$err_val"
 
+# a lossless buffer that cannot hold every port's PFC headroom: refused, saying
+# what it needs (a leaf: 4 ports of 37064 B headroom and 4000 B control reserve)
+{ base; printf 'switch:\n  mode: lossless\n  buffer: 100KB\n'; } >small_buffer.yaml
+bad small_buffer small_buffer.yaml 'small_buffer\.yaml:14:' -- \
+	"switch.buffer" "expected more than 164256 B in lossless mode" "got 100000 B" "headroom"
+base | sed 's/type: ref/type: ref\n  mtu: 2000B/' >small_mtu.yaml
+printf 'switch:\n  mtu: 1500B\n' >>small_mtu.yaml
+bad small_mtu small_mtu.yaml 'small_mtu\.yaml:14:' -- \
+	"switch.mtu" "at least the transport's mtu (2000 B)" "got 1500 B"
+
 # --- unknown scheme names: the message lists the known ones
 base | sed 's/type: ref/type: tcp/' >bad_transport.yaml
 bad bad_transport bad_transport.yaml 'bad_transport\.yaml:8:' -- \

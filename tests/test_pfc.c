@@ -11,18 +11,39 @@
 
 #include "core/time.h"
 
-#define INCAST                                                   \
-	"seed: 1\n"                                              \
-	"topology: {type: star, hosts: 16, link_rate: 100Gbps, " \
-	"link_delay: 1us}\n"                                     \
-	"switch:\n"                                              \
-	"  mode: lossless\n"                                     \
-	"  buffer: %s\n"                                         \
-	"  ecn: %s\n"                                            \
-	"transport: %s\n"                                        \
-	"workload: {type: incast, senders: 15, receiver: 0, size: 2MB}\n"
-
 #define REF "{type: ref, window: 2MB, rto: 2ms}"
+
+/* The incast with `buffer` and `transport`. */
+static void run_incast(const char *buffer, const char *ecn, const char *transport,
+		       struct run_result *r)
+{
+	char yaml[1024];
+	snprintf(yaml, sizeof yaml,
+		 "seed: 1\n"
+		 "topology: {type: star, hosts: 16, link_rate: 100Gbps, link_delay: 1us}\n"
+		 "switch:\n"
+		 "  mode: lossless\n"
+		 "  buffer: %s\n"
+		 "  ecn: %s\n"
+		 "transport: %s\n"
+		 "workload: {type: incast, senders: 15, receiver: 0, size: 2MB}\n",
+		 buffer, ecn, transport);
+	if (r) {
+		simtest_run(yaml, r);
+		return;
+	}
+	struct experiment x; /* r == NULL: too small, refused at build */
+	struct mp_err e = { 0 };
+	struct sim s;
+	assert_int_equal(exp_load_string(&x, yaml, "t.yaml", &e), MP_OK);
+	int rc = sim_build(&s, &x, &e);
+	print_message("%s\n", e.msg);
+	assert_int_equal(rc, MP_EUSER);
+	assert_non_null(strstr(e.msg, "t.yaml:5: switch.buffer: expected more than 657024 B"));
+	assert_non_null(strstr(e.msg, "got 256000 B"));
+	sim_free(&s);
+	exp_free(&x);
+}
 
 /* Nothing dropped, nothing beyond the buffer, every flow done, and the
  * receiver's link busy throughout: 15 x 2 MB at 100 Gb/s = 2.4 ms. */
@@ -49,10 +70,8 @@ static void check_lossless(const struct run_result *r, uint64_t buffer, double m
 static void test_incast_1mb(void **state)
 {
 	(void)state;
-	char yaml[1024];
 	struct run_result r;
-	snprintf(yaml, sizeof yaml, INCAST, "1MB", "false", REF);
-	simtest_run(yaml, &r);
+	run_incast("1MB", "false", REF, &r);
 	check_lossless(&r, 1000000, 2450);
 	run_result_free(&r);
 }
@@ -62,10 +81,8 @@ static void test_incast_1mb(void **state)
 static void test_incast_tight(void **state)
 {
 	(void)state;
-	char yaml[1024];
 	struct run_result r;
-	snprintf(yaml, sizeof yaml, INCAST, "700KB", "false", REF);
-	simtest_run(yaml, &r);
+	run_incast("700KB", "false", REF, &r);
 	check_lossless(&r, 700000, 2450);
 	run_result_free(&r);
 }
@@ -76,10 +93,8 @@ static void test_incast_tight(void **state)
 static void test_roce_1mb(void **state)
 {
 	(void)state;
-	char yaml[1024];
 	struct run_result r;
-	snprintf(yaml, sizeof yaml, INCAST, "1MB", "true", "{type: roce}");
-	simtest_run(yaml, &r);
+	run_incast("1MB", "true", "{type: roce}", &r);
 	check_lossless(&r, 1000000, 10000);
 	uint64_t retx = 0;
 	for (size_t i = 0; i < r.nflows; i++)
@@ -93,19 +108,7 @@ static void test_roce_1mb(void **state)
 static void test_buffer_too_small(void **state)
 {
 	(void)state;
-	char yaml[1024];
-	snprintf(yaml, sizeof yaml, INCAST, "256KB", "false", REF);
-	struct experiment x;
-	struct mp_err e = { 0 };
-	struct sim s;
-	assert_int_equal(exp_load_string(&x, yaml, "t.yaml", &e), MP_OK);
-	int rc = sim_build(&s, &x, &e);
-	print_message("%s\n", e.msg);
-	assert_int_equal(rc, MP_EUSER);
-	assert_non_null(strstr(e.msg, "t.yaml:5: switch.buffer: expected more than 657024 B"));
-	assert_non_null(strstr(e.msg, "got 256000 B"));
-	sim_free(&s);
-	exp_free(&x);
+	run_incast("256KB", "false", REF, NULL);
 }
 
 int main(void)

@@ -48,7 +48,7 @@ const struct opt_desc swcfg_opts[] = {
 	{ "pfc_xon_gap", OPT_SIZE, offsetof(struct swcfg, pfc_xon_gap), "8KB", 0, 1e12,
 	  "send RESUME when the ingress count falls this far below XOFF" },
 	{ "pfc_alpha", OPT_DOUBLE, offsetof(struct swcfg, pfc_alpha), "0.125", 0.0001, 1024,
-	  "dynamic XOFF = alpha x free shared buffer" },
+	  "dynamic XOFF = alpha x the free shared pool (the buffer less headroom and reserves)" },
 	{ "pfc_frame", OPT_SIZE, offsetof(struct swcfg, ctrl_size), "64B", 64, 1500,
 	  "size of a PFC frame on the wire" },
 	{ "pfc_headroom", OPT_SIZE, offsetof(struct swcfg, pfc_headroom), "0", 0, 1e12,
