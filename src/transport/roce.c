@@ -92,9 +92,33 @@ struct dcqcn_qp {
 
 /* ---- presets -------------------------------------------------------------- */
 /* The DCQCN paper's recommendations (its section 5, for 40 Gb/s) and the HPCC
- * ns-3 run script at 100 Gb/s (alpha every 1 us, cut check every 4 us, increase
- * timer 300 us, one fast-recovery stage, 20 / 200 Mb/s, 1 Gb/s floor, no byte
- * counter, CNPs on ACKs, every packet ACKed). */
+ * ns-3 run script at 100 Gb/s.
+ *
+ * `hpcc` checked against simulation/run.py --cc dcqcn and the RdmaHw defaults
+ * it leaves alone (alibaba-edu/High-Precision-Congestion-Control, commit
+ * 9f4be2a9): CC_MODE 1 (the Mellanox model), ALPHA_RESUME_INTERVAL 1 us,
+ * RATE_DECREASE_INTERVAL 4 us, RP_TIMER 300 us, EWMA_GAIN 1/256 (our `g`
+ * default), FAST_RECOVERY_TIMES 1, CLAMP_TARGET_RATE 0, MIN_RATE 1 Gb/s,
+ * L2_ACK_INTERVAL 1, no byte counter, RateOnFirstCnp 1 (the first CNP sets
+ * rt = rc and cuts nothing), alpha = 1 at the first CNP (`initial_alpha`),
+ * congestion echoed on ACKs (ECE) rather than paced CNPs, and ACKs at high
+ * priority (ACK_HIGH_PRIO 1; our control packets always are): all equal.
+ * The differences:
+ *  - RATE_AI / RATE_HAI are 5 * bw / 25 and 50 * bw / 25 Mb/s in run.py,
+ *    scaled to its --bw (default 50: 10 / 100 Mb/s); the preset holds the
+ *    100 Gb/s values, 20 / 200 Mb/s, at any NIC rate: set `rai` / `rhai` for
+ *    another (80 / 800 Mb/s at 400 Gb/s, as experiments/strack does).
+ *  - run.py's 1000 B payload (PACKET_PAYLOAD_SIZE) is the fabric's `mtu`
+ *    here (4000 B unless set).
+ *  - the preset's cnp_interval (4 us) serves only `cnp: paced`, which the
+ *    script does not have (our choice: the rate-decrease interval).
+ *  - ns-3 echoes CE only on the ACK or NACK of the marked packet itself (a
+ *    marked duplicate, or an out-of-order packet whose NACK is suppressed,
+ *    echoes nothing); rocev2.c carries a CE to the next ACK or NAK, which
+ *    with an ACK per packet differs only around losses.
+ *  - the reliable connection under it (rocev2.c) sends one NAK per gap and
+ *    re-ACKs duplicates; ns-3 repeats a NACK after 500 us (its NACK
+ *    interval) or when the expected PSN moved, and ignores duplicates. */
 struct preset {
 	simtime_t alpha_interval, decr, incr, cnp_interval;
 	uint64_t byte_counter, fast, rai, rhai, min_rate, ack_interval;
