@@ -4,7 +4,6 @@
 #include "simtest.h"
 
 #include <math.h>
-#include <unistd.h>
 
 #include "core/time.h"
 
@@ -126,11 +125,8 @@ static void test_fairness(void **state)
 {
 	(void)state;
 	char path[256];
-	snprintf(path, sizeof path, "/tmp/mpsim_test_roce_%d.csv", (int)getpid());
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	fputs("src,dst,bytes,start\n0,2,200MB,0us\n1,2,200MB,500us\n", f);
-	fclose(f);
+	simtest_temp_file(path, sizeof path, "roce",
+			  "src,dst,bytes,start\n0,2,200MB,0us\n1,2,200MB,500us\n");
 	char yaml[1024];
 	snprintf(yaml, sizeof yaml,
 		 "topology: {type: dumbbell, left: 2, right: 1}\n"
@@ -144,16 +140,8 @@ static void test_fairness(void **state)
 	simtest_run(yaml, &r);
 	remove(path);
 	/* the 500 us sample at 5.5 ms (= 5 ms after the second flow started) */
-	double g[2] = { 0, 0 };
-	for (size_t i = 0; i < r.ts.n; i++) {
-		const struct ts_row *row = &r.ts.rows[i];
-		if (row->t != 5500 * PS_PER_US)
-			continue;
-		if (!strcmp(r.ts.names[row->series], "goodput_gbps:flow0"))
-			g[0] = row->value;
-		if (!strcmp(r.ts.names[row->series], "goodput_gbps:flow1"))
-			g[1] = row->value;
-	}
+	double g[2] = { simtest_series_at(&r, "goodput_gbps:flow0", 5500 * PS_PER_US),
+			simtest_series_at(&r, "goodput_gbps:flow1", 5500 * PS_PER_US) };
 	print_message("at 5.5 ms: %.1f and %.1f Gb/s\n", g[0], g[1]);
 	double fair = (g[0] + g[1]) / 2;
 	assert_true(g[0] + g[1] > 90);
@@ -264,11 +252,7 @@ static void test_stream_keeps_rate(void **state)
 {
 	(void)state;
 	char path[256], yaml[1024];
-	snprintf(path, sizeof path, "/tmp/mpsim_test_roce_b2b_%d.csv", (int)getpid());
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	fputs("src,dst,bytes,start\n1,2,4MB,0us\n", f);
-	fclose(f);
+	simtest_temp_file(path, sizeof path, "roce_b2b", "src,dst,bytes,start\n1,2,4MB,0us\n");
 	snprintf(yaml, sizeof yaml,
 		 "topology: {type: dumbbell, left: 2, right: 1}\n"
 		 "switch: {mode: lossless, kmin: 400KB, kmax: 1600KB, pmax: 0.2}\n"

@@ -89,6 +89,7 @@ static const char *const transports[] = {
 	"{type: ref, window: 150KB}",
 	"{type: roce, preset: hpcc}",
 	"{type: roce, preset: paper, qps: 4, ack_interval: 4}",
+	"{type: timely}",
 	NULL,
 };
 
