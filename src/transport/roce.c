@@ -286,6 +286,17 @@ static void qp_timers(const struct roce_params *p, double line, struct dcqcn_qp 
 	}
 }
 
+/* The earliest DCQCN timer of q, for the RoCEv2 layer's one timer. */
+static void dcqcn_rearm(const struct roce_params *p, double line, struct dcqcn_qp *q)
+{
+	simtime_t t = SIMTIME_MAX;
+	if (q->cut_pending && q->decr_next < t)
+		t = q->decr_next;
+	if ((is_mlx(p) || q->qp.rate < line) && q->incr_next < t)
+		t = q->incr_next;
+	q->qp.cc_at = t;
+}
+
 static void on_cnp(struct conn *c, struct dcqcn_qp *q)
 {
 	const struct roce_params *p = tp_params(c);
@@ -300,6 +311,7 @@ static void on_cnp(struct conn *c, struct dcqcn_qp *q)
 			    pow(1 - p->g, (double)((now - q->alpha_next) / p->alpha_interval + 1));
 		q->alpha = (1 - p->g) * q->alpha + p->g;
 		q->alpha_next = now + p->alpha_interval;
+		dcqcn_rearm(p, (double)rocev2_line_bps(c), q);
 		return;
 	}
 	if (!q->cnp_ever) { /* the first CNP of this QP */
@@ -318,6 +330,7 @@ static void on_cnp(struct conn *c, struct dcqcn_qp *q)
 	q->cnp_arrived = true;
 	q->cut_pending = true;
 	qp_timers(p, (double)rocev2_line_bps(c), q, now);
+	dcqcn_rearm(p, (double)rocev2_line_bps(c), q);
 }
 
 /* ---- the congestion control the RoCEv2 layer calls -------------------------------- */
@@ -338,53 +351,53 @@ static void dcqcn_feedback(struct conn *c, struct rocev2_qp *rq, const struct pa
 		on_cnp(c, dq(rq));
 }
 
+/* The byte counter (installed only when it runs: dcqcn_bc_cc). */
 static void dcqcn_sent(struct conn *c, struct rocev2_qp *rq, const struct packet *pk)
 {
 	const struct roce_params *p = tp_params(c);
 	struct dcqcn_qp *q = dq(rq);
 	double line = (double)rocev2_line_bps(c);
-	if (p->dcqcn && p->byte_counter_mode == BC_ON) {
-		q->bytes_since += pk->size;
-		if (q->bytes_since >= p->byte_counter) {
-			q->bytes_since -= p->byte_counter;
-			q->b_count++;
-			if (q->qp.rate < line)
-				rate_increase(p, line, q);
+	q->bytes_since += pk->size;
+	if (q->bytes_since >= p->byte_counter) {
+		q->bytes_since -= p->byte_counter;
+		q->b_count++;
+		if (q->qp.rate < line) {
+			rate_increase(p, line, q);
+			dcqcn_rearm(p, line, q);
 		}
 	}
-}
-
-static simtime_t dcqcn_deadline(struct conn *c, const struct rocev2_qp *rq)
-{
-	const struct roce_params *p = tp_params(c);
-	const struct dcqcn_qp *q = (const struct dcqcn_qp *)rq;
-	simtime_t t = SIMTIME_MAX;
-	if (q->cut_pending && q->decr_next < t)
-		t = q->decr_next;
-	if ((is_mlx(p) || q->qp.rate < (double)rocev2_line_bps(c)) && q->incr_next < t)
-		t = q->incr_next;
-	return t;
 }
 
 static void dcqcn_timers(struct conn *c, struct rocev2_qp *rq, simtime_t now)
 {
 	const struct roce_params *p = tp_params(c);
-	if (p->dcqcn)
-		qp_timers(p, (double)rocev2_line_bps(c), dq(rq), now);
+	double line = (double)rocev2_line_bps(c);
+	if (p->dcqcn) {
+		qp_timers(p, line, dq(rq), now);
+		dcqcn_rearm(p, line, dq(rq));
+	}
 }
 
 static const struct rocev2_cc dcqcn_cc = {
 	.qp_size = sizeof(struct dcqcn_qp),
 	.init = dcqcn_init,
 	.feedback = dcqcn_feedback,
+	.timers = dcqcn_timers,
+};
+/* the same with the byte counter, the only user of `sent` */
+static const struct rocev2_cc dcqcn_bc_cc = {
+	.qp_size = sizeof(struct dcqcn_qp),
+	.init = dcqcn_init,
+	.feedback = dcqcn_feedback,
 	.sent = dcqcn_sent,
-	.deadline = dcqcn_deadline,
 	.timers = dcqcn_timers,
 };
 
 static void roce_open(struct conn *c)
 {
-	rocev2_open(c, &dcqcn_cc);
+	const struct roce_params *p = tp_params(c);
+	bool bc = p->dcqcn && p->byte_counter_mode == BC_ON;
+	rocev2_open(c, bc ? &dcqcn_bc_cc : &dcqcn_cc);
 }
 
 static const char *const cnp_modes[] = { "preset", "paced", "on_ack", NULL };
