@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "io/experiment.h"
@@ -32,6 +33,27 @@ static inline void simtest_run(const char *yaml, struct run_result *r)
 	sim_collect(&s, r);
 	sim_free(&s);
 	exp_free(&x);
+}
+
+/* Write `text` to a temporary file named after `tag` and this process;
+ * `path` (n bytes) receives its name. */
+static inline void simtest_temp_file(char *path, size_t n, const char *tag, const char *text)
+{
+	snprintf(path, n, "/tmp/mpsim_test_%s_%d.csv", tag, (int)getpid());
+	FILE *f = fopen(path, "w");
+	if (!f || fputs(text, f) < 0 || fclose(f)) {
+		fprintf(stderr, "cannot write %s\n", path);
+		fail();
+	}
+}
+
+/* The value of time series `name` sampled at t (ps); -1 when there is none. */
+static inline double simtest_series_at(const struct run_result *r, const char *name, simtime_t t)
+{
+	for (size_t i = 0; i < r->ts.n; i++)
+		if (r->ts.rows[i].t == t && !strcmp(r->ts.names[r->ts.rows[i].series], name))
+			return r->ts.rows[i].value;
+	return -1;
 }
 
 static inline double simtest_max_slowdown(const struct run_result *r)

@@ -4,7 +4,6 @@
 #include "simtest.h"
 
 #include <math.h>
-#include <unistd.h>
 
 #include "core/time.h"
 
@@ -130,11 +129,8 @@ static void test_fairness(void **state)
 {
 	(void)state;
 	char path[256];
-	snprintf(path, sizeof path, "/tmp/mpsim_test_roce_%d.csv", (int)getpid());
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	fputs("src,dst,bytes,start\n0,2,200MB,0us\n1,2,200MB,500us\n", f);
-	fclose(f);
+	simtest_temp_file(path, sizeof path, "roce",
+			  "src,dst,bytes,start\n0,2,200MB,0us\n1,2,200MB,500us\n");
 	char yaml[1024];
 	snprintf(yaml, sizeof yaml,
 		 "topology: {type: dumbbell, left: 2, right: 1}\n"
@@ -148,16 +144,8 @@ static void test_fairness(void **state)
 	simtest_run(yaml, &r);
 	remove(path);
 	/* the 500 us sample at 5.5 ms (= 5 ms after the second flow started) */
-	double g[2] = { 0, 0 };
-	for (size_t i = 0; i < r.ts.n; i++) {
-		const struct ts_row *row = &r.ts.rows[i];
-		if (row->t != 5500 * PS_PER_US)
-			continue;
-		if (!strcmp(r.ts.names[row->series], "goodput_gbps:flow0"))
-			g[0] = row->value;
-		if (!strcmp(r.ts.names[row->series], "goodput_gbps:flow1"))
-			g[1] = row->value;
-	}
+	double g[2] = { simtest_series_at(&r, "goodput_gbps:flow0", 5500 * PS_PER_US),
+			simtest_series_at(&r, "goodput_gbps:flow1", 5500 * PS_PER_US) };
 	print_message("at 5.5 ms: %.1f and %.1f Gb/s\n", g[0], g[1]);
 	double fair = (g[0] + g[1]) / 2;
 	assert_true(g[0] + g[1] > 90);
@@ -209,7 +197,7 @@ struct b2b {
 	struct sim s;
 	struct experiment x;
 	struct conn *c, *fresh;	  /* stream h0 -> h2; a fresh stream h1 -> h2 */
-	simtime_t post[3], tx[3]; /* 0, 1: c's two messages; 2: fresh's */
+	simtime_t post[4], tx[4]; /* 0, 1, 3: c's messages; 2: fresh's */
 	uint64_t bytes2;	  /* the second message's size */
 	simtime_t tick;		  /* sampling: c's bytes sent every tick */
 	uint32_t nsamples;
@@ -234,6 +222,9 @@ static void b2b_msg(void *ctx, struct conn *c, uint32_t tag, bool rx)
 	 * deferred to an event, as the collective layer does) */
 	if (c == r->c && tag == 0)
 		evq_at(&r->s.q, &r->s.evs, r->s.q.now, b2b_post, r, 1);
+	/* and one more after the QP was idle for 60 ms */
+	if (c == r->c && tag == 1)
+		evq_at(&r->s.q, &r->s.evs, r->s.q.now + 60000 * PS_PER_US, b2b_post, r, 3);
 }
 
 static void b2b_sample(void *obj, uint64_t arg)
@@ -263,16 +254,17 @@ static simtime_t b2b_sent_at(const struct b2b *r, uint64_t bytes)
  * the first ended with, not at line rate: its send rate (bytes put on the
  * wire by the NIC, sampled every microsecond) matches the first message's over
  * its last 50 us and stays well under line rate, while the same message on a
- * fresh connection, later, runs at line rate (its ideal time). */
+ * fresh connection, later, runs at line rate (its ideal time). A third
+ * message, posted after the QP sat idle for 60 ms, runs at line rate again:
+ * DCQCN's timers ran through the idle time (roce.c, "Idle"), 200 increase
+ * steps of 300 us, enough for the target rate to climb back from the 70s of
+ * Gb/s by R_HAI = 200 Mb/s a step (had they stopped, it would run as slowly
+ * as the second). */
 static void test_stream_keeps_rate(void **state)
 {
 	(void)state;
 	char path[256], yaml[1024];
-	snprintf(path, sizeof path, "/tmp/mpsim_test_roce_b2b_%d.csv", (int)getpid());
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	fputs("src,dst,bytes,start\n1,2,4MB,0us\n", f);
-	fclose(f);
+	simtest_temp_file(path, sizeof path, "roce_b2b", "src,dst,bytes,start\n1,2,4MB,0us\n");
 	snprintf(yaml, sizeof yaml,
 		 "topology: {type: dumbbell, left: 2, right: 1}\n"
 		 "switch: {mode: lossless, kmin: 400KB, kmax: 1600KB, pmax: 0.2}\n"
@@ -298,7 +290,7 @@ static void test_stream_keeps_rate(void **state)
 	evq_at(&r.s.q, &r.s.evs, 5000 * PS_PER_US, b2b_post, &r, 2);
 	sim_run(&r.s);
 	remove(path);
-	assert_int_equal(r.c->acked_bytes, bytes1 + r.bytes2);
+	assert_int_equal(r.c->acked_bytes, bytes1 + 2 * r.bytes2);
 	assert_int_equal(r.fresh->acked_bytes, r.bytes2);
 	assert_int_equal(r.c->retx_bytes, 0); /* so bytes sent are the payload (header 0) */
 	assert_true(r.post[1] == r.tx[0]);
@@ -308,15 +300,18 @@ static void test_stream_keeps_rate(void **state)
 	simtime_t end2 = b2b_sent_at(&r, bytes1 + r.bytes2);
 	double rate2 = (double)r.bytes2 * 8 / time_to_s(end2 - r.post[1]) / 1e9;
 	simtime_t ideal = tp_ideal_fct(r.c, r.bytes2), fct2 = r.tx[1] - r.post[1],
-		  fresh = r.tx[2] - r.post[2];
+		  fresh = r.tx[2] - r.post[2], fct3 = r.tx[3] - r.post[3];
 	print_message("first message sent at %.1f Gb/s over its last 50 us; the second at %.1f "
 		      "Gb/s (acknowledged in %.1f us); on a fresh connection in %.1f us (ideal "
-		      "%.1f us)\n",
-		      rate1, rate2, time_to_us(fct2), time_to_us(fresh), time_to_us(ideal));
+		      "%.1f us); after 60 ms idle in %.1f us\n",
+		      rate1, rate2, time_to_us(fct2), time_to_us(fresh), time_to_us(ideal),
+		      time_to_us(fct3));
 	assert_true(rate1 < 80);
 	assert_true(fabs(rate2 - rate1) < 0.1 * rate1);
 	assert_true((double)fresh < 1.02 * (double)ideal);
 	assert_true((double)fct2 > 1.2 * (double)fresh);
+	assert_true(r.post[3] > r.tx[2]);
+	assert_true((double)fct3 < 1.02 * (double)ideal);
 	sim_free(&r.s);
 	exp_free(&r.x);
 }

@@ -92,6 +92,7 @@ static const char *const transports[] = {
 	"{type: roce, preset: paper, qps: 4, ack_interval: 4}",
 	"{type: udmp}",
 	"{type: mprdma}",
+	"{type: timely}",
 	NULL,
 };
 

@@ -92,9 +92,33 @@ struct dcqcn_qp {
 
 /* ---- presets -------------------------------------------------------------- */
 /* The DCQCN paper's recommendations (its section 5, for 40 Gb/s) and the HPCC
- * ns-3 run script at 100 Gb/s (alpha every 1 us, cut check every 4 us, increase
- * timer 300 us, one fast-recovery stage, 20 / 200 Mb/s, 1 Gb/s floor, no byte
- * counter, CNPs on ACKs, every packet ACKed). */
+ * ns-3 run script at 100 Gb/s.
+ *
+ * `hpcc` checked against simulation/run.py --cc dcqcn and the RdmaHw defaults
+ * it leaves alone (alibaba-edu/High-Precision-Congestion-Control, commit
+ * 9f4be2a9): CC_MODE 1 (the Mellanox model), ALPHA_RESUME_INTERVAL 1 us,
+ * RATE_DECREASE_INTERVAL 4 us, RP_TIMER 300 us, EWMA_GAIN 1/256 (our `g`
+ * default), FAST_RECOVERY_TIMES 1, CLAMP_TARGET_RATE 0, MIN_RATE 1 Gb/s,
+ * L2_ACK_INTERVAL 1, no byte counter, RateOnFirstCnp 1 (the first CNP sets
+ * rt = rc and cuts nothing), alpha = 1 at the first CNP (`initial_alpha`),
+ * congestion echoed on ACKs (ECE) rather than paced CNPs, and ACKs at high
+ * priority (ACK_HIGH_PRIO 1; our control packets always are): all equal.
+ * The differences:
+ *  - RATE_AI / RATE_HAI are 5 * bw / 25 and 50 * bw / 25 Mb/s in run.py,
+ *    scaled to its --bw (default 50: 10 / 100 Mb/s); the preset holds the
+ *    100 Gb/s values, 20 / 200 Mb/s, at any NIC rate: set `rai` / `rhai` for
+ *    another (80 / 800 Mb/s at 400 Gb/s, as experiments/strack does).
+ *  - run.py's 1000 B payload (PACKET_PAYLOAD_SIZE) is the fabric's `mtu`
+ *    here (4000 B unless set).
+ *  - the preset's cnp_interval (4 us) serves only `cnp: paced`, which the
+ *    script does not have (our choice: the rate-decrease interval).
+ *  - ns-3 echoes CE only on the ACK or NACK of the marked packet itself (a
+ *    marked duplicate, or an out-of-order packet whose NACK is suppressed,
+ *    echoes nothing); rocev2.c carries a CE to the next ACK or NAK, which
+ *    with an ACK per packet differs only around losses.
+ *  - the reliable connection under it (rocev2.c) sends one NAK per gap and
+ *    re-ACKs duplicates; ns-3 repeats a NACK after 500 us (its NACK
+ *    interval) or when the expected PSN moved, and ignores duplicates. */
 struct preset {
 	simtime_t alpha_interval, decr, incr, cnp_interval;
 	uint64_t byte_counter, fast, rai, rhai, min_rate, ack_interval;
@@ -262,6 +286,17 @@ static void qp_timers(const struct roce_params *p, double line, struct dcqcn_qp 
 	}
 }
 
+/* The earliest DCQCN timer of q, for the RoCEv2 layer's one timer. */
+static void dcqcn_rearm(const struct roce_params *p, double line, struct dcqcn_qp *q)
+{
+	simtime_t t = SIMTIME_MAX;
+	if (q->cut_pending && q->decr_next < t)
+		t = q->decr_next;
+	if ((is_mlx(p) || q->qp.rate < line) && q->incr_next < t)
+		t = q->incr_next;
+	q->qp.cc_at = t;
+}
+
 static void on_cnp(struct conn *c, struct dcqcn_qp *q)
 {
 	const struct roce_params *p = tp_params(c);
@@ -276,6 +311,7 @@ static void on_cnp(struct conn *c, struct dcqcn_qp *q)
 			    pow(1 - p->g, (double)((now - q->alpha_next) / p->alpha_interval + 1));
 		q->alpha = (1 - p->g) * q->alpha + p->g;
 		q->alpha_next = now + p->alpha_interval;
+		dcqcn_rearm(p, (double)rocev2_line_bps(c), q);
 		return;
 	}
 	if (!q->cnp_ever) { /* the first CNP of this QP */
@@ -294,6 +330,7 @@ static void on_cnp(struct conn *c, struct dcqcn_qp *q)
 	q->cnp_arrived = true;
 	q->cut_pending = true;
 	qp_timers(p, (double)rocev2_line_bps(c), q, now);
+	dcqcn_rearm(p, (double)rocev2_line_bps(c), q);
 }
 
 /* ---- the congestion control the RoCEv2 layer calls -------------------------------- */
@@ -314,53 +351,53 @@ static void dcqcn_feedback(struct conn *c, struct rocev2_qp *rq, const struct pa
 		on_cnp(c, dq(rq));
 }
 
+/* The byte counter (installed only when it runs: dcqcn_bc_cc). */
 static void dcqcn_sent(struct conn *c, struct rocev2_qp *rq, const struct packet *pk)
 {
 	const struct roce_params *p = tp_params(c);
 	struct dcqcn_qp *q = dq(rq);
 	double line = (double)rocev2_line_bps(c);
-	if (p->dcqcn && p->byte_counter_mode == BC_ON) {
-		q->bytes_since += pk->size;
-		if (q->bytes_since >= p->byte_counter) {
-			q->bytes_since -= p->byte_counter;
-			q->b_count++;
-			if (q->qp.rate < line)
-				rate_increase(p, line, q);
+	q->bytes_since += pk->size;
+	if (q->bytes_since >= p->byte_counter) {
+		q->bytes_since -= p->byte_counter;
+		q->b_count++;
+		if (q->qp.rate < line) {
+			rate_increase(p, line, q);
+			dcqcn_rearm(p, line, q);
 		}
 	}
-}
-
-static simtime_t dcqcn_deadline(struct conn *c, const struct rocev2_qp *rq)
-{
-	const struct roce_params *p = tp_params(c);
-	const struct dcqcn_qp *q = (const struct dcqcn_qp *)rq;
-	simtime_t t = SIMTIME_MAX;
-	if (q->cut_pending && q->decr_next < t)
-		t = q->decr_next;
-	if ((is_mlx(p) || q->qp.rate < (double)rocev2_line_bps(c)) && q->incr_next < t)
-		t = q->incr_next;
-	return t;
 }
 
 static void dcqcn_timers(struct conn *c, struct rocev2_qp *rq, simtime_t now)
 {
 	const struct roce_params *p = tp_params(c);
-	if (p->dcqcn)
-		qp_timers(p, (double)rocev2_line_bps(c), dq(rq), now);
+	double line = (double)rocev2_line_bps(c);
+	if (p->dcqcn) {
+		qp_timers(p, line, dq(rq), now);
+		dcqcn_rearm(p, line, dq(rq));
+	}
 }
 
 static const struct rocev2_cc dcqcn_cc = {
 	.qp_size = sizeof(struct dcqcn_qp),
 	.init = dcqcn_init,
 	.feedback = dcqcn_feedback,
+	.timers = dcqcn_timers,
+};
+/* the same with the byte counter, the only user of `sent` */
+static const struct rocev2_cc dcqcn_bc_cc = {
+	.qp_size = sizeof(struct dcqcn_qp),
+	.init = dcqcn_init,
+	.feedback = dcqcn_feedback,
 	.sent = dcqcn_sent,
-	.deadline = dcqcn_deadline,
 	.timers = dcqcn_timers,
 };
 
 static void roce_open(struct conn *c)
 {
-	rocev2_open(c, &dcqcn_cc);
+	const struct roce_params *p = tp_params(c);
+	bool bc = p->dcqcn && p->byte_counter_mode == BC_ON;
+	rocev2_open(c, bc ? &dcqcn_bc_cc : &dcqcn_cc);
 }
 
 static const char *const cnp_modes[] = { "preset", "paced", "on_ack", NULL };

@@ -30,11 +30,8 @@ static void arm_timer(struct conn *c)
 		const struct rocev2_qp *q = rocev2_qp(c, i);
 		if (q->snd_una >= q->npkts)
 			continue;
-		if (s->cc->deadline) {
-			simtime_t d = s->cc->deadline(c, q);
-			if (d < t)
-				t = d;
-		}
+		if (q->cc_at < t)
+			t = q->cc_at;
 		if (q->snd_una < q->snd_nxt && q->last_prog + p->rto < t)
 			t = q->last_prog + p->rto;
 		if (q->snd_nxt < q->npkts && q->next_tx > now && q->next_tx < t)
@@ -78,6 +75,7 @@ void rocev2_open(struct conn *c, const struct rocev2_cc *cc)
 		q->npkts = c->stream ? c->npkts : (uint32_t)((len + pl - 1) / pl);
 		q->entropy = (uint16_t)(base + i);
 		q->rate = (double)s->line_bps;
+		q->cc_at = SIMTIME_MAX;
 		cc->init(c, q);
 		q->next_tx = tp_now(c);
 		q->last_prog = tp_now(c);
@@ -274,7 +272,7 @@ void rocev2_on_timer(struct conn *c)
 		struct rocev2_qp *q = rocev2_qp(c, i);
 		if (q->snd_una >= q->npkts)
 			continue;
-		if (s->cc->timers)
+		if (q->cc_at <= now)
 			s->cc->timers(c, q, now);
 		if (q->snd_una < q->snd_nxt && q->last_prog + p->rto <= now) {
 			/* timeout: go back to the oldest unacknowledged PSN */

@@ -90,6 +90,7 @@ struct rocev2_qp {
 	uint32_t snd_max;    /* one past the highest PSN ever sent */
 	uint16_t entropy;    /* UDP source port */
 	double rate;	     /* pacing rate, bit/s: the congestion control's output */
+	simtime_t cc_at;     /* the congestion control's next timer (SIMTIME_MAX: none) */
 	simtime_t next_tx;   /* pacing: earliest time of the next packet */
 	simtime_t last_prog; /* last acknowledgement progress, for the RTO */
 	/* receiver (responder, notification point) */
@@ -103,21 +104,23 @@ struct rocev2_qp {
 
 /* A congestion control over the RC layer. The layer calls it for each QP;
  * everything it keeps lives in its per-QP struct, which starts with struct
- * rocev2_qp (qp_size bytes, zeroed at open). Its output is q->rate. */
+ * rocev2_qp (qp_size bytes, zeroed at open). Its outputs are q->rate and
+ * q->cc_at, the earliest time its timers want to run, which it keeps up to
+ * date whenever its state changes (a field rather than a call, because the
+ * connection's timer is re-armed over every QP on every ACK). */
 struct rocev2_cc {
 	size_t qp_size;
-	/* a QP opens at the line rate (q->rate): set the CC's own state */
+	/* a QP opens at the line rate (q->rate, q->cc_at = SIMTIME_MAX): set
+	 * the CC's own state */
 	void (*init)(struct conn *c, struct rocev2_qp *q);
 	/* an ACK, NAK or CNP of q reached the sender, after the PSNs it
 	 * acknowledges were retired and before a NAK sends the QP back */
 	void (*feedback)(struct conn *c, struct rocev2_qp *q, const struct packet *p);
 	/* optional: data packet p of q went out (q->next_tx already set) */
 	void (*sent)(struct conn *c, struct rocev2_qp *q, const struct packet *p);
-	/* optional: the earliest time the CC's timers want to run (SIMTIME_MAX:
-	 * none); asked only while q has PSNs outstanding */
-	simtime_t (*deadline)(struct conn *c, const struct rocev2_qp *q);
-	/* optional: run the CC's timers that are due at `now`; also called when
-	 * a stream QP resumes after being idle, before it sends */
+	/* optional: run the CC's timers that are due at `now`; called when
+	 * q->cc_at <= now, and when a stream QP resumes after being idle,
+	 * before it sends */
 	void (*timers)(struct conn *c, struct rocev2_qp *q, simtime_t now);
 };
 

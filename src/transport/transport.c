@@ -9,11 +9,16 @@
 #include "core/mem.h"
 
 extern const struct transport_ops ref_transport_ops, roce_transport_ops, strack_transport_ops,
-    udmp_transport_ops, mprdma_transport_ops;
+    udmp_transport_ops, mprdma_transport_ops, timely_transport_ops;
 
 const struct transport_ops *const transport_registry[] = {
-	&ref_transport_ops,  &roce_transport_ops,   &strack_transport_ops,
-	&udmp_transport_ops, &mprdma_transport_ops, NULL,
+	&ref_transport_ops,
+	&roce_transport_ops,
+	&strack_transport_ops,
+	&udmp_transport_ops,
+	&mprdma_transport_ops,
+	&timely_transport_ops,
+	NULL,
 };
 
 const struct transport_ops *transport_find(const char *name)
