@@ -60,8 +60,9 @@ struct rocev2_params {
 	  "1",                                                                                 \
 	  1,                                                                                   \
 	  1024,                                                                                \
-	  "queue pairs per plain connection (QP scaling), each with its own UDP source port, " \
-	  "PSN space and rate; a stream connection is one QP whatever this says" },            \
+	  "queue pairs a plain connection's message is split over (QP scaling, see qp_mode), " \
+	  "each with its own UDP source port, PSN space and rate; a stream connection is one " \
+	  "QP whatever this says" },                                                           \
 	{                                                                                      \
 		"qp_mode", OPT_ENUM, offsetof(type, rv.qp_mode), "stripe", 0, 0,               \
 		    "stripe: a plain message in equal sub-chunks over the QPs; rr: each "      \
