@@ -273,8 +273,13 @@ static void collision(const char *proto, struct coll *out)
 }
 
 /* UDMP moves flow 0 off the collided spine within a few RTTs and keeps at
- * least 90% of the line rate; MP-RDMA's shared ECN window throttles the
- * collision instead: the two flows together get less than with UDMP. */
+ * least 90% of the line rate. MP-RDMA as its authors built it (mprdma.c) does
+ * the same here: its ACK clock gives the collided VPs' slots to the faster
+ * ones, and with a window that grows only while it is in use no ECN mark
+ * throttles it (9% of flow 0 on the collided spine in 150-300 us, none after,
+ * 99.9 Gb/s each). The paper's Fig. 1 shows MP-RDMA slowed by the collision;
+ * with this file's former MP-RDMA (one BDP first window on random VPs) the
+ * two flows together got less than with UDMP. */
 static void test_collision(void **state)
 {
 	(void)state;
@@ -285,7 +290,8 @@ static void test_collision(void **state)
 	assert_true(u.early_share < 0.4);
 	assert_true(u.g[0] >= 90);
 	assert_true(u.g[1] >= 80);
-	assert_true(m.g[0] + m.g[1] < u.g[0] + u.g[1]);
+	assert_true(m.spine0_share < 0.25);
+	assert_true(m.g[0] >= 90 && m.g[1] >= 90);
 }
 
 /* Mean of series `goodput_gbps:flow<f>` over samples with t in (t0, t1]. */
