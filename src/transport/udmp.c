@@ -52,6 +52,8 @@
 #include "core/rng.h"
 #include "transport/transport.h"
 
+enum udmp_spray { SPRAY_RANDOM, SPRAY_RR };
+
 struct udmp_params {
 	struct tp_common common;
 	double alpha;	     /* EWMA gain of smooth_rtt (Alg. 1 line 18) */
@@ -66,6 +68,7 @@ struct udmp_params {
 	uint64_t paths;	     /* num_paths: UDP source ports to choose from */
 	uint64_t min_rate;   /* bit/s, floor of the rate (choice) */
 	uint64_t fixed_rate; /* bit/s; nonzero = congestion control off (Fig. 3) */
+	int spray;	     /* enum udmp_spray: the first RTT's paths */
 	simtime_t rto_min;   /* ps */
 };
 
@@ -94,6 +97,7 @@ struct udmp_state {
 	uint16_t *ring;
 	uint32_t ring_cap, ring_head, ring_n;
 	uint16_t ent_base;
+	uint32_t spray_next; /* spray: rr, the next path of the first RTT */
 	struct mp_rng rng;
 	/* receiver */
 	uint32_t win;	    /* bitmap size, packets */
@@ -285,7 +289,9 @@ static struct packet *udmp_next_packet(struct conn *c, unsigned flow)
 		s->ring_head = (s->ring_head + 1) % s->ring_cap;
 		s->ring_n--;
 	} else {
-		path = random_path(s, pp); /* lines 10-12 */
+		path = pp->spray == SPRAY_RANDOM
+			   ? random_path(s, pp) /* lines 10-12 */
+			   : (uint16_t)(s->ent_base + s->spray_next++ % pp->paths);
 	}
 	struct packet *p = tp_pkt_new(c, PKT_DATA, true);
 	p->psn = psn;
@@ -340,8 +346,13 @@ static void release(struct udmp_state *s, const struct udmp_params *pp, uint16_t
 /* ALB_ON_RECV (Alg. 2), with the OOO-aware path selection in front of it.
  * An ACK that finds the pool short clocks nothing (Fig. 3, second 4), and an
  * ACK never has rtt < smooth_rtt on the slowest path in use, so that path's
- * packets in flight never grow after the first RTT: the split of Fig. 3 is set
- * by the first RTT's spray, not by D2/D1 (tests/test_udmp.c, Fig. 3).
+ * packets in flight never grow after the first RTT. Fig. 3's worked example
+ * (tokens at one packet per unit, RTTs of 2 and 3 units, one packet on each
+ * path first) gives its 4:2 = 2:1, not D2/D1 = 3:2; its cycle holds only if
+ * at its ties the slow path's ACK is served first, and a path left with no
+ * packet after the first RTT's random spray is refilled only by path
+ * exploration (tests/test_udmp.c: test_fig3_worked_example,
+ * test_fig3_random_spray).
  *
  * Line 2 takes an RTT within rtt_tie of smooth_rtt as not slower than it
  * (choice: the paper does not say how a tie is judged). Two ACKs for one
@@ -404,10 +415,8 @@ static void on_receiving_ack(struct conn *c, struct udmp_state *s, const struct 
 	 * when all paths have the same RTT) */
 	fill_bytes_pool(c, s, now);
 	alb_on_recv(c, s, ack, rtt, out_of_window);
-	if (pp->fixed_rate)
-		return;
 	double base = (double)c->base_rtt;
-	if (s->smooth_rtt > (double)s->t_high) { /* lines 22-24 */
+	if (!pp->fixed_rate && s->smooth_rtt > (double)s->t_high) { /* lines 22-24 */
 		double cap = s->line * (1 - (s->smooth_rtt - base) / s->smooth_rtt);
 		if (cap < s->rate)
 			s->rate = cap;
@@ -417,21 +426,28 @@ static void on_receiving_ack(struct conn *c, struct udmp_state *s, const struct 
 		double gradient = rtt_diff / (double)(now - s->last_update_time);
 		s->last_smooth_rtt = s->smooth_rtt;
 		s->last_update_time = now;
-		if (gradient > 0) {
+		if (pp->fixed_rate) {
+			/* congestion control off (Fig. 3): the rate stays */
+		} else if (gradient > 0) {
 			s->rate -= fabs(gradient) * s->line * (s->rate / s->line);
 		} else {
 			/* a zero or negative gradient means unused bandwidth and the rate
 			 * rises (III-B); the paper's formula would leave it unchanged at
-			 * zero, so (choice) the increase uses at least g_min */
+			 * zero, so (choice) the increase uses at least g_min
+			 * (experiments/udmp/gmin_sensitivity.yaml: Fig. 6a with g_min
+			 * 0.1, 0.01 and 0) */
 			double g = fabs(gradient) > pp->g_min ? fabs(gradient) : pp->g_min;
 			s->rate += g * s->line * (1 - s->rate / s->line);
 		}
 		s->pkts_ignored = 0;
 		s->pkts_to_ignore = s->b.inflight;
-		/* III-D: once per RTT, with probability p, explore a new path */
+		/* III-D: once per RTT, with probability p, explore a new path (with
+		 * the rate fixed too: it is the load balancer's rule) */
 		if (pp->p > 0 && rng_u01(&s->rng) < pp->p)
 			s->explore = true;
 	}
+	if (pp->fixed_rate)
+		return;
 	if (s->rate > s->line)
 		s->rate = s->line;
 	if (s->rate < (double)pp->min_rate)
@@ -553,6 +569,12 @@ static const struct opt_desc udmp_opts[] = {
 	  "floor of the sending rate (the paper gives none)" },
 	{ "fixed_rate", OPT_RATE, offsetof(struct udmp_params, fixed_rate), "0", 0, 1e13,
 	  "nonzero: tokens at this fixed rate, congestion control off (Fig. 3)" },
+	/* lines 10-12 draw at random; rr places the first RTT's packets as Fig.
+	 * 3's worked example does, one per path in turn */
+	{ "spray", OPT_ENUM, offsetof(struct udmp_params, spray), "random", 0, 0,
+	  "paths of the first RTT's packets: random (Alg. 1 lines 10-12) or rr (one per path in "
+	  "turn, as Fig. 3's worked example places them)",
+	  (const char *const[]){ "random", "rr", NULL } },
 	/* no timeout in the paper (it defers to MP-RDMA); 50 us is several base
 	 * RTTs of its fabric, so queueing alone does not fire it */
 	{ "rto_min", OPT_TIME, offsetof(struct udmp_params, rto_min), "50us", 1e6, 1e13,
