@@ -127,7 +127,7 @@ static void test_dialect_fraction_step(void **state)
 }
 
 /* Each shipped table's mean against data/workloads/README.md's "mean (linear)",
- * itself from /work/shared/data/workloads/README.md (KB = 1000 bytes). */
+ * as its sources publish them (KB = 1000 bytes). */
 static const struct {
 	const char *file;
 	double readme_mean; /* bytes */
