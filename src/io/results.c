@@ -63,6 +63,28 @@ static void json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* The completed collectives of a run: CCT (us) and bus bandwidth (Gb/s). */
+struct coll_summary {
+	struct dist_summary cct_us;
+	double busbw_min_gbps, busbw_mean_gbps; /* 0 when none completed */
+};
+
+static void coll_summarize(const struct run_result *r, struct coll_summary *cs)
+{
+	double *v = mp_calloc(r->ncolls ? r->ncolls : 1, sizeof *v), bw = 0, bwmin = INFINITY;
+	size_t n = 0;
+	for (size_t i = 0; i < r->ncolls; i++)
+		if (r->colls[i].completed) {
+			v[n++] = time_to_us(r->colls[i].cct);
+			bw += r->colls[i].busbw;
+			bwmin = r->colls[i].busbw < bwmin ? r->colls[i].busbw : bwmin;
+		}
+	stats_summarize(v, n, &cs->cct_us);
+	cs->busbw_min_gbps = n ? bwmin / 1e9 : 0.0;
+	cs->busbw_mean_gbps = n ? bw / (double)n / 1e9 : 0.0;
+	mp_free(v);
+}
+
 static int write_summary(FILE *f, const struct experiment *x, const struct run_result *r)
 {
 	struct fct_stats all;
@@ -131,22 +153,13 @@ static int write_summary(FILE *f, const struct experiment *x, const struct run_r
 	}
 	fputs("\n  },\n", f);
 	if (r->ncolls) {
-		struct dist_summary cct;
-		double *v = mp_calloc(r->ncolls, sizeof *v), bw = 0, bwmin = INFINITY;
-		size_t n = 0;
-		for (size_t i = 0; i < r->ncolls; i++)
-			if (r->colls[i].completed) {
-				v[n++] = time_to_us(r->colls[i].cct);
-				bw += r->colls[i].busbw;
-				bwmin = r->colls[i].busbw < bwmin ? r->colls[i].busbw : bwmin;
-			}
-		stats_summarize(v, n, &cct);
+		struct coll_summary cs;
+		coll_summarize(r, &cs);
 		fprintf(f, "  \"collectives\": {\"count\": %zu, \"completed\": %zu, ", r->ncolls,
-			n);
-		json_dist(f, "cct_us", &cct, ", ");
-		fprintf(f, "\"busbw_gbps\": {\"min\": %.6f, \"mean\": %.6f}},\n",
-			n ? bwmin / 1e9 : 0.0, n ? bw / (double)n / 1e9 : 0.0);
-		mp_free(v);
+			cs.cct_us.n);
+		json_dist(f, "cct_us", &cs.cct_us, ", ");
+		fprintf(f, "\"busbw_gbps\": {\"min\": %.6f, \"mean\": %.6f}},\n", cs.busbw_min_gbps,
+			cs.busbw_mean_gbps);
 	}
 	fprintf(f,
 		"  \"run\": {\"sim_time_us\": %.6f, \"events\": %llu, "
@@ -434,23 +447,14 @@ void results_print_table(FILE *f, const struct experiment *x, const struct run_r
 			bs.slowdown.max);
 	}
 	if (r->ncolls) {
-		double *v = mp_calloc(r->ncolls, sizeof *v), bw = 0, bwmin = INFINITY;
-		size_t n = 0;
-		for (size_t i = 0; i < r->ncolls; i++)
-			if (r->colls[i].completed) {
-				v[n++] = time_to_us(r->colls[i].cct);
-				bw += r->colls[i].busbw;
-				bwmin = r->colls[i].busbw < bwmin ? r->colls[i].busbw : bwmin;
-			}
-		struct dist_summary d;
-		stats_summarize(v, n, &d);
+		struct coll_summary cs;
+		coll_summarize(r, &cs);
 		fprintf(f,
 			"\n  collectives completed %zu / %zu (jobs x iterations; collectives.csv)\n"
 			"  CCT (us): mean %.2f, p50 %.2f, max %.2f   busbw (Gb/s): min %.2f, "
 			"mean %.2f\n",
-			n, r->ncolls, d.mean, d.p50, d.max, n ? bwmin / 1e9 : 0.0,
-			n ? bw / (double)n / 1e9 : 0.0);
-		mp_free(v);
+			cs.cct_us.n, r->ncolls, cs.cct_us.mean, cs.cct_us.p50, cs.cct_us.max,
+			cs.busbw_min_gbps, cs.busbw_mean_gbps);
 	}
 	const struct net_totals *t = &r->net;
 	uint64_t retx = 0;

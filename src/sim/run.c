@@ -243,12 +243,6 @@ static void conn_start(void *obj, uint64_t arg)
 	c->w->ops->open(c);
 }
 
-static void on_complete(void *ctx, struct conn *c)
-{
-	(void)ctx;
-	(void)c;
-}
-
 /* ---- the message DAG ------------------------------------------------------------ */
 
 static void msg_release(void *obj, uint64_t arg);
@@ -647,7 +641,6 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 				"%zu messages: mpsim's message ids hold fewer than %u", s->flows.n,
 				TP_ENTITY_BASE);
 	tp_world_init(&s->w, &s->q, &s->fab, x->tp, x->tp_params, x->gen.seed);
-	s->w.on_complete = on_complete;
 	s->w.on_msg = on_msg;
 	s->w.ctx = s;
 	if (setup_flows(s, e))
@@ -869,19 +862,19 @@ void sim_collect(struct sim *s, struct run_result *r)
 			r->ncompleted++;
 		}
 	}
-	if (s->ccl.nchans) /* the queue pairs' own counters, on the first message record */
-		for (uint32_t i = 0; i < s->w.nconns; i++) {
-			const struct conn *c = s->w.conns[i];
-			if (!c->stream)
-				continue;
-			for (size_t k = 0; k < r->nflows; k++)
-				if (r->flows[k].job) {
-					r->flows[k].retx_bytes += c->retx_bytes;
-					r->flows[k].sent_bytes += c->sent_bytes;
-					r->flows[k].dup_bytes += c->dup_bytes;
-					break;
-				}
-		}
+	/* the queue pairs' own counters, credited to the first message of a job
+	 * (a queue pair's retransmissions belong to no one message) */
+	size_t first_job = 0;
+	while (first_job < r->nflows && !r->flows[first_job].job)
+		first_job++;
+	for (uint32_t i = 0; i < s->w.nconns && first_job < r->nflows; i++) {
+		const struct conn *c = s->w.conns[i];
+		if (!c->stream)
+			continue;
+		r->flows[first_job].retx_bytes += c->retx_bytes;
+		r->flows[first_job].sent_bytes += c->sent_bytes;
+		r->flows[first_job].dup_bytes += c->dup_bytes;
+	}
 	collect_colls(s, r);
 	uint64_t nood = 0, k = 0, seen = 0;
 	r->ood_p99 = r->ood_max = NAN;

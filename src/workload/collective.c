@@ -266,6 +266,13 @@ static uint32_t send_step(struct gen *g, uint32_t a, uint32_t b, uint64_t bytes,
 	return m;
 }
 
+static void swap_ids(uint32_t **a, uint32_t **b)
+{
+	uint32_t *t = *a;
+	*a = *b;
+	*b = t;
+}
+
 static void gen_hd(struct gen *g)
 {
 	uint32_t n = g->n, p2 = 1, L = 0;
@@ -302,12 +309,8 @@ static void gen_hd(struct gen *g)
 			ntmp[w] = send_step(g, REAL(v), REAL(w), send, &rx[(size_t)v * cap], nrx[v],
 					    &tmp[(size_t)w * cap]);
 		}
-		uint32_t *t = rx;
-		rx = tmp;
-		tmp = t;
-		t = nrx;
-		nrx = ntmp;
-		ntmp = t;
+		swap_ids(&rx, &tmp);
+		swap_ids(&nrx, &ntmp);
 	}
 	for (uint32_t s = 0; s < L; s++) { /* recursive doubling: each sends what it holds */
 		uint32_t dist = 1u << s, lvl = L - s;
@@ -318,12 +321,8 @@ static void gen_hd(struct gen *g)
 			ntmp[w] = send_step(g, REAL(v), REAL(w), send, &rx[(size_t)v * cap], nrx[v],
 					    &tmp[(size_t)w * cap]);
 		}
-		uint32_t *t = rx;
-		rx = tmp;
-		tmp = t;
-		t = nrx;
-		nrx = ntmp;
-		ntmp = t;
+		swap_ids(&rx, &tmp);
+		swap_ids(&nrx, &ntmp);
 	}
 	for (uint32_t v = 0; v < rem; v++) /* post-step: the result back to 2v */
 		send_step(g, 2 * v + 1, 2 * v, S, &rx[(size_t)v * cap], nrx[v], &tmp[0]);
