@@ -9,6 +9,12 @@ const struct lb_ops *const lb_registry[] = {
 	&ecmp_lb_ops, &spray_lb_ops, &rr_lb_ops, &entropy_lb_ops, NULL,
 };
 
+size_t lb_pkt_size(const struct lb_ops *lb)
+{
+	size_t n = sizeof(struct packet) + (lb ? lb->pkt_meta_size : 0);
+	return (n + 63) / 64 * 64;
+}
+
 const struct lb_ops *lb_find(const char *name)
 {
 	for (const struct lb_ops *const *o = lb_registry; *o; o++)

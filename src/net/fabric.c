@@ -128,6 +128,8 @@ uint32_t fab_add_link(struct fabric *f, struct node *a, struct node *b, uint64_t
 
 void fab_free(struct fabric *f)
 {
+	if (f->lb && f->lb->fini && f->lb_priv)
+		f->lb->fini(f);
 	for (uint32_t i = 0; i < f->nnodes; i++) {
 		struct node *n = f->nodes[i];
 		mp_free(n->name);
@@ -459,6 +461,7 @@ int fab_finalize(struct fabric *f, const uint32_t *down_links, size_t ndown, str
 	}
 	routes_compute(f);
 	mmu_size(f);
+	f->pkt_meta = f->lb ? (uint32_t)f->lb->pkt_meta_size : 0;
 	/* every ToR must reach every other ToR */
 	for (uint32_t i = 0; i < f->ntors; i++)
 		for (uint32_t t = 0; t < f->ntors; t++)
@@ -467,6 +470,8 @@ int fab_finalize(struct fabric *f, const uint32_t *down_links, size_t ndown, str
 					       "topology: switch '%s' cannot reach switch '%s' "
 					       "(too many links down?)",
 					       f->tors[i]->node.name, f->tors[t]->node.name);
+	if (f->lb && f->lb->init)
+		return f->lb->init(f, e);
 	return MP_OK;
 }
 

@@ -191,16 +191,46 @@ struct swcfg {
 extern const struct opt_desc swcfg_opts[];
 
 /* ---- load balancer interface (implemented in src/lb/) ---------------------- */
+/* A scheme is a table of functions plus its own state. Only `choose` is
+ * required; the hooks are optional (NULL: never called, and a run without them
+ * pays one predictable branch per hook site). Path-aware schemes carry their
+ * per-packet metadata (CONGA's LBTag and CE, Proteus's path and tolerable
+ * delay, ...) in pkt_meta_size bytes that follow struct packet in the same
+ * pool object (pkt_meta), zeroed when the packet is allocated: packets stay 64
+ * bytes for schemes that carry nothing. */
 struct lb_ops {
 	const char *name;
 	const char *summary;
 	const struct opt_desc *opts;
 	size_t params_size;
-	size_t state_size; /* per-switch private state, zeroed */
+	size_t state_size;    /* per-switch private state (s->lb_state), zeroed */
+	size_t pkt_meta_size; /* bytes of metadata each packet carries (pkt_meta) */
+	/* after the fabric is built and routed: allocate tables (f->lb_priv) */
+	int (*init)(struct fabric *f, struct mp_err *e);
+	void (*fini)(struct fabric *f);
 	/* choose one of n candidate egress ports (indices into s->node.ports) */
 	uint16_t (*choose)(struct fabric *f, struct sw *s, const struct packet *p,
 			   const uint16_t *cand, unsigned n);
+	/* a packet (not a PFC frame) arrived at switch s through port in_idx,
+	 * before it is routed: read or write its metadata, measure */
+	void (*sw_rx)(struct fabric *f, struct sw *s, uint16_t in_idx, struct packet *p);
+	/* a packet leaves switch s through port `out` (it left the queue now) */
+	void (*sw_tx)(struct fabric *f, struct sw *s, struct port *out, struct packet *p);
+	/* the edge: a host puts a packet on its NIC's wire, and one reaches a host
+	 * (before the transport sees it) */
+	void (*host_tx)(struct fabric *f, struct host *h, struct packet *p);
+	void (*host_rx)(struct fabric *f, struct host *h, struct packet *p);
 };
+/* Bytes of a packet object with the scheme's metadata (whole cache lines). */
+size_t lb_pkt_size(const struct lb_ops *lb);
+static inline void *pkt_meta(struct packet *p)
+{
+	return p + 1;
+}
+static inline const void *pkt_meta_c(const struct packet *p)
+{
+	return p + 1;
+}
 extern const struct lb_ops *const lb_registry[];
 const struct lb_ops *lb_find(const char *name);
 
@@ -228,6 +258,8 @@ struct fabric {
 	struct swcfg cfg;
 	const struct lb_ops *lb;
 	const void *lb_params;
+	void *lb_priv;	   /* the scheme's fabric-wide state (its init/fini) */
+	uint32_t pkt_meta; /* lb->pkt_meta_size: zeroed in every new packet */
 
 	struct node **nodes;
 	uint32_t nnodes;
@@ -307,6 +339,11 @@ struct node *fab_find_node(const struct fabric *f, const char *name);
  * packet of `bytes`, store-and-forward, and the bottleneck rate on the path. */
 simtime_t fab_path_delay(const struct fabric *f, uint32_t a, uint32_t b, unsigned rail,
 			 uint32_t bytes, uint64_t *bottleneck_bps);
+/* A port's index in f->port_mem (0..nports-1): for per-port scheme tables. */
+static inline uint32_t fab_port_index(const struct fabric *f, const struct port *pt)
+{
+	return (uint32_t)(pt - f->port_mem);
+}
 /* Ports a host has (its rails). */
 static inline unsigned host_nports(const struct host *h)
 {
@@ -319,6 +356,8 @@ static inline struct packet *pkt_alloc(struct fabric *f)
 	struct packet *p = pool_get(f->pkts);
 	p->next = NULL;
 	p->flags = 0;
+	if (f->pkt_meta)
+		__builtin_memset(p + 1, 0, f->pkt_meta);
 	return p;
 }
 static inline void pkt_free(struct fabric *f, struct packet *p)

@@ -364,7 +364,8 @@ static void port_tx_done(void *obj, uint64_t arg)
 static void switch_depart(struct fabric *f, struct port *pt, struct packet *p)
 {
 	uint8_t c = p->cls;
-	switch_release(f, (struct sw *)pt->owner, p);
+	struct sw *s = (struct sw *)pt->owner;
+	switch_release(f, s, p);
 	if (f->cfg.ecn && (p->flags & PKT_F_ECT) && p->type == PKT_DATA) {
 		uint64_t q = pt->qbytes[c];
 		if (q >= f->cfg.kmax) {
@@ -378,6 +379,8 @@ static void switch_depart(struct fabric *f, struct port *pt, struct packet *p)
 		if (p->flags & PKT_F_CE)
 			pt->st.ecn_marks++;
 	}
+	if (f->lb->sw_tx)
+		f->lb->sw_tx(f, s, pt, p);
 }
 
 /* Take the next eligible packet: strict priority over classes not paused by
@@ -396,6 +399,8 @@ static struct packet *port_dequeue(struct fabric *f, struct port *pt)
 				switch_depart(f, pt, p);
 			else
 				pt->pfc_pending = NULL;
+		} else if (f->lb->host_tx && c != CLS_PAUSE) {
+			f->lb->host_tx(f, (struct host *)pt->owner, p);
 		}
 		return p;
 	}
@@ -405,6 +410,8 @@ static struct packet *port_dequeue(struct fabric *f, struct port *pt)
 			struct packet *p = f->nic_pull(f->cb_ctx, fl);
 			if (p) {
 				pt->nic_ring = fl->next; /* round robin: next flow goes next */
+				if (f->lb->host_tx)
+					f->lb->host_tx(f, (struct host *)pt->owner, p);
 				return p;
 			}
 			nic_deactivate(f, fl);
@@ -509,6 +516,8 @@ static uint16_t route_port(struct fabric *f, struct sw *s, struct packet *p)
 
 static void switch_forward(struct fabric *f, struct sw *s, uint16_t in_idx, struct packet *p)
 {
+	if (f->lb->sw_rx)
+		f->lb->sw_rx(f, s, in_idx, p);
 	uint16_t o = route_port(f, s, p);
 	if (__builtin_expect(o == UINT16_MAX, 0)) {
 		f->no_route_drops++;
@@ -554,6 +563,8 @@ void node_recv(struct node *n, uint16_t in_idx, struct packet *p)
 	} else {
 		struct host *h = (struct host *)n;
 		h->rx_bytes += p->size;
+		if (f->lb->host_rx)
+			f->lb->host_rx(f, h, p);
 		f->host_rx(f->cb_ctx, h, p);
 	}
 }

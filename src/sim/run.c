@@ -559,7 +559,7 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 	s->x = x;
 	s->ts = mp_calloc(1, sizeof *s->ts);
 	evq_init(&s->q);
-	pool_init(&s->pkts, sizeof(struct packet), 4096);
+	pool_init(&s->pkts, lb_pkt_size(x->lb), 4096);
 	fab_init(&s->fab, &s->q, &s->pkts, x->gen.seed, &x->sw);
 	s->fab.lb = x->lb;
 	s->fab.lb_params = x->lb_params;
