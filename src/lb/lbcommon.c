@@ -6,7 +6,7 @@
 #include "core/mem.h"
 #include "core/rng.h"
 
-void flowlet_init(struct flowlet_table *t, uint32_t entries)
+void flowlet_init(struct flowlet_table *t, uint32_t entries, simtime_t stale)
 {
 	uint32_t n = 16;
 	while (n < entries)
@@ -14,6 +14,7 @@ void flowlet_init(struct flowlet_table *t, uint32_t entries)
 	t->v = mp_calloc(n, sizeof *t->v);
 	t->mask = n - 1;
 	t->used = 0;
+	t->stale = stale;
 }
 
 void flowlet_free(struct flowlet_table *t)
@@ -30,21 +31,34 @@ static struct flowlet *slot(struct flowlet_table *t, uint32_t key)
 	return &t->v[i];
 }
 
-struct flowlet *flowlet_get(struct flowlet_table *t, const struct packet *p)
+/* Rebuild with n slots, keeping the entries not idle longer than t->stale. */
+static void rehash(struct flowlet_table *t, uint32_t n, simtime_t now)
+{
+	struct flowlet *old = t->v;
+	uint32_t on = t->mask + 1;
+	t->v = mp_calloc(n, sizeof *t->v);
+	t->mask = n - 1;
+	t->used = 0;
+	for (uint32_t i = 0; i < on; i++)
+		if (old[i].key && (!t->stale || now - old[i].last <= t->stale)) {
+			*slot(t, old[i].key) = old[i];
+			t->used++;
+		}
+	mp_free(old);
+}
+
+struct flowlet *flowlet_get(struct flowlet_table *t, const struct packet *p, simtime_t now)
 {
 	uint32_t key = flowlet_key(p);
 	struct flowlet *fl = slot(t, key);
 	if (fl->key)
 		return fl;
 	if (2 * (t->used + 1) > t->mask + 1) { /* keep it at most half full */
-		struct flowlet *old = t->v;
 		uint32_t n = t->mask + 1;
-		t->v = mp_calloc(2 * (size_t)n, sizeof *t->v);
-		t->mask = 2 * n - 1;
-		for (uint32_t i = 0; i < n; i++)
-			if (old[i].key)
-				*slot(t, old[i].key) = old[i];
-		mp_free(old);
+		if (t->stale)
+			rehash(t, n, now); /* forget flows long idle first */
+		if (4 * (t->used + 1) > n)
+			rehash(t, 2 * n, now);
 		fl = slot(t, key);
 	}
 	t->used++;

@@ -37,6 +37,7 @@ struct flowlet_table {
 	struct flowlet *v;
 	uint32_t mask; /* entries - 1 (a power of two) */
 	uint32_t used;
+	simtime_t stale; /* an entry idle this long may be forgotten (0: never) */
 };
 
 /* A flow's key at a switch: its connection and direction (data or control). */
@@ -45,12 +46,15 @@ static inline uint32_t flowlet_key(const struct packet *p)
 	return (p->conn << 1 | (p->type != PKT_DATA)) + 1;
 }
 
-void flowlet_init(struct flowlet_table *t, uint32_t entries);
+/* stale: an entry idle longer may be forgotten when the table fills (its
+ * flow then starts a new flowlet anyway, if stale > the scheme's gap). */
+void flowlet_init(struct flowlet_table *t, uint32_t entries, simtime_t stale);
 void flowlet_free(struct flowlet_table *t);
-/* The flow's entry (created empty, key set and last = 0, when new). The table
- * doubles when it is half full: flows are few per switch, and growth stops
- * once every flow has an entry. */
-struct flowlet *flowlet_get(struct flowlet_table *t, const struct packet *p);
+/* The flow's entry (created empty, key set and last = 0, when new). When the
+ * table is half full it first forgets stale entries, then doubles if still
+ * more than a quarter full: its size follows the flows active at once, so
+ * after warm-up it allocates nothing. */
+struct flowlet *flowlet_get(struct flowlet_table *t, const struct packet *p, simtime_t now);
 /* A new flowlet starts: the entry is new, or the flow was idle more than gap. */
 static inline bool flowlet_expired(const struct flowlet *fl, simtime_t now, simtime_t gap)
 {
