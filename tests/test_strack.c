@@ -110,19 +110,38 @@ static void test_sack_segment(void **state)
 	assert_int_equal(strack_sack_base(100, 163), 100);
 	assert_int_equal(strack_sack_base(100, 164), 164);
 	assert_int_equal(strack_sack_base(100, 300), 292);
-	/* the bits: 200 PSNs, every PSN below 70 arrived, then 75, 130 and 199 */
-	uint64_t rcvd[5] = { 0 };
-	for (uint32_t q = 0; q < 70; q++)
-		rcvd[q >> 6] |= 1ULL << (q & 63);
-	rcvd[75 >> 6] |= 1ULL << (75 & 63);
-	rcvd[130 >> 6] |= 1ULL << (130 & 63);
-	rcvd[199 >> 6] |= 1ULL << (199 & 63);
-	uint64_t b = strack_sack_bits(rcvd, 200, 70); /* an unaligned base */
+	/* the bits (the receiver's ring, tp_rxmap): 200 PSNs, every PSN below
+	 * 70 arrived, then 75, 130 and 199 */
+	struct tp_rxmap m = { 0 };
+	for (uint32_t q = 0; q < 70; q++) {
+		tp_rxmap_set(&m, q);
+		tp_rxmap_advance(&m, 200);
+	}
+	assert_int_equal(m.rcv_nxt, 70);
+	tp_rxmap_set(&m, 75);
+	tp_rxmap_set(&m, 130);
+	tp_rxmap_set(&m, 199);
+	assert_int_equal(tp_rxmap_advance(&m, 200), 70);
+	assert_true(tp_rxmap_has(&m, 3) && tp_rxmap_has(&m, 130) && !tp_rxmap_has(&m, 131));
+	uint64_t b = tp_rxmap_bits64(&m, 70, 200); /* an unaligned base */
 	assert_true(b == ((1ULL << 5) | (1ULL << 60)));
-	assert_true(strack_sack_bits(rcvd, 200, 0) == ~0ULL);
-	assert_true(strack_sack_bits(rcvd, 200, 10) == ((1ULL << 60) - 1)); /* 10..69 */
-	assert_true(strack_sack_bits(rcvd, 200, 150) == (1ULL << 49));	    /* past the end: 0 */
-	assert_true(strack_sack_bits(rcvd, 200, 200) == 0);
+	assert_true(tp_rxmap_bits64(&m, 0, 200) == ~0ULL);
+	assert_true(tp_rxmap_bits64(&m, 10, 200) == ((1ULL << 60) - 1)); /* 10..69 */
+	assert_true(tp_rxmap_bits64(&m, 150, 200) == (1ULL << 49));	 /* past the end: 0 */
+	assert_true(tp_rxmap_bits64(&m, 200, 200) == 0);
+	/* the ring holds the span of reordering, not the message: PSNs far on,
+	 * the earlier ones' slots reused */
+	for (uint32_t q = 70; q < 100000; q++)
+		if (!tp_rxmap_has(&m, q)) {
+			tp_rxmap_set(&m, q);
+			tp_rxmap_advance(&m, 200000);
+		}
+	assert_int_equal(m.rcv_nxt, 100000);
+	assert_true(m.cap <= 256);
+	tp_rxmap_set(&m, 100000 + 70);
+	assert_true(tp_rxmap_bits64(&m, 100000 + 64, 200000) == (1ULL << 6));
+	assert_true(tp_rxmap_bits64(&m, 100000, 200000) == 0);
+	tp_rxmap_free(&m);
 }
 
 /* ---- Algorithms 2 and 4 ------------------------------------------------------- */

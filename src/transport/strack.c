@@ -259,8 +259,11 @@ struct strack_state {
 	simtime_t lb_reset_ts; /* last clearing of the whole bitmap (bitmap_reset) */
 	/* Algorithms 1, 2, 4 */
 	struct strack_cc cc;
-	/* sender reliability */
-	struct strack_psn *ps; /* ps_cap >= npkts entries */
+	/* sender reliability: per-PSN state is a ring over the PSNs outstanding,
+	 * [snd_una, snd_nxt), PSN q at ps[q & (ps_cap - 1)], zero outside that
+	 * span; ps_cap a power of two, doubled when the span fills it, so a queue
+	 * pair's memory follows its window, not the bytes it carries */
+	struct strack_psn *ps;
 	uint32_t ps_cap;
 	uint32_t snd_nxt; /* next new PSN */
 	uint32_t snd_una; /* every PSN below is acknowledged (the sender's EPSN) */
@@ -276,11 +279,11 @@ struct strack_state {
 	simtime_t probe_ts; /* probe when no SACK arrived by then */
 	bool probe_out, acked_since_probe;
 	uint32_t probe_hi; /* snd_nxt when the probe left */
-	/* receiver */
-	uint64_t *rcvd;	     /* bitmap of arrived PSNs */
-	uint32_t rcvd_words; /* allocated: npkts + 64 bits or more */
-	uint32_t epsn;	     /* expected PSN: every PSN below has arrived */
-	uint32_t ooo;	     /* packets arrived above epsn since epsn last advanced */
+	/* receiver: which PSNs arrived, a ring over the span of reordering
+	 * (rx.rcv_nxt is the EPSN) */
+	struct tp_rxmap rx;
+	uint32_t epsn; /* expected PSN: every PSN below has arrived */
+	uint32_t ooo;  /* packets arrived above epsn since epsn last advanced */
 	uint32_t sack_low;
 	uint64_t sack_pending; /* bytes arrived since the last SACK */
 };
@@ -290,13 +293,48 @@ static inline struct strack_state *st(struct conn *c)
 	return tp_priv(c);
 }
 
-/* Cover PSNs up to c->npkts in the per-PSN arrays (the receiver's bitmap one
- * 64-bit segment beyond, which strack_sack_bits may read). */
+/* Cover PSNs up to c->npkts (the rings grow as packets go out and arrive). */
 static void cover_psns(struct conn *c, struct strack_state *s)
 {
-	tp_grow((void **)&s->ps, sizeof *s->ps, &s->ps_cap, c->npkts);
-	tp_bits_grow(&s->rcvd, &s->rcvd_words, c->npkts + 64);
 	s->npkts = c->npkts;
+}
+
+#ifdef MPSIM_SMALL_LIMITS
+#define PS_RING_MIN 4u /* the ring's growth path runs in every test */
+#else
+#define PS_RING_MIN 64u
+#endif
+
+static inline struct strack_psn *psn_state(struct strack_state *s, uint32_t q)
+{
+	return &s->ps[q & (s->ps_cap - 1)];
+}
+
+/* PSN snd_nxt is about to go out: the ring must hold snd_una .. snd_nxt. */
+static void ps_fit(struct strack_state *s)
+{
+	uint32_t need = s->snd_nxt - s->snd_una + 1;
+	if (need <= s->ps_cap)
+		return;
+	uint32_t cap = s->ps_cap ? s->ps_cap : PS_RING_MIN;
+	while (cap < need) {
+		MP_ASSERT(cap <= UINT32_MAX / 2);
+		cap *= 2;
+	}
+	struct strack_psn *v = mp_calloc(cap, sizeof *v);
+	for (uint32_t q = s->snd_una; q != s->snd_nxt; q++)
+		v[q & (cap - 1)] = s->ps[q & (s->ps_cap - 1)];
+	mp_free(s->ps);
+	s->ps = v;
+	s->ps_cap = cap;
+}
+
+/* Every PSN below una is acknowledged: their slots are free again. */
+static void ps_release(struct strack_state *s, uint32_t una)
+{
+	for (uint32_t q = s->snd_una; q != una; q++)
+		memset(psn_state(s, q), 0, sizeof *s->ps);
+	s->snd_una = una;
 }
 
 static simtime_t rtt_to(const struct conn *c, uint32_t h)
@@ -442,9 +480,8 @@ static void strack_close(struct conn *c)
 {
 	struct strack_state *s = st(c);
 	mp_free(s->ps);
-	mp_free(s->rcvd);
 	s->ps = NULL;
-	s->rcvd = NULL;
+	tp_rxmap_free(&s->rx);
 }
 
 /* ---- sender ----------------------------------------------------------------------- */
@@ -480,7 +517,7 @@ static void declare_lost(struct conn *c, uint32_t lo, uint32_t hi)
 	if (hi > s->snd_nxt)
 		hi = s->snd_nxt;
 	for (uint32_t q = lo; q < hi; q++) {
-		struct strack_psn *e = &s->ps[q];
+		struct strack_psn *e = psn_state(s, q);
 		if ((e->flags & (PS_ACKED | PS_LOST)) || !e->nsent)
 			continue;
 		e->flags |= PS_LOST;
@@ -504,7 +541,7 @@ static uint32_t next_retx(struct strack_state *s)
 	if (s->retx_next < s->snd_una)
 		s->retx_next = s->snd_una;
 	while (s->retx_next < s->snd_nxt) {
-		if (s->ps[s->retx_next].flags & PS_LOST)
+		if (psn_state(s, s->retx_next)->flags & PS_LOST)
 			return s->retx_next;
 		s->retx_next++;
 	}
@@ -539,7 +576,9 @@ static struct packet *strack_next_packet(struct conn *c, unsigned flow)
 		s->epsn_ts = now;
 		s->probe_ts = now + s->probe_after;
 	}
-	struct strack_psn *e = &s->ps[psn];
+	if (!retx)
+		ps_fit(s);
+	struct strack_psn *e = psn_state(s, psn);
 	uint64_t pl = tp_psn_payload(c, psn);
 	struct packet *pk = tp_pkt_new(c, PKT_DATA, true);
 	pk->psn = psn;
@@ -573,7 +612,7 @@ static struct packet *strack_next_packet(struct conn *c, unsigned flow)
 
 static void ack_psn(struct conn *c, struct strack_state *s, uint32_t q)
 {
-	struct strack_psn *e = &s->ps[q];
+	struct strack_psn *e = psn_state(s, q);
 	if (e->flags & PS_ACKED)
 		return;
 	if (e->flags & PS_LOST)
@@ -630,16 +669,18 @@ static void strack_sender(struct conn *c, struct packet *pk)
 	if (epsn > s->snd_una) {
 		for (uint32_t q = s->snd_una; q < epsn; q++)
 			ack_psn(c, s, q);
-		s->snd_una = epsn;
+		ps_release(s, epsn);
 		s->epsn_ts = now; /* the timeout clock restarts on EPSN progress */
 	}
 	for (uint64_t bm = pk->u64; bm; bm &= bm - 1) {
 		uint32_t q = pk->p0 + (uint32_t)__builtin_ctzll(bm);
-		if (q < s->snd_nxt)
+		if (q >= s->snd_una && q < s->snd_nxt) /* below snd_una: acknowledged */
 			ack_psn(c, s, q);
 	}
-	while (s->snd_una < s->snd_nxt && (s->ps[s->snd_una].flags & PS_ACKED))
-		s->snd_una++;
+	uint32_t una = s->snd_una;
+	while (una < s->snd_nxt && (psn_state(s, una)->flags & PS_ACKED))
+		una++;
+	ps_release(s, una);
 	tp_tx_upto(c, s->snd_una);
 	if (!probe)
 		s->acked_since_probe = true;
@@ -722,28 +763,12 @@ static void strack_on_timer(struct conn *c)
 }
 
 /* ---- receiver ------------------------------------------------------------------- */
-static inline bool rcvd_get(const struct strack_state *s, uint32_t q)
-{
-	return (s->rcvd[q >> 6] >> (q & 63)) & 1;
-}
 
 uint32_t strack_sack_base(uint32_t epsn, uint32_t low)
 {
 	if (low == UINT32_MAX || low <= epsn)
 		return epsn;
 	return epsn + (low - epsn) / 64 * 64;
-}
-
-uint64_t strack_sack_bits(const uint64_t *rcvd, uint32_t npkts, uint32_t base)
-{
-	if (base >= npkts)
-		return 0;
-	uint32_t w = base >> 6, sh = base & 63;
-	uint32_t nw = (npkts + 63) / 64;
-	uint64_t v = rcvd[w] >> sh;
-	if (sh && w + 1 < nw)
-		v |= rcvd[w + 1] << (64 - sh);
-	return v;
 }
 
 static void send_sack(struct conn *c, struct packet *ack, const struct packet *echo, uint32_t base,
@@ -767,7 +792,7 @@ static void send_sack(struct conn *c, struct packet *ack, const struct packet *e
 	ack->p0 = base;
 	ack->p1 = (uint32_t)c->rcvd_bytes;
 	ack->p2 = (s->ooo > 0xfff ? 0xfff : s->ooo) | (probe ? 1u << 31 : 0);
-	ack->u64 = strack_sack_bits(s->rcvd, s->npkts, base);
+	ack->u64 = tp_rxmap_bits64(&s->rx, base, s->npkts);
 	s->sack_low = UINT32_MAX;
 	s->sack_pending = 0;
 	tp_send(c, c->dst, ack);
@@ -786,10 +811,10 @@ static void strack_receiver(struct conn *c, struct packet *pk)
 	uint64_t pl = tp_rx_payload(c, pk);
 	bool at_epsn = psn == s->epsn;
 	tp_rx_ood(c, psn);
-	if (rcvd_get(s, psn)) {
+	if (tp_rxmap_has(&s->rx, psn)) {
 		c->dup_bytes += pl;
 	} else {
-		s->rcvd[psn >> 6] |= 1ULL << (psn & 63);
+		tp_rxmap_set(&s->rx, psn);
 		c->rcvd_bytes += pl;
 		/* The OOO count (Fig. 7 field (e)): "the number of packets
 		 * received at the receiver since the EPSN", read as the packets
@@ -805,9 +830,7 @@ static void strack_receiver(struct conn *c, struct packet *pk)
 		 * was lost. A lost packet stops the EPSN for good, so the count
 		 * still passes the threshold a window after it became expected. */
 		if (at_epsn) {
-			s->epsn++;
-			while (s->epsn < s->npkts && rcvd_get(s, s->epsn))
-				s->epsn++;
+			s->epsn = tp_rxmap_advance(&s->rx, s->npkts);
 			s->ooo = 0;
 			tp_rx_upto(c, s->epsn);
 		} else if (psn > s->epsn) {

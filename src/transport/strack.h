@@ -106,8 +106,5 @@ double strack_conn_cwnd(struct conn *c);
  * lowest PSN that arrived since the previous SACK (UINT32_MAX: none), or the
  * first segment when `low` is below the expected PSN. */
 uint32_t strack_sack_base(uint32_t epsn, uint32_t low);
-/* 64 bits of the arrival bitmap `rcvd` (npkts bits) from PSN base on: bit i
- * says whether PSN base + i arrived; PSNs past the message read 0. */
-uint64_t strack_sack_bits(const uint64_t *rcvd, uint32_t npkts, uint32_t base);
 
 #endif

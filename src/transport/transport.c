@@ -373,6 +373,57 @@ static void rxmap_fit(struct tp_rxmap *m, uint32_t psn)
 	m->cap = cap;
 }
 
+void tp_rxmap_set(struct tp_rxmap *m, uint32_t psn)
+{
+	rxmap_fit(m, psn);
+	bit_set(m->bits, psn & (m->cap - 1));
+}
+
+uint32_t tp_rxmap_advance(struct tp_rxmap *m, uint32_t npkts)
+{
+	uint32_t mask = m->cap - 1;
+	while (m->rcv_nxt < npkts && m->cap && bit_get(m->bits, m->rcv_nxt & mask))
+		bit_clr(m->bits, m->rcv_nxt++ & mask);
+	return m->rcv_nxt;
+}
+
+/* Up to n (<= 64) bits of the ring for PSNs from psn on, all in the ring's
+ * span [rcv_nxt, rcv_nxt + cap): whole words when the ring has them. */
+static uint64_t ring_bits(const struct tp_rxmap *m, uint32_t psn, uint32_t n)
+{
+	uint64_t v = 0;
+	if (m->cap >= 64) { /* at most two words, wrapping at the ring's end */
+		uint32_t i = psn & (m->cap - 1), w = i >> 6, sh = i & 63;
+		v = m->bits[w] >> sh;
+		if (sh)
+			v |= m->bits[(w + 1) & ((m->cap >> 6) - 1)] << (64 - sh);
+	} else {
+		for (uint32_t k = 0; k < n; k++)
+			if (bit_get(m->bits, (psn + k) & (m->cap - 1)))
+				v |= 1ULL << k;
+	}
+	return n >= 64 ? v : v & ((1ULL << n) - 1);
+}
+
+uint64_t tp_rxmap_bits64(const struct tp_rxmap *m, uint32_t base, uint32_t npkts)
+{
+	if (base >= npkts)
+		return 0;
+	uint64_t top = (uint64_t)base + 64 < npkts ? (uint64_t)base + 64 : npkts;
+	/* below rcv_nxt every PSN arrived */
+	uint32_t lo =
+	    m->rcv_nxt > base ? (uint32_t)(m->rcv_nxt - base < 64 ? m->rcv_nxt - base : 64) : 0;
+	if (base + lo >= top)
+		lo = (uint32_t)(top - base);
+	uint64_t v = lo >= 64 ? ~0ULL : (1ULL << lo) - 1;
+	uint64_t from = (uint64_t)base + lo, end = (uint64_t)m->rcv_nxt + m->cap;
+	if (end > top)
+		end = top;
+	if (m->cap && from < end)
+		v |= ring_bits(m, (uint32_t)from, (uint32_t)(end - from)) << lo;
+	return v;
+}
+
 void tp_rxmap_free(struct tp_rxmap *m)
 {
 	mp_free(m->bits);

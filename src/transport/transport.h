@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/bits.h"
 #include "core/err.h"
 #include "core/evq.h"
 #include "core/opt.h"
@@ -197,6 +198,18 @@ struct tp_rxmap {
 void tp_perpkt_rx(struct conn *c, struct packet *p, struct tp_rxmap *m, uint32_t npkts,
 		  uint64_t bitmap, uint64_t delta);
 void tp_rxmap_free(struct tp_rxmap *m);
+/* The map's parts, for a receiver with its own ACK rules (STrack): whether
+ * psn arrived; record it (the ring grows to hold it); advance rcv_nxt over
+ * what arrived, up to npkts; and the 64 bits for PSNs base .. base + 63 (bit
+ * i: base + i arrived; 0 at and beyond npkts). */
+static inline bool tp_rxmap_has(const struct tp_rxmap *m, uint32_t psn)
+{
+	return psn < m->rcv_nxt ||
+	       (psn - m->rcv_nxt < m->cap && bit_get(m->bits, psn & (m->cap - 1)));
+}
+void tp_rxmap_set(struct tp_rxmap *m, uint32_t psn);
+uint32_t tp_rxmap_advance(struct tp_rxmap *m, uint32_t npkts);
+uint64_t tp_rxmap_bits64(const struct tp_rxmap *m, uint32_t base, uint32_t npkts);
 
 /* The sender's side of a per-packet-ACK multipath transport (UDMP, MP-RDMA):
  * which PSNs are acknowledged and which are marked for retransmission, with
