@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "core/evq.h"
@@ -128,12 +129,69 @@ static void test_many_ties(void **state)
 	evq_free(&q);
 }
 
+/* Events pushed for the current time, before any pop (what building a fabric
+ * does when thousands of flows start at t = 0) and by handlers while others of
+ * that time wait: every pop is the smallest key pending. Covers both of b0's
+ * paths, the short in-place insert and the tail merged at the next pop. */
+static struct {
+	struct evq *q;
+	uint64_t pend[8192]; /* keys pending, unordered */
+	size_t npend, popped, bad;
+	struct mp_rng r;
+} burst;
+
+static void burst_pop(void *obj, uint64_t key)
+{
+	(void)obj;
+	size_t m = 0;
+	for (size_t i = 1; i < burst.npend; i++)
+		if (burst.pend[i] < burst.pend[m])
+			m = i;
+	burst.bad += burst.npend == 0 || burst.pend[m] != key;
+	burst.pend[m] = burst.pend[--burst.npend];
+	burst.popped++;
+	/* every third event pushes two more for now, from random creators */
+	for (int k = 0; burst.popped % 3 == 0 && k < 2 && burst.npend < 8190; k++) {
+		struct ev_src s = { .id = (uint32_t)(rng_below(&burst.r, 1u << 20) + 1),
+				    .seq = rng_below(&burst.r, 1000) };
+		uint64_t nk = evq_key(&s);
+		burst.pend[burst.npend++] = nk;
+		evq_push(burst.q, burst.q->now, nk, burst_pop, NULL, nk);
+	}
+}
+
+static void test_same_time_burst(void **state)
+{
+	(void)state;
+	struct evq q;
+	evq_init(&q);
+	memset(&burst, 0, sizeof burst);
+	burst.q = &q;
+	rng_init(&burst.r, 5, RNG_TEST, 0);
+	/* ascending keys (each new one moves every other: the quadratic case of
+	 * plain insertion), then random ones */
+	for (uint32_t i = 0; i < 4000; i++) {
+		struct ev_src s = { .id = i < 2000 ? i + 1
+						   : (uint32_t)rng_below(&burst.r, 1u << 20) + 1,
+				    .seq = i };
+		uint64_t key = evq_key(&s);
+		burst.pend[burst.npend++] = key;
+		evq_push(&q, 0, key, burst_pop, NULL, key);
+	}
+	evq_run(&q, SIMTIME_MAX);
+	assert_int_equal(burst.bad, 0);
+	assert_int_equal(burst.npend, 0);
+	assert_true(burst.popped > 5000); /* the handlers' pushes ran too */
+	assert_int_equal(burst.popped, q.processed);
+	evq_free(&q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_time_order),	 cmocka_unit_test(test_tie_break),
 		cmocka_unit_test(test_until_and_budget), cmocka_unit_test(test_hold_model),
-		cmocka_unit_test(test_many_ties),
+		cmocka_unit_test(test_many_ties),	 cmocka_unit_test(test_same_time_burst),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -77,6 +77,7 @@ void evq_init(struct evq *q)
 void evq_free(struct evq *q)
 {
 	mp_free(q->b0.v);
+	mp_free(q->b0.tmp);
 	for (int i = 0; i < EVQ_BUCKETS; i++)
 		for (struct evq_chunk *c = q->b[i].head, *nx; c; c = nx) {
 			nx = c->next;
@@ -148,19 +149,51 @@ static inline void list_push(struct evq *q, struct evq_list *l, const struct evs
 		l->min = e->t;
 }
 
+/* An event pushed for the current time moves at most this many others in
+ * place; past that it joins the unsorted tail (see struct evq_bucket). */
+#define B0_SHIFT_MAX 32
+
 /* b0 holds events of time `last`, largest key first */
 static void b0_insert(struct evq *q, const struct evs *e)
 {
 	struct evq_bucket *b = &q->b0;
 	if (b->n == b->cap)
 		bucket_grow(b);
-	uint32_t i = b->n;
-	while (i > 0 && b->v[i - 1].key < e->key) {
-		b->v[i] = b->v[i - 1];
-		i--;
+	uint32_t i = b->n, lim = i > B0_SHIFT_MAX ? i - B0_SHIFT_MAX : 0;
+	if (b->sorted == i && (lim == 0 || b->v[lim - 1].key > e->key)) {
+		while (i > 0 && b->v[i - 1].key < e->key) {
+			b->v[i] = b->v[i - 1];
+			i--;
+		}
+		b->v[i] = *e;
+		b->sorted = ++b->n;
+		return;
 	}
-	b->v[i] = *e;
-	b->n++;
+	b->v[b->n++] = *e; /* the tail, sorted at the next pop */
+}
+
+static void sort_key_desc(struct evs *v, size_t n);
+
+/* Sort the tail v[sorted..n) and merge it into the ordered prefix: from the
+ * back (smallest keys), so the prefix moves only as far as it must. */
+static void b0_merge(struct evq_bucket *b)
+{
+	uint32_t k = b->n - b->sorted;
+	if (b->tmp_cap < k) {
+		mp_free(b->tmp);
+		b->tmp_cap = k > 2 * b->tmp_cap ? k : 2 * b->tmp_cap;
+		b->tmp = mp_malloc((size_t)b->tmp_cap * sizeof *b->tmp);
+	}
+	memcpy(b->tmp, b->v + b->sorted, (size_t)k * sizeof *b->tmp);
+	sort_key_desc(b->tmp, k);
+	uint32_t w = b->n, i = b->sorted, j = k;
+	while (j > 0) { /* place the smallest of the two ends at w - 1 */
+		if (i > 0 && b->v[i - 1].key < b->tmp[j - 1].key)
+			b->v[--w] = b->v[--i];
+		else
+			b->v[--w] = b->tmp[--j];
+	}
+	b->sorted = b->n;
 }
 
 void evq_push(struct evq *q, simtime_t t, uint64_t key, ev_fn fn, void *obj, uint64_t arg)
@@ -264,6 +297,7 @@ static void redistribute(struct evq *q, unsigned i, simtime_t m)
 	}
 	if (q->b0.n > 1)
 		sort_key_desc(q->b0.v, q->b0.n);
+	q->b0.sorted = q->b0.n;
 }
 
 simtime_t evq_next_time(const struct evq *q)
@@ -288,8 +322,11 @@ bool evq_pop_until(struct evq *q, simtime_t until, struct ev *e)
 		redistribute(q, i, m);
 	} else if (q->last > until) {
 		return false;
+	} else if (__builtin_expect(q->b0.sorted != q->b0.n, 0)) {
+		b0_merge(&q->b0);
 	}
 	*e = unpack(&q->b0.v[--q->b0.n]);
+	q->b0.sorted = q->b0.n;
 	q->n--;
 	return true;
 }
@@ -308,7 +345,7 @@ void evq_drain(struct evq *q, void (*fn)(void *ctx, const struct ev *e), void *c
 		struct ev e = unpack(&q->b0.v[j]);
 		fn(ctx, &e);
 	}
-	q->b0.n = 0;
+	q->b0.n = q->b0.sorted = 0;
 	for (int i = 1; i < EVQ_BUCKETS; i++) {
 		struct evq_chunk *c = q->b[i].head;
 		while (c) {
