@@ -50,3 +50,9 @@ echo
 echo "== building the STrack fabric: 8192 hosts, 192 switches (examples/strack_8192.yaml)"
 /usr/bin/time -f "%e s wall, %M KB peak RSS" "$MPSIM" validate examples/strack_8192.yaml 2>&1 | tr '\n' ' '
 echo
+
+echo
+echo "== building 64 collectives on 2048 NICs: experiments/collectives/strack_fig21.yaml,"
+echo "   every point (3 systems x 5 patterns: DBT, ring, HD AllReduce, AlltoAll P=16, 32) built and checked"
+/usr/bin/time -f "%e s wall, %M KB peak RSS" "$MPSIM" validate experiments/collectives/strack_fig21.yaml 2>&1 | tail -1 | tr '\n' ' '
+echo
