@@ -563,8 +563,8 @@ void node_recv(struct node *n, uint16_t in_idx, struct packet *p)
 	} else {
 		struct host *h = (struct host *)n;
 		h->rx_bytes += p->size;
-		if (f->lb->host_rx)
-			f->lb->host_rx(f, h, p);
+		if (f->lb->host_rx && f->lb->host_rx(f, h, p))
+			return; /* the scheme's own packet */
 		f->host_rx(f->cb_ctx, h, p);
 	}
 }
