@@ -86,6 +86,8 @@ static void port_enqueue(struct fabric *f, struct port *pt, struct packet *p)
 	    !(pt->paused & (1u << p->cls)) && !pt->nic_ring) {
 		if (pt->owner->kind == NODE_SWITCH && p->cls != CLS_PAUSE)
 			switch_depart(f, pt, p);
+		else if (f->lb->host_tx && p->cls != CLS_PAUSE)
+			f->lb->host_tx(f, (struct host *)pt->owner, p);
 		port_transmit(f, pt, p);
 		return;
 	}
