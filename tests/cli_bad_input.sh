@@ -222,8 +222,8 @@ bad bad_topology bad_topology.yaml 'bad_topology\.yaml:3:' -- \
 base | sed 's/type: permutation/type: ring/' >bad_workload.yaml
 bad bad_workload bad_workload.yaml 'bad_workload\.yaml:10:' -- \
 	"workload.type" "unknown 'ring'" "permutation, incast, all_to_all, flows_file, htsim_cm, poisson, dag"
-{ base; printf 'lb:\n  type: conga\n'; } >bad_lb.yaml
-bad bad_lb bad_lb.yaml 'bad_lb\.yaml:13:' -- "lb.type" "unknown 'conga'" "ecmp, spray, rr"
+{ base; printf 'lb:\n  type: hula\n'; } >bad_lb.yaml
+bad bad_lb bad_lb.yaml 'bad_lb\.yaml:13:' -- "lb.type" "unknown 'hula'" "ecmp, spray, rr"
 
 # --- CDF files for the poisson workload
 base | sed 's/type: permutation/type: poisson\n  cdf: no_such.txt/; /size: 10KB/d' >cdf_missing.yaml

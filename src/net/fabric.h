@@ -217,9 +217,11 @@ struct lb_ops {
 	/* a packet leaves switch s through port `out` (it left the queue now) */
 	void (*sw_tx)(struct fabric *f, struct sw *s, struct port *out, struct packet *p);
 	/* the edge: a host puts a packet on its NIC's wire, and one reaches a host
-	 * (before the transport sees it) */
+	 * (before the transport sees it); host_rx returns true when the packet
+	 * was the scheme's own (an edge scheme's probe) and it took and freed
+	 * it: the transport never sees it */
 	void (*host_tx)(struct fabric *f, struct host *h, struct packet *p);
-	void (*host_rx)(struct fabric *f, struct host *h, struct packet *p);
+	bool (*host_rx)(struct fabric *f, struct host *h, struct packet *p);
 };
 /* Bytes of a packet object with the scheme's metadata (whole cache lines). */
 size_t lb_pkt_size(const struct lb_ops *lb);

@@ -86,6 +86,8 @@ static void port_enqueue(struct fabric *f, struct port *pt, struct packet *p)
 	    !(pt->paused & (1u << p->cls)) && !pt->nic_ring) {
 		if (pt->owner->kind == NODE_SWITCH && p->cls != CLS_PAUSE)
 			switch_depart(f, pt, p);
+		else if (f->lb->host_tx && p->cls != CLS_PAUSE)
+			f->lb->host_tx(f, (struct host *)pt->owner, p);
 		port_transmit(f, pt, p);
 		return;
 	}
@@ -563,8 +565,8 @@ void node_recv(struct node *n, uint16_t in_idx, struct packet *p)
 	} else {
 		struct host *h = (struct host *)n;
 		h->rx_bytes += p->size;
-		if (f->lb->host_rx)
-			f->lb->host_rx(f, h, p);
+		if (f->lb->host_rx && f->lb->host_rx(f, h, p))
+			return; /* the scheme's own packet */
 		f->host_rx(f->cb_ctx, h, p);
 	}
 }
