@@ -10,7 +10,7 @@
 
 #include <stdio.h>
 
-#include "sim/run.h"
+#include "stats/result.h"
 
 enum metric_kind { MK_TIME, MK_BYTES, MK_RATE, MK_COUNT, MK_RATIO };
 

@@ -16,7 +16,7 @@
 
 #include "core/err.h"
 #include "io/experiment.h"
-#include "sim/run.h"
+#include "stats/result.h"
 
 /* Check before a run that `outdir` can receive results (absent, or an earlier
  * mpsim results folder) and create the folders above it. */

@@ -259,9 +259,13 @@ static int check_points(const struct batch_args *a, const struct sweep *sw, char
 		} else if (!a->run) {
 			char pv[256];
 			point_values(sw, p, pv, sizeof pv);
-			sb_printf(&ok, "%s%s%s: ok (%u hosts, %u switches, %u links, %u flows)\n",
+			/* messages (a plain flow is one) and the connections that
+			 * carry them: a collective's queue pairs carry many each */
+			sb_printf(&ok,
+				  "%s%s%s: ok (%u hosts, %u switches, %u links, %zu flows, "
+				  "%u connections)\n",
 				  a->file, sw->nkeys ? " " : "", pv, s.fab.nhosts, s.fab.nsws,
-				  s.fab.nlinks, s.w.nconns);
+				  s.fab.nlinks, s.flows.n, s.w.nconns);
 		}
 		if (p == 0)
 			snprintf(name, name_n, "%s", x.gen.name);

@@ -20,9 +20,6 @@ enum samp_kind {
 	SAMP_PAUSES,
 	SAMP_DROPS
 };
-const char *const port_group_names[] = { "host_up",    "last_hop", "tier1_up",
-					 "tier1_down", "tier2_up", "tier2_down",
-					 "all",	       "fabric",   NULL };
 #define group_names port_group_names
 
 struct ts_sampler {
@@ -961,13 +958,4 @@ void sim_free(struct sim *s)
 	}
 	mp_free(s->samplers);
 	memset(s, 0, sizeof *s);
-}
-
-void run_result_free(struct run_result *r)
-{
-	mp_free(r->ports);
-	mp_free(r->flows);
-	mp_free(r->colls);
-	ts_free(&r->ts);
-	memset(r, 0, sizeof *r);
 }
