@@ -212,7 +212,10 @@ struct lb_ops {
 	uint16_t (*choose)(struct fabric *f, struct sw *s, const struct packet *p,
 			   const uint16_t *cand, unsigned n);
 	/* a packet (not a PFC frame) arrived at switch s through port in_idx,
-	 * before it is routed: read or write its metadata, measure */
+	 * before it is routed: read or write its metadata, measure. A scheme's
+	 * own packet (a probe it made with pkt_alloc and handed to node_recv at
+	 * the switch it starts from, charged to the ingress port it names) ends
+	 * where its sw_rx sets PKT_F_SINK: the switch frees it. */
 	void (*sw_rx)(struct fabric *f, struct sw *s, uint16_t in_idx, struct packet *p);
 	/* a packet leaves switch s through port `out` (it left the queue now) */
 	void (*sw_tx)(struct fabric *f, struct sw *s, struct port *out, struct packet *p);

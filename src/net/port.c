@@ -518,8 +518,13 @@ static uint16_t route_port(struct fabric *f, struct sw *s, struct packet *p)
 
 static void switch_forward(struct fabric *f, struct sw *s, uint16_t in_idx, struct packet *p)
 {
-	if (f->lb->sw_rx)
+	if (f->lb->sw_rx) {
 		f->lb->sw_rx(f, s, in_idx, p);
+		if (__builtin_expect(p->flags & PKT_F_SINK, 0)) { /* the scheme's probe ends here */
+			pkt_free(f, p);
+			return;
+		}
+	}
 	uint16_t o = route_port(f, s, p);
 	if (__builtin_expect(o == UINT16_MAX, 0)) {
 		f->no_route_drops++;
