@@ -66,6 +66,23 @@ const struct opt_desc exp_output_opts[] = {
 	  "0 = off" },
 	{ "progress", OPT_BOOL, offsetof(struct exp_output, progress), "true", 0, 0,
 	  "show a progress line on stderr when it is a terminal (never in CI)" },
+	{ "paused", OPT_STRLIST, offsetof(struct exp_output, paused), "", 0, 0,
+	  "port groups or directed links (leaf0-spine1: leaf0's port toward spine1) whose "
+	  "fraction of each interval spent paused by PFC is sampled (mean over a group)" },
+	{ "ingress", OPT_STRLIST, offsetof(struct exp_output, ingress), "", 0, 0,
+	  "directed links a-b whose ingress queue is sampled: the bytes in switch a's buffer "
+	  "that came in from b (what a's PFC counts against XOFF, headroom included)" },
+	{ "pfc_counters", OPT_BOOL, offsetof(struct exp_output, pfc_counters), "false", 0, 0,
+	  "per flow: the time any of its data packets waited behind a switch port paused by "
+	  "PFC (blocked_us), whether that exceeds hol_fraction of its FCT (hol), reordered "
+	  "and data packets received; columns in flows.csv, metrics hol_flows" },
+	{ "hol_fraction", OPT_DOUBLE, offsetof(struct exp_output, hol_fraction), "0.1", 0, 1,
+	  "a flow is HoL-blocked when its blocked time exceeds this fraction of its FCT" },
+	{ "fct_from", OPT_TIME, offsetof(struct exp_output, fct_from), "0", 0, 1e18,
+	  "FCT statistics (tables, summary, metrics) count only flows that start at or after "
+	  "this (a warm-up; flows.csv lists every flow)" },
+	{ "fct_until", OPT_TIME, offsetof(struct exp_output, fct_until), "0", 0, 1e18,
+	  "... and before this (a cool-down); 0 = no bound" },
 	OPT_END
 };
 
@@ -360,6 +377,12 @@ static int load_all(struct experiment *x, struct mp_err *e)
 	if (cfg_apply_table(&x->doc, cfg_get(root, "output"), "output", exp_output_opts, &x->out,
 			    NULL, e))
 		return e->status;
+	if (x->out.fct_until && x->out.fct_until <= x->out.fct_from)
+		return exp_errf(
+		    e, x, "output",
+		    "fct_until: expected 0 (no bound) or a time after fct_from (%.3f us), "
+		    "got %.3f us",
+		    time_to_us(x->out.fct_from), time_to_us(x->out.fct_until));
 	return load_events(x, e);
 }
 

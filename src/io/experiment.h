@@ -74,6 +74,11 @@ struct exp_output {
 	double convergence_band;	/* the convergence metric's tolerance */
 	uint64_t settle_queue;		/* the queue_settle metric's threshold, bytes */
 	bool progress;			/* a progress line on a terminal */
+	struct opt_strlist paused;	/* "<group>" or "a-b": fraction of each interval paused */
+	struct opt_strlist ingress;	/* "a-b": bytes in a's buffer that came in from b */
+	bool pfc_counters;		/* per-flow HoL-blocked time and reordered packets */
+	double hol_fraction;	       /* HoL-blocked: blocked more than this fraction of its FCT */
+	simtime_t fct_from, fct_until; /* FCT statistics: flows started in [from, until) */
 };
 
 struct experiment {

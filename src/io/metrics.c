@@ -58,6 +58,15 @@ const struct metric_def metric_defs[M_N] = {
 			  "collectives: smallest bus bandwidth (NCCL-tests: algbw x 2(n-1)/n "
 			  "for AllReduce, x (n-1)/n otherwise)" },
 	[M_BUSBW_MEAN] = { "busbw_mean", MK_RATE, "collectives: mean bus bandwidth" },
+	[M_HOL_FLOWS] = { "hol_flows", MK_RATIO,
+			  "fraction of flows HoL-blocked: their data waited behind a port paused "
+			  "by PFC longer than output.hol_fraction of their FCT (needs "
+			  "output.pfc_counters)" },
+	[M_REORDERED] = { "reordered", MK_COUNT,
+			  "data packets that reached their receiver below a PSN already seen "
+			  "(first copies)" },
+	[M_REORDER_RATIO] = { "reorder_ratio", MK_RATIO,
+			      "reordered / data packets received (first copies)" },
 };
 
 int metric_find(const char *name)
@@ -205,7 +214,7 @@ void metrics_compute(const struct run_result *r, double band, uint64_t settle, d
 	for (size_t i = 0; i < n; i++) {
 		const struct flow_rec *f = &r->flows[i];
 		retx += f->retx_bytes;
-		if (!f->completed)
+		if (!f->completed || !f->measured)
 			continue;
 		fct[c] = (double)f->fct;
 		sd[c] = f->slowdown;
@@ -247,6 +256,19 @@ void metrics_compute(const struct run_result *r, double band, uint64_t settle, d
 	v[M_MAX_QUEUE] = (double)t->max_queue_bytes;
 	v[M_MAX_QUEUE_LAST_HOP] = (double)r->groups[G_LAST_HOP].max_qbytes;
 	v[M_MAX_QUEUE_FABRIC] = (double)r->groups[G_FABRIC].max_qbytes;
+	uint64_t data = 0, reord = 0;
+	size_t hol = 0;
+	for (size_t i = 0; i < n; i++)
+		if (r->flows[i].measured) {
+			data += r->flows[i].data_pkts;
+			reord += r->flows[i].reordered;
+			hol += r->flows[i].hol;
+		}
+	if (r->pfc_counters && r->nmeasured)
+		v[M_HOL_FLOWS] = (double)hol / (double)r->nmeasured;
+	v[M_REORDERED] = (double)reord;
+	if (data)
+		v[M_REORDER_RATIO] = (double)reord / (double)data;
 	v[M_P99_OOD] = r->ood_p99;
 	v[M_MAX_OOD] = r->ood_max;
 	v[M_CONVERGENCE] = convergence(r, band);

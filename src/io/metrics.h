@@ -45,6 +45,9 @@ enum metric_id {
 	M_CCT_MAX,
 	M_BUSBW_MIN,
 	M_BUSBW_MEAN,
+	M_HOL_FLOWS,
+	M_REORDERED,
+	M_REORDER_RATIO,
 	M_N
 };
 

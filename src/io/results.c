@@ -30,7 +30,7 @@ static void summarize(const struct run_result *r, uint64_t lo, uint64_t hi, stru
 	size_t n = 0;
 	for (size_t i = 0; i < r->nflows; i++) {
 		const struct flow_rec *f = &r->flows[i];
-		if (!f->completed || f->bytes <= lo || f->bytes > hi)
+		if (!f->completed || !f->measured || f->bytes <= lo || f->bytes > hi)
 			continue;
 		a[n] = time_to_us(f->fct);
 		b[n++] = f->slowdown;
@@ -39,6 +39,29 @@ static void summarize(const struct run_result *r, uint64_t lo, uint64_t hi, stru
 	stats_summarize(b, n, &s->slowdown);
 	mp_free(a);
 	mp_free(b);
+}
+
+/* PFC counters over the measured flows. */
+struct pfc_summary {
+	size_t hol;
+	double blocked_us_mean;
+	uint64_t data_pkts, reordered;
+};
+
+static void pfc_summarize(const struct run_result *r, struct pfc_summary *ps)
+{
+	memset(ps, 0, sizeof *ps);
+	double blocked = 0;
+	for (size_t i = 0; i < r->nflows; i++) {
+		const struct flow_rec *f = &r->flows[i];
+		if (!f->measured)
+			continue;
+		ps->hol += f->hol;
+		blocked += time_to_us(f->blocked);
+		ps->data_pkts += f->data_pkts;
+		ps->reordered += f->reordered;
+	}
+	ps->blocked_us_mean = r->nmeasured ? blocked / (double)r->nmeasured : 0;
 }
 
 static void json_dist(FILE *f, const char *name, const struct dist_summary *d, const char *end)
@@ -133,6 +156,15 @@ static int write_summary(FILE *f, const struct experiment *x, const struct run_r
 		time_to_us(t->paused_time), (unsigned long long)retx,
 		(unsigned long long)t->max_queue_bytes, (unsigned long long)t->max_buffer_used,
 		(unsigned long long)t->lossless_overflow);
+	if (r->pfc_counters || r->nmeasured < r->nflows) {
+		struct pfc_summary ps;
+		pfc_summarize(r, &ps);
+		fprintf(f,
+			"  \"pfc\": {\"measured_flows\": %zu, \"hol_flows\": %zu, "
+			"\"blocked_us_mean\": %.6f, \"data_pkts\": %llu, \"reordered\": %llu},\n",
+			r->nmeasured, ps.hol, ps.blocked_us_mean, (unsigned long long)ps.data_pkts,
+			(unsigned long long)ps.reordered);
+	}
 	fputs("  \"ports\": {", f);
 	bool firstg = true;
 	for (int g = 0; g < G_N; g++) {
@@ -182,7 +214,9 @@ static int write_flows(FILE *f, const struct run_result *r)
 	fputs("id,src,dst,bytes,start_us,finish_us,fct_us,ideal_fct_us,slowdown,retx_bytes,"
 	      "completed",
 	      f);
-	fputs(r->dag ? ",job,iter,delivered_us\n" : "\n", f);
+	if (r->dag)
+		fputs(",job,iter,delivered_us", f);
+	fputs(r->pfc_counters ? ",blocked_us,hol,data_pkts,reordered\n" : "\n", f);
 	for (size_t i = 0; i < r->nflows; i++) {
 		const struct flow_rec *fr = &r->flows[i];
 		fprintf(f, "%u,%u,%u,%llu,%.6f,%.6f,%.6f,%.6f,%.6f,%llu,%d", fr->id, fr->src,
@@ -191,6 +225,10 @@ static int write_flows(FILE *f, const struct run_result *r)
 			fr->slowdown, (unsigned long long)fr->retx_bytes, fr->completed ? 1 : 0);
 		if (r->dag)
 			fprintf(f, ",%u,%u,%.6f", fr->job, fr->iter, time_to_us(fr->delivered));
+		if (r->pfc_counters)
+			fprintf(f, ",%.6f,%d,%llu,%llu", time_to_us(fr->blocked), fr->hol ? 1 : 0,
+				(unsigned long long)fr->data_pkts,
+				(unsigned long long)fr->reordered);
 		fputc('\n', f);
 	}
 	return ferror(f) ? -1 : 0;
@@ -468,6 +506,20 @@ void results_print_table(FILE *f, const struct experiment *x, const struct run_r
 		"max queue %llu B\n",
 		(unsigned long long)t->pause_frames, time_to_us(t->paused_time),
 		(unsigned long long)retx, (unsigned long long)t->max_queue_bytes);
+	if (r->nmeasured < r->nflows)
+		fprintf(f, "  FCT statistics count the %zu flows started in [%.1f us, %.1f us)\n",
+			r->nmeasured, time_to_us(x->out.fct_from),
+			x->out.fct_until ? time_to_us(x->out.fct_until) : INFINITY);
+	if (r->pfc_counters) {
+		struct pfc_summary ps;
+		pfc_summarize(r, &ps);
+		fprintf(
+		    f,
+		    "  PFC: %zu of %zu flows HoL-blocked (blocked > %.0f%% of FCT), mean blocked "
+		    "%.2f us; reordered %llu of %llu data packets\n",
+		    ps.hol, r->nmeasured, 100 * x->out.hol_fraction, ps.blocked_us_mean,
+		    (unsigned long long)ps.reordered, (unsigned long long)ps.data_pkts);
+	}
 	if (x->sw.mode == BUF_LOSSLESS)
 		fprintf(f, "  lossless: max buffer used %llu of %llu B, lossless_overflow %llu B\n",
 			(unsigned long long)t->max_buffer_used, (unsigned long long)x->sw.buffer,

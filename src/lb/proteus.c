@@ -157,6 +157,7 @@ struct pr_path {
 	simtime_t t_pd;	   /* one-way delay, ps */
 	double u_link;	   /* utilisation */
 	simtime_t last_tx; /* last packet (or probe) of the pair sent on it */
+	bool sent;	   /* last_tx is set */
 	/* at the destination edge: its latest measurement, not yet fed back */
 	simtime_t m_delay;
 	uint16_t m_port; /* the destination edge's port it came in on */
@@ -444,9 +445,10 @@ static void probe_idle(struct fabric *f, struct sw *s, const struct packet *p, s
 	simtime_t now = now_of(f);
 	for (uint32_t k = 0; k < pr->n; k++) {
 		struct pr_path *pa = &pr->p[k];
-		if (pa->last_tx && now - pa->last_tx < st->P->probe_interval)
+		if (pa->sent && now - pa->last_tx < st->P->probe_interval)
 			continue;
 		pa->last_tx = now;
+		pa->sent = true;
 		struct packet *q = pkt_alloc(f);
 		q->type = PKT_PROBE;
 		q->cls = CLS_DATA;
@@ -599,12 +601,15 @@ static void pr_sw_rx(struct fabric *f, struct sw *s, uint16_t in_idx, struct pac
 		memset(m, 0, sizeof *m);
 		m->t_arr = now;
 		piggyback(f, s, p, pair_get(f, de, se));
-		probe_idle(f, s, p, pr);
+		if (p->type == PKT_DATA) {
+			route_new_packet(f, s, p, pr);
+			algorithm2(f, s, p, pr, de, true);
+			pr->p[m->path - 1].last_tx = now;
+			pr->p[m->path - 1].sent = true;
+		}
+		probe_idle(f, s, p, pr); /* after the decision: a probe queues behind it */
 		if (p->type != PKT_DATA)
 			return;
-		route_new_packet(f, s, p, pr);
-		pr->p[m->path - 1].last_tx = now;
-		algorithm2(f, s, p, pr, de, true);
 		if (m->path) {
 			struct flowlet *fl =
 			    flowlet_get(&((struct pr_sw *)s->lb_state)->flows, p, now);
@@ -708,4 +713,25 @@ const struct proteus_counts *proteus_counts(const struct fabric *f)
 	if (f->lb != &proteus_lb_ops || !f->lb_priv)
 		return NULL;
 	return &((const struct pr_state *)f->lb_priv)->cnt;
+}
+
+simtime_t proteus_path_delay(struct fabric *f, uint32_t se, uint32_t de, uint32_t k)
+{
+	struct pr_pair *pr = pair_get(f, se, de);
+	MP_ASSERT(k < pr->n);
+	return pr->p[k].base;
+}
+
+void proteus_set_path(struct fabric *f, uint32_t se, uint32_t de, uint32_t k, simtime_t t_pd,
+		      double util)
+{
+	struct pr_pair *pr = pair_get(f, se, de);
+	MP_ASSERT(k < pr->n);
+	pr->p[k].t_pd = t_pd;
+	pr->p[k].u_link = util;
+}
+
+int64_t proteus_tolerable_delay(const struct packet *p)
+{
+	return ((const struct pr_meta *)pkt_meta_c(p))->t_td;
 }

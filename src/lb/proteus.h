@@ -25,4 +25,13 @@ struct proteus_counts {
 /* NULL when the fabric does not run Proteus. */
 const struct proteus_counts *proteus_counts(const struct fabric *f);
 
+/* Path k from edge (ToR index) se to edge de, as the source edge sees it:
+ * its one-way base delay, ps; and setting the RTT-level signals it holds, as
+ * if the destination edge had fed them back (tests). */
+simtime_t proteus_path_delay(struct fabric *f, uint32_t se, uint32_t de, uint32_t k);
+void proteus_set_path(struct fabric *f, uint32_t se, uint32_t de, uint32_t k, simtime_t t_pd,
+		      double util);
+/* The tolerable delay a packet carries, ps (INT64_MAX: none). */
+int64_t proteus_tolerable_delay(const struct packet *p);
+
 #endif

@@ -156,6 +156,12 @@ void fab_free(struct fabric *f)
 	mp_free(f->host_tor);
 	mp_free(f->host_port);
 	mp_free(f->nh_ports);
+	if (f->hol) {
+		mp_free(f->hol->n);
+		mp_free(f->hol->since);
+		mp_free(f->hol->total);
+		mp_free(f->hol);
+	}
 	memset(f, 0, sizeof *f);
 }
 

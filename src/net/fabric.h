@@ -253,6 +253,17 @@ struct fab_link_spec { /* a link as the builder declared it */
 	uint16_t pa, pb; /* port index at a and b (after finalize) */
 };
 
+/* PFC head-of-line blocking per connection (fab_hol_enable): how long any
+ * of its data packets waited in a switch egress queue whose class PFC had
+ * paused. A connection's blocked time is the union of those waits (time with
+ * at least one packet waiting), not their sum. */
+struct fab_hol {
+	uint32_t *n;	  /* packets of the connection waiting behind a paused port */
+	simtime_t *since; /* when n last rose from 0, ps */
+	simtime_t *total; /* time with n > 0 up to `since`, ps */
+	uint32_t nconns;
+};
+
 typedef void (*host_rx_fn)(void *ctx, struct host *h, struct packet *p);
 typedef struct packet *(*nic_pull_fn)(void *ctx, struct nic_flow *f);
 
@@ -294,6 +305,7 @@ struct fabric {
 	nic_pull_fn nic_pull;
 	void *cb_ctx;
 
+	struct fab_hol *hol;	    /* NULL: not tracked (fab_hol_enable) */
 	uint64_t lossless_overflow; /* lossless: bytes admitted beyond a port's headroom */
 	uint64_t no_route_drops;
 	uint16_t host_level_max;
@@ -392,6 +404,23 @@ void port_link_down(struct fabric *f, struct port *pt);
 /* The link came back up: a pause whose RESUME was lost with the link ends;
  * one the peer still holds stays (what follows it fits its headroom). */
 void port_link_up(struct fabric *f, struct port *pt);
+
+/* Track PFC head-of-line blocking of connections 0..nconns-1 (packets with a
+ * larger p->conn are not tracked). Costs a walk over a port's queue each time
+ * PFC pauses or resumes it. */
+void fab_hol_enable(struct fabric *f, uint32_t nconns);
+/* Connection c's blocked time up to now, ps. */
+simtime_t fab_hol_blocked(const struct fabric *f, uint32_t c);
+
+/* Time any class of pt has been paused by its peer up to now, ps. */
+static inline simtime_t port_paused_time(const struct port *pt, simtime_t now)
+{
+	simtime_t t = pt->st.paused_time;
+	for (int c = 0; c < NCLS; c++)
+		if (pt->paused & (1u << c))
+			t += now - pt->paused_at[c];
+	return t;
+}
 
 /* Fold queue integrals up to `now` (call before reading port stats). */
 void port_stats_sync(struct port *pt, simtime_t now);

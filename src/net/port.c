@@ -38,6 +38,56 @@ static inline void q_change(struct fabric *f, struct port *pt, uint8_t cls, int6
 		pt->max_qbytes = pt->qbytes_total;
 }
 
+/* ---- PFC head-of-line blocking (fab_hol_enable) ---------------------------- */
+static inline void hol_wait(struct fabric *f, const struct packet *p)
+{
+	struct fab_hol *h = f->hol;
+	if (p->conn >= h->nconns || p->type != PKT_DATA)
+		return;
+	if (h->n[p->conn]++ == 0)
+		h->since[p->conn] = f->q->now;
+}
+
+static inline void hol_done(struct fabric *f, const struct packet *p)
+{
+	struct fab_hol *h = f->hol;
+	if (p->conn >= h->nconns || p->type != PKT_DATA || !h->n[p->conn])
+		return;
+	if (--h->n[p->conn] == 0)
+		h->total[p->conn] += f->q->now - h->since[p->conn];
+}
+
+/* Every packet of class c queued at pt starts (or stops) waiting. */
+static void hol_walk(struct fabric *f, const struct port *pt, uint8_t c, bool wait)
+{
+	const struct pring *r = &pt->q[c];
+	for (uint32_t i = 0; i < r->n; i++) {
+		const struct packet *p = r->v[(r->head + i) & (r->cap - 1)];
+		if (wait)
+			hol_wait(f, p);
+		else
+			hol_done(f, p);
+	}
+}
+
+void fab_hol_enable(struct fabric *f, uint32_t nconns)
+{
+	struct fab_hol *h = mp_calloc(1, sizeof *h);
+	h->nconns = nconns;
+	h->n = mp_calloc(nconns ? nconns : 1, sizeof *h->n);
+	h->since = mp_calloc(nconns ? nconns : 1, sizeof *h->since);
+	h->total = mp_calloc(nconns ? nconns : 1, sizeof *h->total);
+	f->hol = h;
+}
+
+simtime_t fab_hol_blocked(const struct fabric *f, uint32_t c)
+{
+	const struct fab_hol *h = f->hol;
+	if (!h || c >= h->nconns)
+		return 0;
+	return h->total[c] + (h->n[c] ? f->q->now - h->since[c] : 0);
+}
+
 /* Is there anything this port could send once the wire frees? */
 static inline bool port_has_work(const struct port *pt)
 {
@@ -97,6 +147,8 @@ static void port_enqueue(struct fabric *f, struct port *pt, struct packet *p)
 	}
 	pring_push(&pt->q[p->cls], p);
 	pt->qmask |= (uint8_t)(1u << p->cls);
+	if (f->hol && (pt->paused & (1u << p->cls)) && pt->owner->kind == NODE_SWITCH)
+		hol_wait(f, p);
 	q_change(f, pt, p->cls, p->size);
 	port_kick(f, pt);
 }
@@ -175,12 +227,16 @@ static void pfc_on_frame(struct fabric *f, struct port *pt, const struct packet 
 		if (pt->paused & bit) {
 			pt->paused &= (uint8_t)~bit;
 			pt->st.paused_time += f->q->now - pt->paused_at[p->p0];
+			if (f->hol && pt->owner->kind == NODE_SWITCH)
+				hol_walk(f, pt, (uint8_t)p->p0, false);
 			port_kick(f, pt);
 		}
 	} else if (!(pt->paused & bit)) {
 		pt->paused |= bit;
 		pt->paused_at[p->p0] = f->q->now;
 		pt->st.pause_rcvd++;
+		if (f->hol && pt->owner->kind == NODE_SWITCH)
+			hol_walk(f, pt, (uint8_t)p->p0, true);
 	}
 }
 
@@ -333,6 +389,8 @@ void port_link_down(struct fabric *f, struct port *pt)
 		while (pt->q[c].n) {
 			struct packet *p = pring_pop(&pt->q[c]);
 			q_change(f, pt, c, -(int64_t)p->size);
+			if (f->hol && (pt->paused & (1u << c)) && pt->owner->kind == NODE_SWITCH)
+				hol_done(f, p);
 			port_lose(f, pt, p);
 		}
 	pt->qmask = 0;
@@ -346,6 +404,8 @@ void port_link_up(struct fabric *f, struct port *pt)
 		if ((pt->paused & bit) && !(pt->peer->pause_sent & bit)) {
 			pt->paused &= (uint8_t)~bit;
 			pt->st.paused_time += f->q->now - pt->paused_at[c];
+			if (f->hol && pt->owner->kind == NODE_SWITCH)
+				hol_walk(f, pt, c, false);
 		}
 	}
 	if (port_has_work(pt))

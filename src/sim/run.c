@@ -18,7 +18,9 @@ enum samp_kind {
 	SAMP_UTIL,
 	SAMP_FLOW_TPUT,
 	SAMP_PAUSES,
-	SAMP_DROPS
+	SAMP_DROPS,
+	SAMP_PAUSED,
+	SAMP_INGRESS
 };
 #define group_names port_group_names
 
@@ -28,7 +30,7 @@ struct ts_sampler {
 	struct port *port;
 	int group;
 	struct conn *conn;
-	uint64_t prev; /* SAMP_PAUSES: the count at the previous sample */
+	uint64_t prev; /* SAMP_PAUSES: the count at the previous sample; SAMP_PAUSED: ps */
 };
 
 double sim_wall_now(void)
@@ -136,6 +138,7 @@ static int setup_samplers(struct sim *s, struct mp_err *e)
 		{ &o->utilisation, SAMP_UTIL, "utilisation", "utilisation" },
 		{ &o->pauses, SAMP_PAUSES, "pauses", "pause_frames" },
 		{ &o->drops, SAMP_DROPS, "drops", "drops" },
+		{ &o->paused, SAMP_PAUSED, "paused", "paused_frac" },
 	};
 	for (size_t k = 0; k < sizeof per_group / sizeof *per_group; k++)
 		for (size_t i = 0; i < per_group[k].list->n; i++) {
@@ -153,6 +156,19 @@ static int setup_samplers(struct sim *s, struct mp_err *e)
 			sp.series = ts_series(s->ts, name);
 			sampler_add(s, sp);
 		}
+	for (size_t i = 0; i < o->ingress.n; i++) {
+		const char *q = o->ingress.v[i];
+		struct ts_sampler sp = { .kind = SAMP_INGRESS, .port = find_port(&s->fab, q) };
+		if (!sp.port || sp.port->owner->kind != NODE_SWITCH)
+			return exp_errf(
+			    e, s->x, "output",
+			    "ingress: expected a directed link a-b from a switch a (its "
+			    "port toward b), got '%s'",
+			    q);
+		snprintf(name, sizeof name, "ingress_bytes:%s", q);
+		sp.series = ts_series(s->ts, name);
+		sampler_add(s, sp);
+	}
 	if (o->flow_throughput)
 		for (uint32_t i = 0; i < s->w.nconns && i < o->flow_throughput_max; i++) {
 			snprintf(name, sizeof name, "goodput_gbps:flow%u", i);
@@ -216,6 +232,23 @@ static void sample(void *obj, uint64_t arg)
 			sp->prev = sum;
 			break;
 		}
+		case SAMP_PAUSED: { /* mean over the ports of the paused share of dt */
+			uint64_t sum = 0, cnt = 0;
+			for (uint32_t n = 0; n < f->nnodes; n++)
+				for (uint16_t p = 0; p < f->nodes[n]->nports; p++) {
+					struct port *pt = &f->nodes[n]->ports[p];
+					if (!sampler_has(sp, pt))
+						continue;
+					sum += port_paused_time(pt, now);
+					cnt++;
+				}
+			v = cnt ? (double)(sum - sp->prev) / (double)cnt / (double)dt : 0;
+			sp->prev = sum;
+			break;
+		}
+		case SAMP_INGRESS:
+			v = (double)(sp->port->ingress_bytes[CLS_DATA] + sp->port->hdrm_used);
+			break;
 		case SAMP_FLOW_TPUT:
 			v = (double)(sp->conn->acked_bytes - sp->conn->ts_acked_bytes) * 8.0 /
 			    time_to_s(dt) / 1e9;
@@ -642,6 +675,8 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 	s->w.ctx = s;
 	if (setup_flows(s, e))
 		return e->status;
+	if (x->out.pfc_counters)
+		fab_hol_enable(&s->fab, s->w.nconns);
 	if (setup_samplers(s, e))
 		return e->status;
 	if (x->out.interval && s->nsamplers)
@@ -740,10 +775,7 @@ static void collect_ports(struct sim *s, struct run_result *r)
 			pr->pause_sent = pt->st.pause_sent;
 			pr->resume_sent = pt->st.resume_sent;
 			pr->pause_rcvd = pt->st.pause_rcvd;
-			pr->paused_time = pt->st.paused_time;
-			for (int c = 0; c < NCLS; c++)
-				if (pt->paused & (1u << c))
-					pr->paused_time += s->q.now - pt->paused_at[c];
+			pr->paused_time = port_paused_time(pt, s->q.now);
 			for (int g = 0; g < G_N; g++) {
 				if (g < G_ALL ? g != pr->group : !port_in_group(pt, g))
 					continue;
@@ -846,6 +878,9 @@ void sim_collect(struct sim *s, struct run_result *r)
 			fr->sent_bytes = c->sent_bytes;
 			fr->rcvd_bytes = c->rcvd_bytes;
 			fr->dup_bytes = c->dup_bytes;
+			fr->data_pkts = c->rx_data_pkts;
+			fr->reordered = c->rx_reordered;
+			fr->blocked = fab_hol_blocked(&s->fab, c->id);
 		} else { /* a message on the ccl's queue pairs */
 			fr->start = s->rel_at[i] == SIMTIME_MAX ? 0 : s->rel_at[i];
 			fr->ideal_fct = tp_ideal_fct(s->fchan[i]->qp[0], fs->bytes);
@@ -858,7 +893,14 @@ void sim_collect(struct sim *s, struct run_result *r)
 			fr->slowdown = (double)fr->fct / (double)fr->ideal_fct;
 			r->ncompleted++;
 		}
+		const struct exp_output *o = &s->x->out;
+		simtime_t life = fr->completed ? fr->fct : s->q.now - fr->start;
+		fr->hol = o->pfc_counters && (double)fr->blocked > o->hol_fraction * (double)life;
+		fr->measured =
+		    fr->start >= o->fct_from && (!o->fct_until || fr->start < o->fct_until);
+		r->nmeasured += fr->measured;
 	}
+	r->pfc_counters = s->x->out.pfc_counters;
 	/* the queue pairs' own counters, credited to the first message of a job
 	 * (a queue pair's retransmissions belong to no one message) */
 	size_t first_job = 0;
@@ -898,11 +940,7 @@ void sim_collect(struct sim *s, struct run_result *r)
 			t->ecn_marks += pt->st.ecn_marks;
 			t->pause_frames += pt->st.pause_sent;
 			t->resume_frames += pt->st.resume_sent;
-			simtime_t pt_paused = pt->st.paused_time;
-			for (int c = 0; c < NCLS; c++)
-				if (pt->paused & (1u << c))
-					pt_paused += s->q.now - pt->paused_at[c];
-			t->paused_time += pt_paused;
+			t->paused_time += port_paused_time(pt, s->q.now);
 			t->tx_bytes += pt->tx_bytes;
 			if (nd->kind == NODE_SWITCH && pt->max_qbytes > t->max_queue_bytes)
 				t->max_queue_bytes = pt->max_qbytes;

@@ -24,7 +24,16 @@ struct flow_rec {
 	simtime_t delivered; /* last byte at the receiver (ps; 0 when not yet) */
 	double slowdown;     /* fct / ideal_fct */
 	uint64_t retx_bytes, sent_bytes, rcvd_bytes, dup_bytes;
+	/* PFC (output.pfc_counters): time any of its data packets waited behind a
+	 * switch port paused by PFC (the union, ps); HoL-blocked when that exceeds
+	 * output.hol_fraction of its FCT (or of the run, not completed) */
+	simtime_t blocked;
+	bool hol;
+	/* data packets its receiver got (first copies) and those of them that
+	 * arrived below a PSN already seen (reordered) */
+	uint64_t data_pkts, reordered;
 	bool completed;
+	bool measured; /* it starts within output.fct_from / fct_until: FCT statistics count it */
 };
 
 struct net_totals {
@@ -94,7 +103,9 @@ struct run_result {
 	struct group_totals groups[G_N];
 	struct flow_rec *flows;
 	size_t nflows, ncompleted;
-	bool dag; /* the flows had dependencies or collective jobs */
+	size_t nmeasured;  /* flows with `measured` (all of them without a window) */
+	bool pfc_counters; /* blocked and hol were tracked (flows.csv lists them) */
+	bool dag;	   /* the flows had dependencies or collective jobs */
 	struct coll_rec *colls;
 	size_t ncolls;
 	struct net_totals net;

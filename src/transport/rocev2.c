@@ -183,6 +183,7 @@ static void receiver(struct conn *c, struct packet *pk)
 			q->ce_pending = true;
 		}
 	}
+	tp_rx_order(c, &q->rx_top, pk);
 	if (pk->psn == q->epsn) {
 		c->rcvd_bytes += tp_rx_payload(c, pk);
 		q->epsn++;

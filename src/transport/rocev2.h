@@ -96,6 +96,7 @@ struct rocev2_qp {
 	simtime_t last_prog; /* last acknowledgement progress, for the RTO */
 	/* receiver (responder, notification point) */
 	uint32_t epsn;	    /* expected PSN */
+	uint32_t rx_top;    /* highest PSN arrived + 1 (tp_rx_order) */
 	uint32_t unacked;   /* in-order packets not yet acknowledged */
 	bool nak_sent;	    /* a NAK for the current gap is out */
 	bool ce_pending;    /* CE seen, to be echoed on the next ACK (on_ack) */

@@ -811,6 +811,7 @@ static void strack_receiver(struct conn *c, struct packet *pk)
 	uint64_t pl = tp_rx_payload(c, pk);
 	bool at_epsn = psn == s->epsn;
 	tp_rx_ood(c, psn);
+	tp_rx_order(c, &c->rx_order_top, pk);
 	if (tp_rxmap_has(&s->rx, psn)) {
 		c->dup_bytes += pl;
 	} else {

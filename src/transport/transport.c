@@ -438,6 +438,7 @@ void tp_perpkt_rx(struct conn *c, struct packet *p, struct tp_rxmap *m, uint32_t
 	enum pkt_type reply = PKT_ACK;
 	uint16_t discarded = 0;
 	tp_rx_ood(c, psn);
+	tp_rx_order(c, &c->rx_order_top, p);
 	if (psn < m->rcv_nxt ||
 	    (psn - m->rcv_nxt < m->cap && bit_get(m->bits, psn & (m->cap - 1)))) {
 		c->dup_bytes += tp_rx_payload(c, p);

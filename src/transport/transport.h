@@ -165,6 +165,9 @@ struct conn {
 	uint64_t dup_bytes;	 /* payload bytes the receiver got more than once */
 	uint64_t ts_acked_bytes; /* acked_bytes at the last time-series sample */
 	uint64_t rx_psn_top;	 /* receiver: the highest data PSN seen + 1 (tp_rx_ood) */
+	uint64_t rx_data_pkts;	 /* receiver: first copies of data packets (tp_rx_order) */
+	uint64_t rx_reordered;	 /* ... of them that arrived below the highest PSN seen */
+	uint32_t rx_order_top;	 /* tp_rx_order's highest PSN + 1, one PSN space */
 	_Alignas(max_align_t) unsigned char priv[];
 };
 
@@ -177,6 +180,21 @@ static inline void tp_rx_ood(struct conn *c, uint64_t psn)
 	if (psn + 1 > c->rx_psn_top)
 		c->rx_psn_top = psn + 1;
 	c->w->ood_hist[ood < TP_OOD_MAX ? ood : TP_OOD_MAX]++;
+}
+
+/* A receiver got data packet p of a PSN space whose highest PSN seen + 1 is
+ * *top (the connection's rx_order_top, or a queue pair's own): counts first
+ * copies (not PKT_F_RETX) and the reordered ones among them, which arrive
+ * below a PSN already seen (overtaken on the way). */
+static inline void tp_rx_order(struct conn *c, uint32_t *top, const struct packet *p)
+{
+	if (p->flags & PKT_F_RETX)
+		return;
+	c->rx_data_pkts++;
+	if (p->psn + 1 < *top)
+		c->rx_reordered++;
+	else
+		*top = p->psn + 1;
 }
 
 /* The receiver's bitmap of a per-packet-ACK multipath transport: which PSNs
