@@ -16,6 +16,7 @@
 #include "simtest.h"
 
 #include "core/time.h"
+#include "lb/drill.h"
 #include "lb/lbcommon.h"
 
 /* ---- running a simulation with a wrapped choose ----------------------------- */
@@ -123,10 +124,103 @@ static void test_ar_least_queue(void **state)
 	run_result_free(&r);
 }
 
+/* ---- drill: the shortest among d samples and m remembered --------------------- */
+#define MAXSW 64
+#define MAXH 64
+static struct {
+	unsigned d, m;
+	bool per_host;
+	uint16_t mem[MAXSW][MAXH][2]; /* what the test expects remembered (UINT16_MAX: none) */
+	uint64_t decisions, not_min, not_global_min, bad, remembered_used;
+} dr;
+
+static bool has(const uint16_t *v, unsigned n, uint16_t x)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (v[i] == x)
+			return true;
+	return false;
+}
+
+static uint16_t drill_check(struct fabric *f, struct sw *s, const struct packet *p,
+			    const uint16_t *cand, unsigned n)
+{
+	uint16_t *mem = dr.mem[s->sid][dr.per_host ? p->dst : 0];
+	uint16_t c = real->choose(f, s, p, cand, n);
+	unsigned k;
+	const uint16_t *cmp = drill_compared(s, &k);
+	const struct port *pt = s->node.ports;
+	dr.decisions++;
+	/* the remembered ports still in the set come first, then distinct samples */
+	unsigned nrem = 0;
+	for (unsigned i = 0; i < dr.m; i++)
+		if (mem[i] != UINT16_MAX && has(cand, n, mem[i]))
+			dr.bad += cmp[nrem++] != mem[i];
+	dr.remembered_used += nrem > 0;
+	unsigned want = dr.d < n ? dr.d : n;
+	dr.bad += k < want || k > want + nrem;
+	for (unsigned i = 0; i < k; i++)
+		dr.bad += !has(cand, n, cmp[i]) || has(cmp, i, cmp[i]);
+	dr.bad += !has(cmp, k, c);
+	uint64_t qmin = UINT64_MAX, gmin = UINT64_MAX;
+	for (unsigned i = 0; i < k; i++)
+		qmin = pt[cmp[i]].qbytes_total < qmin ? pt[cmp[i]].qbytes_total : qmin;
+	for (unsigned i = 0; i < n; i++)
+		gmin = pt[cand[i]].qbytes_total < gmin ? pt[cand[i]].qbytes_total : gmin;
+	dr.not_min += pt[c].qbytes_total != qmin;
+	dr.not_global_min += pt[c].qbytes_total != gmin;
+	/* the next decision remembers the m shortest compared, the choice first */
+	mem[0] = dr.m ? c : UINT16_MAX;
+	if (dr.m == 2) {
+		mem[1] = UINT16_MAX;
+		for (unsigned i = 0; i < k; i++)
+			if (cmp[i] != c && (mem[1] == UINT16_MAX ||
+					    pt[cmp[i]].qbytes_total < pt[mem[1]].qbytes_total))
+				mem[1] = cmp[i];
+	}
+	return c;
+}
+
+static void drill_case(const char *lb, unsigned d, unsigned m, bool per_host)
+{
+	memset(&dr, 0, sizeof dr);
+	memset(dr.mem, 0xff, sizeof dr.mem);
+	dr.d = d;
+	dr.m = m;
+	dr.per_host = per_host;
+	struct run_result r;
+	ws_run(1, "4MB", "", lb, "300us", drill_check, &r);
+	print_message("%s: %llu decisions, remembered port compared in %llu, %llu not the "
+		      "shortest compared, %llu not the shortest of all, %llu malformed\n",
+		      lb, (unsigned long long)dr.decisions, (unsigned long long)dr.remembered_used,
+		      (unsigned long long)dr.not_min, (unsigned long long)dr.not_global_min,
+		      (unsigned long long)dr.bad);
+	assert_int_equal(r.ncompleted, r.nflows);
+	assert_true(dr.decisions > 10000);
+	assert_int_equal(dr.bad, 0);
+	assert_int_equal(dr.not_min, 0);
+	if (m)
+		assert_true(dr.remembered_used > dr.decisions * 9 / 10);
+	/* sampling d < n ports misses the global shortest now and then */
+	assert_true(dr.not_global_min > 100);
+	run_result_free(&r);
+}
+
+/* DRILL(2,1) with one memory per switch (the defaults); DRILL(3,2) with one
+ * per destination host; DRILL(1,0) is random choice. */
+static void test_drill_shortest_of_compared(void **state)
+{
+	(void)state;
+	drill_case("{type: drill}", 2, 1, false);
+	drill_case("{type: drill, d: 3, m: 2, memory: host}", 3, 2, true);
+	drill_case("{type: drill, d: 1, m: 0}", 1, 0, false);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ar_least_queue),
+		cmocka_unit_test(test_drill_shortest_of_compared),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
