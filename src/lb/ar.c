@@ -145,14 +145,6 @@ static uint16_t ar_best(struct fabric *f, struct sw *s, const uint16_t *cand, un
 	return best;
 }
 
-static bool in_set(uint16_t port, const uint16_t *cand, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (cand[i] == port)
-			return true;
-	return false;
-}
-
 static uint16_t ar_choose(struct fabric *f, struct sw *s, const struct packet *p,
 			  const uint16_t *cand, unsigned n)
 {
@@ -163,7 +155,7 @@ static uint16_t ar_choose(struct fabric *f, struct sw *s, const struct packet *p
 	simtime_t now = f->q->now;
 	struct flowlet *fl = flowlet_get(&a->fl[s->sid], p, now);
 	/* a port that left the next-hop set (a failed link) ends the flowlet */
-	if (flowlet_expired(fl, now, pr->flowlet_gap) || !in_set(fl->port, cand, n))
+	if (flowlet_expired(fl, now, pr->flowlet_gap) || !lb_nh_has(cand, n, fl->port))
 		fl->port = ar_best(f, s, cand, n);
 	fl->last = now;
 	return fl->port;

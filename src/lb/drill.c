@@ -28,6 +28,7 @@
 #include "core/mem.h"
 #include "core/rng.h"
 #include "lb/drill.h"
+#include "lb/lbcommon.h"
 
 enum drill_memory { MEM_SWITCH, MEM_HOST };
 
@@ -81,22 +82,6 @@ static void drill_fini(struct fabric *f)
 	f->lb_priv = NULL;
 }
 
-static bool seen_has(const struct drill_state *st, uint16_t port)
-{
-	for (unsigned i = 0; i < st->nseen; i++)
-		if (st->seen[i] == port)
-			return true;
-	return false;
-}
-
-static bool in_set(uint16_t port, const uint16_t *cand, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (cand[i] == port)
-			return true;
-	return false;
-}
-
 static uint16_t drill_choose(struct fabric *f, struct sw *s, const struct packet *p,
 			     const uint16_t *cand, unsigned n)
 {
@@ -107,7 +92,8 @@ static uint16_t drill_choose(struct fabric *f, struct sw *s, const struct packet
 	st->nseen = 0;
 	/* the remembered ports first (still in this next-hop set) */
 	for (unsigned i = 0; i < m; i++)
-		if (mem[i] != NONE && in_set(mem[i], cand, n) && !seen_has(st, mem[i]))
+		if (mem[i] != NONE && lb_nh_has(cand, n, mem[i]) &&
+		    !lb_nh_has(st->seen, st->nseen, mem[i]))
 			st->seen[st->nseen++] = mem[i];
 	/* then d distinct samples (all of them when d >= n) in random order:
 	 * Floyd's sampling of d indices, then shuffled by the draws themselves */
@@ -129,7 +115,7 @@ static uint16_t drill_choose(struct fabric *f, struct sw *s, const struct packet
 		got++;
 	}
 	for (unsigned k = 0; k < got; k++)
-		if (!seen_has(st, smp[k]))
+		if (!lb_nh_has(st->seen, st->nseen, smp[k]))
 			st->seen[st->nseen++] = smp[k];
 	/* the shortest queue; strictly shorter replaces, so ties keep the
 	 * remembered port, then the earlier sample */
