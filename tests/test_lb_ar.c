@@ -15,6 +15,8 @@
  *    and waits; the buffer delivers with no retransmission. */
 #include "simtest.h"
 
+#include <stdlib.h>
+
 #include "core/time.h"
 #include "lb/drill.h"
 #include "lb/lbcommon.h"
@@ -216,11 +218,78 @@ static void test_drill_shortest_of_compared(void **state)
 	drill_case("{type: drill, d: 1, m: 0}", 1, 0, false);
 }
 
+/* ---- letflow and ar flowlet mode: a flowlet stays, a new one may move --------- */
+#define FL_KEYS 65536
+static struct {
+	simtime_t gap;
+	struct {
+		simtime_t last;
+		uint16_t port;
+	} * seen; /* [switch][flowlet key] */
+	uint64_t same_flowlet, moved_within, new_flowlets, moved;
+} fls;
+
+static uint16_t flowlet_check(struct fabric *f, struct sw *s, const struct packet *p,
+			      const uint16_t *cand, unsigned n)
+{
+	uint32_t key = flowlet_key(p);
+	assert_true(key < FL_KEYS && s->sid < MAXSW);
+	uint16_t c = real->choose(f, s, p, cand, n);
+	simtime_t now = f->q->now;
+	__typeof__(fls.seen[0]) *e = &fls.seen[(size_t)s->sid * FL_KEYS + key];
+	if (e->last) {
+		if (now - e->last <= fls.gap) {
+			fls.same_flowlet++;
+			fls.moved_within += c != e->port;
+		} else {
+			fls.new_flowlets++;
+			fls.moved += c != e->port;
+		}
+	}
+	e->last = now;
+	e->port = c;
+	return c;
+}
+
+/* Web Search flows with a 2 us flowlet gap (so that both cases are frequent
+ * in a short run): no flowlet ever changes port; LetFlow moves a new flowlet
+ * to one of the other 3 uplinks 3/4 of the time. */
+static void flowlet_case(const char *lb, double moved_lo, double moved_hi)
+{
+	memset(&fls, 0, sizeof fls);
+	fls.gap = 2 * PS_PER_US;
+	fls.seen = calloc((size_t)MAXSW * FL_KEYS, sizeof *fls.seen);
+	struct run_result r;
+	ws_run(1, "4MB", "", lb, "600us", flowlet_check, &r);
+	double moved = (double)fls.moved / (double)fls.new_flowlets;
+	print_message("%s: %llu packets within a flowlet, %llu of them moved; %llu new flowlets, "
+		      "%.3f of them moved\n",
+		      lb, (unsigned long long)fls.same_flowlet,
+		      (unsigned long long)fls.moved_within, (unsigned long long)fls.new_flowlets,
+		      moved);
+	assert_int_equal(r.ncompleted, r.nflows);
+	assert_true(fls.same_flowlet > 10000);
+	assert_true(fls.new_flowlets > 1000);
+	assert_int_equal(fls.moved_within, 0);
+	assert_true(moved >= moved_lo && moved <= moved_hi);
+	free(fls.seen);
+	run_result_free(&r);
+}
+
+static void test_flowlets_stay_until_the_gap(void **state)
+{
+	(void)state;
+	flowlet_case("{type: letflow, flowlet_gap: 2us}", 0.70, 0.80);
+	/* a new flowlet takes the shortest queue: it moves, though not as often */
+	flowlet_case("{type: ar, mode: flowlet, flowlet_gap: 2us}", 0.05, 1.0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ar_least_queue),
 		cmocka_unit_test(test_drill_shortest_of_compared),
+		cmocka_unit_test(test_flowlets_stay_until_the_gap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
