@@ -197,6 +197,12 @@ struct tp_rxmap {
 void tp_perpkt_rx(struct conn *c, struct packet *p, struct tp_rxmap *m, uint32_t npkts,
 		  uint64_t bitmap, uint64_t delta);
 void tp_rxmap_free(struct tp_rxmap *m);
+/* Whether PSN psn arrived (below rcv_nxt, or recorded beyond it). */
+bool tp_rxmap_has(const struct tp_rxmap *m, uint32_t psn);
+/* Record PSN psn >= rcv_nxt (the ring grows to hold it). */
+void tp_rxmap_mark(struct tp_rxmap *m, uint32_t psn);
+/* If PSN rcv_nxt is recorded: forget it, advance rcv_nxt, return true. */
+bool tp_rxmap_take(struct tp_rxmap *m);
 
 /* The sender's side of a per-packet-ACK multipath transport (UDMP, MP-RDMA):
  * which PSNs are acknowledged and which are marked for retransmission, with
