@@ -114,13 +114,13 @@ static void test_sack_segment(void **state)
 	 * 70 arrived, then 75, 130 and 199 */
 	struct tp_rxmap m = { 0 };
 	for (uint32_t q = 0; q < 70; q++) {
-		tp_rxmap_set(&m, q);
+		tp_rxmap_mark(&m, q);
 		tp_rxmap_advance(&m, 200);
 	}
 	assert_int_equal(m.rcv_nxt, 70);
-	tp_rxmap_set(&m, 75);
-	tp_rxmap_set(&m, 130);
-	tp_rxmap_set(&m, 199);
+	tp_rxmap_mark(&m, 75);
+	tp_rxmap_mark(&m, 130);
+	tp_rxmap_mark(&m, 199);
 	assert_int_equal(tp_rxmap_advance(&m, 200), 70);
 	assert_true(tp_rxmap_has(&m, 3) && tp_rxmap_has(&m, 130) && !tp_rxmap_has(&m, 131));
 	uint64_t b = tp_rxmap_bits64(&m, 70, 200); /* an unaligned base */
@@ -133,12 +133,12 @@ static void test_sack_segment(void **state)
 	 * the earlier ones' slots reused */
 	for (uint32_t q = 70; q < 100000; q++)
 		if (!tp_rxmap_has(&m, q)) {
-			tp_rxmap_set(&m, q);
+			tp_rxmap_mark(&m, q);
 			tp_rxmap_advance(&m, 200000);
 		}
 	assert_int_equal(m.rcv_nxt, 100000);
 	assert_true(m.cap <= 256);
-	tp_rxmap_set(&m, 100000 + 70);
+	tp_rxmap_mark(&m, 100000 + 70);
 	assert_true(tp_rxmap_bits64(&m, 100000 + 64, 200000) == (1ULL << 6));
 	assert_true(tp_rxmap_bits64(&m, 100000, 200000) == 0);
 	tp_rxmap_free(&m);

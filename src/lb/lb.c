@@ -4,11 +4,12 @@
 #include "net/fabric.h"
 
 extern const struct lb_ops ecmp_lb_ops, spray_lb_ops, rr_lb_ops, entropy_lb_ops;
+extern const struct lb_ops ar_lb_ops, drill_lb_ops, letflow_lb_ops;
 extern const struct lb_ops conga_lb_ops, hermes_lb_ops, proteus_lb_ops;
 
 const struct lb_ops *const lb_registry[] = {
-	&ecmp_lb_ops,  &spray_lb_ops,  &rr_lb_ops,	&entropy_lb_ops,
-	&conga_lb_ops, &hermes_lb_ops, &proteus_lb_ops, NULL,
+	&ecmp_lb_ops,	 &spray_lb_ops, &rr_lb_ops,	&entropy_lb_ops, &ar_lb_ops, &drill_lb_ops,
+	&letflow_lb_ops, &conga_lb_ops, &hermes_lb_ops, &proteus_lb_ops, NULL,
 };
 
 size_t lb_pkt_size(const struct lb_ops *lb)

@@ -24,6 +24,16 @@
 #include "core/time.h"
 #include "net/fabric.h"
 
+/* Whether port is a member of the next-hop set cand[0..n-1] (a scheme's
+ * remembered port may have left it when a link failed). */
+static inline bool lb_nh_has(const uint16_t *cand, unsigned n, uint16_t port)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (cand[i] == port)
+			return true;
+	return false;
+}
+
 /* ---- flowlets --------------------------------------------------------------- */
 struct flowlet {
 	uint32_t key;	/* 0: empty; else flowlet_key(p) */

@@ -411,6 +411,7 @@ static const struct opt_desc roce_opts[] = {
 	{ "ack_interval", OPT_UINT, offsetof(struct roce_params, rv.ack_interval), "0", 0, 65536,
 	  "ACK every this many in-order packets, and at each message's end; 0 = the preset's" },
 	ROCEV2_RTO_OPT(struct roce_params),
+	ROCEV2_REORDER_OPT(struct roce_params),
 	{ "dcqcn", OPT_BOOL, offsetof(struct roce_params, dcqcn), "true", 0, 0,
 	  "DCQCN rate control; false = line rate, PFC only" },
 	{ "preset", OPT_ENUM, offsetof(struct roce_params, preset), "paper", 0, 0,

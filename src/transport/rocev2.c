@@ -107,6 +107,8 @@ void rocev2_post(struct conn *c)
 void rocev2_close(struct conn *c)
 {
 	struct rocev2_state *s = tp_priv(c);
+	for (uint32_t i = 0; i < s->nqp; i++)
+		tp_rxmap_free(&rocev2_qp(c, i)->rob);
 	mp_free(s->qp);
 }
 
@@ -187,14 +189,32 @@ static void receiver(struct conn *c, struct packet *pk)
 	if (pk->psn == q->epsn) {
 		c->rcvd_bytes += tp_rx_payload(c, pk);
 		q->epsn++;
+		q->unacked++;
+		bool last = pk->flags & PKT_F_LAST;
+		if (p->reorder) { /* and what the reorder buffer held beyond it */
+			q->rob.rcv_nxt = q->epsn;
+			while (tp_rxmap_take(&q->rob)) {
+				last |= qp_last(c, q, q->epsn);
+				q->epsn++;
+				q->unacked++;
+			}
+		}
 		if (c->stream)
 			tp_rx_upto(c, q->epsn);
 		q->nak_sent = false;
-		q->unacked++;
-		if (q->unacked >= p->ack_interval || (pk->flags & PKT_F_LAST)) {
+		if (q->unacked >= p->ack_interval || last) {
 			send_ctrl(c, PKT_ACK, qpi, q->epsn, q->ce_pending, pk);
 			q->ce_pending = false;
 			q->unacked = 0;
+		}
+	} else if (pk->psn - q->epsn < p->reorder) {
+		/* out of order, within the reorder buffer: kept, no NAK */
+		q->rob.rcv_nxt = q->epsn;
+		if (tp_rxmap_has(&q->rob, pk->psn)) {
+			c->dup_bytes += tp_rx_payload(c, pk);
+		} else {
+			tp_rxmap_mark(&q->rob, pk->psn);
+			c->rcvd_bytes += tp_rx_payload(c, pk);
 		}
 	} else if (pk->psn > q->epsn) {
 		/* out of order: dropped; one NAK (sequence error) per gap */

@@ -24,6 +24,13 @@
  * snd_max only) and the receiver only the expected PSN, so a queue pair costs
  * the same memory after 1 GB as after 1 KB.
  *
+ * Reorder buffer (`reorder_buffer`, off by default): the receiver keeps a
+ * packet that arrives less than that many PSNs beyond the expected one (a
+ * bitmap ring, tp_rxmap) and acknowledges cumulatively once the gap fills,
+ * as NICs with out-of-order placement do; only a packet beyond the buffer is
+ * dropped and NAKed. A real loss is then repaired when the sender runs past
+ * the buffer (its NAK) or by the timeout.
+ *
  * Packet fields: DATA psn, aux16 = QP, ts = when the NIC took it; ACK p0 =
  * expected PSN (every PSN below it arrived), ECE = congestion echo, aux16 = QP,
  * ts = the ts of the data packet that triggered it (the NIC's hardware
@@ -50,6 +57,7 @@ struct rocev2_params {
 	int cnp_mode;		/* enum rocev2_cnp */
 	simtime_t cnp_interval; /* paced: at most one CNP per QP per interval, ps */
 	bool ect;		/* data packets are ECN-capable */
+	uint64_t reorder;	/* receiver's reorder buffer, packets per QP (0: go-back-N) */
 };
 
 /* The options the RoCEv2 transports share (after TP_COMMON_OPTS). */
@@ -79,6 +87,16 @@ struct rocev2_params {
 		    "retransmission timeout (the InfiniBand local ACK timeout): go back to " \
 		    "the oldest unacknowledged PSN"                                          \
 	}
+/* The Proteus paper (footnote 2) masks the baselines' reordering with a
+ * reorder buffer, as NICs with out-of-order placement have; commodity NICs go
+ * back N, our default. */
+#define ROCEV2_REORDER_OPT(type)                                                                \
+	{                                                                                       \
+		"reorder_buffer", OPT_UINT, offsetof(type, rv.reorder), "0", 0, 1 << 24,        \
+		    "receiver's reorder buffer per QP, packets: one arriving fewer than this "  \
+		    "beyond the expected PSN is kept until the gap fills (no NAK); 0: dropped " \
+		    "and NAKed (go-back-N)"                                                     \
+	}
 extern const char *const rocev2_qp_modes[];
 
 /* One queue pair: the sender's and the receiver's side. */
@@ -95,13 +113,14 @@ struct rocev2_qp {
 	simtime_t next_tx;   /* pacing: earliest time of the next packet */
 	simtime_t last_prog; /* last acknowledgement progress, for the RTO */
 	/* receiver (responder, notification point) */
-	uint32_t epsn;	    /* expected PSN */
-	uint32_t rx_top;    /* highest PSN arrived + 1 (tp_rx_order) */
-	uint32_t unacked;   /* in-order packets not yet acknowledged */
-	bool nak_sent;	    /* a NAK for the current gap is out */
-	bool ce_pending;    /* CE seen, to be echoed on the next ACK (on_ack) */
-	bool cnp_sent;	    /* a paced CNP has been sent */
-	simtime_t last_cnp; /* when (paced) */
+	uint32_t epsn;	     /* expected PSN */
+	uint32_t rx_top;     /* highest PSN arrived + 1 (tp_rx_order) */
+	uint32_t unacked;    /* in-order packets not yet acknowledged */
+	bool nak_sent;	     /* a NAK for the current gap is out */
+	struct tp_rxmap rob; /* reorder buffer: PSNs kept beyond epsn (rob.rcv_nxt = epsn) */
+	bool ce_pending;     /* CE seen, to be echoed on the next ACK (on_ack) */
+	bool cnp_sent;	     /* a paced CNP has been sent */
+	simtime_t last_cnp;  /* when (paced) */
 };
 
 /* A congestion control over the RC layer. The layer calls it for each QP;

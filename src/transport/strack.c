@@ -815,7 +815,7 @@ static void strack_receiver(struct conn *c, struct packet *pk)
 	if (tp_rxmap_has(&s->rx, psn)) {
 		c->dup_bytes += pl;
 	} else {
-		tp_rxmap_set(&s->rx, psn);
+		tp_rxmap_mark(&s->rx, psn);
 		c->rcvd_bytes += pl;
 		/* The OOO count (Fig. 7 field (e)): "the number of packets
 		 * received at the receiver since the EPSN", read as the packets

@@ -182,6 +182,7 @@ static const struct opt_desc timely_opts[] = {
 	{ "ack_interval", OPT_UINT, offsetof(struct timely_params, rv.ack_interval), "1", 1, 65536,
 	  "ACK every this many in-order packets, and at each message's end (HPCC run.py: 1)" },
 	ROCEV2_RTO_OPT(struct timely_params),
+	ROCEV2_REORDER_OPT(struct timely_params),
 	{ "alpha", OPT_DOUBLE, offsetof(struct timely_params, alpha), "0.875", 0, 1,
 	  "EWMA weight of the newest RTT difference in rtt_diff" },
 	{ "beta", OPT_DOUBLE, offsetof(struct timely_params, beta), "0.8", 0, 1,

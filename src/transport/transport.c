@@ -373,17 +373,10 @@ static void rxmap_fit(struct tp_rxmap *m, uint32_t psn)
 	m->cap = cap;
 }
 
-void tp_rxmap_set(struct tp_rxmap *m, uint32_t psn)
-{
-	rxmap_fit(m, psn);
-	bit_set(m->bits, psn & (m->cap - 1));
-}
-
 uint32_t tp_rxmap_advance(struct tp_rxmap *m, uint32_t npkts)
 {
-	uint32_t mask = m->cap - 1;
-	while (m->rcv_nxt < npkts && m->cap && bit_get(m->bits, m->rcv_nxt & mask))
-		bit_clr(m->bits, m->rcv_nxt++ & mask);
+	while (m->rcv_nxt < npkts && tp_rxmap_take(m))
+		;
 	return m->rcv_nxt;
 }
 
@@ -431,6 +424,26 @@ void tp_rxmap_free(struct tp_rxmap *m)
 	m->cap = 0;
 }
 
+bool tp_rxmap_has(const struct tp_rxmap *m, uint32_t psn)
+{
+	return psn < m->rcv_nxt ||
+	       (psn - m->rcv_nxt < m->cap && bit_get(m->bits, psn & (m->cap - 1)));
+}
+
+void tp_rxmap_mark(struct tp_rxmap *m, uint32_t psn)
+{
+	rxmap_fit(m, psn);
+	bit_set(m->bits, psn & (m->cap - 1));
+}
+
+bool tp_rxmap_take(struct tp_rxmap *m)
+{
+	if (!m->cap || !bit_get(m->bits, m->rcv_nxt & (m->cap - 1)))
+		return false;
+	bit_clr(m->bits, m->rcv_nxt++ & (m->cap - 1));
+	return true;
+}
+
 void tp_perpkt_rx(struct conn *c, struct packet *p, struct tp_rxmap *m, uint32_t npkts,
 		  uint64_t bitmap, uint64_t delta)
 {
@@ -439,20 +452,15 @@ void tp_perpkt_rx(struct conn *c, struct packet *p, struct tp_rxmap *m, uint32_t
 	uint16_t discarded = 0;
 	tp_rx_ood(c, psn);
 	tp_rx_order(c, &c->rx_order_top, p);
-	if (psn < m->rcv_nxt ||
-	    (psn - m->rcv_nxt < m->cap && bit_get(m->bits, psn & (m->cap - 1)))) {
+	if (tp_rxmap_has(m, psn)) {
 		c->dup_bytes += tp_rx_payload(c, p);
 	} else if (psn >= (uint64_t)m->rcv_nxt + bitmap) {
 		reply = PKT_NACK; /* beyond the bitmap: discarded */
 		discarded = 1;
 	} else {
-		rxmap_fit(m, psn);
-		uint32_t mask = m->cap - 1;
-		bit_set(m->bits, psn & mask);
+		tp_rxmap_mark(m, psn);
 		c->rcvd_bytes += tp_rx_payload(c, p);
-		while (m->rcv_nxt < npkts && bit_get(m->bits, m->rcv_nxt & mask))
-			bit_clr(m->bits, m->rcv_nxt++ & mask);
-		tp_rx_upto(c, m->rcv_nxt);
+		tp_rx_upto(c, tp_rxmap_advance(m, npkts));
 		if (psn >= (uint64_t)m->rcv_nxt + delta)
 			reply = PKT_NACK;
 	}

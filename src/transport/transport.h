@@ -216,16 +216,15 @@ struct tp_rxmap {
 void tp_perpkt_rx(struct conn *c, struct packet *p, struct tp_rxmap *m, uint32_t npkts,
 		  uint64_t bitmap, uint64_t delta);
 void tp_rxmap_free(struct tp_rxmap *m);
-/* The map's parts, for a receiver with its own ACK rules (STrack): whether
- * psn arrived; record it (the ring grows to hold it); advance rcv_nxt over
- * what arrived, up to npkts; and the 64 bits for PSNs base .. base + 63 (bit
- * i: base + i arrived; 0 at and beyond npkts). */
-static inline bool tp_rxmap_has(const struct tp_rxmap *m, uint32_t psn)
-{
-	return psn < m->rcv_nxt ||
-	       (psn - m->rcv_nxt < m->cap && bit_get(m->bits, psn & (m->cap - 1)));
-}
-void tp_rxmap_set(struct tp_rxmap *m, uint32_t psn);
+/* The map's steps, for receivers with their own ACK rules (STrack, the
+ * RoCEv2 reorder buffer): whether PSN psn arrived (below rcv_nxt, or recorded
+ * beyond it); record PSN psn >= rcv_nxt (the ring grows to hold it); if PSN
+ * rcv_nxt is recorded, forget it, advance rcv_nxt and return true; advance
+ * rcv_nxt over everything recorded, up to npkts; and the 64 bits for PSNs
+ * base .. base + 63 (bit i: base + i arrived; 0 at and beyond npkts). */
+bool tp_rxmap_has(const struct tp_rxmap *m, uint32_t psn);
+void tp_rxmap_mark(struct tp_rxmap *m, uint32_t psn);
+bool tp_rxmap_take(struct tp_rxmap *m);
 uint32_t tp_rxmap_advance(struct tp_rxmap *m, uint32_t npkts);
 uint64_t tp_rxmap_bits64(const struct tp_rxmap *m, uint32_t base, uint32_t npkts);
 
