@@ -6,7 +6,7 @@ MAKEFLAGS += --no-print-directory
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build demo test asan valgrind bench deps clean format
+.PHONY: all build demo test asan valgrind bench deps clean format fuzz
 
 all: build
 
@@ -39,8 +39,17 @@ valgrind: deps
 bench: build
 	@bench/run.sh $(BUILD)
 
+# The value fuzzer (fuzz/README.md): clang + libFuzzer, ASan and UBSan.
+# FUZZ_TIME seconds in all (default 600), in the background of other work.
+fuzz: 
+	@scripts/deps.sh --fuzz
+	@CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPSIM_FUZZ=ON \
+		-DMPSIM_WERROR=OFF >/dev/null
+	@cmake --build build-fuzz -j $(JOBS) --target fuzz_values
+	@fuzz/run.sh build-fuzz
+
 format:
-	@clang-format -i src/*/*.c src/*/*.h tests/*.c tests/*.h bench/*.c
+	@clang-format -i src/*/*.c src/*/*.h tests/*.c tests/*.h bench/*.c fuzz/*.c fuzz/*.h
 
 clean:
-	rm -rf $(BUILD) build-asan build-vg
+	rm -rf $(BUILD) build-asan build-vg build-fuzz

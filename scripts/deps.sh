@@ -3,10 +3,15 @@
 # says which apt-get line to run. Used by `make demo`, `make test` and .ci/run.
 #   scripts/deps.sh            build + test dependencies
 #   scripts/deps.sh --optional also gnuplot (plots) and valgrind
+#   scripts/deps.sh --fuzz     also clang and its libFuzzer runtime (make fuzz)
 set -euo pipefail
 need=(build-essential cmake pkg-config libyaml-dev libcmocka-dev)
 if [ "${1:-}" = "--optional" ]; then
   need+=(gnuplot-nox valgrind)
+fi
+if [ "${1:-}" = "--fuzz" ]; then
+  # libFuzzer ships in compiler-rt: libclang-rt-dev follows the default clang
+  need+=(clang libclang-rt-dev)
 fi
 missing=()
 for p in "${need[@]}"; do

@@ -5,7 +5,8 @@
 # the results folder (summary.json keys, flows.csv header and one row per flow,
 # timeseries.csv, config.yaml), determinism (same seed: byte-identical files; another
 # seed: different flows; config.yaml re-runs to the same flows), the folder rules
-# (a results folder is replaced, anything else is refused and left untouched), the
+# (what mpsim wrote in a results folder is replaced, anything else is refused and
+# left untouched), the
 # informational commands, and that no progress line is written to a non-terminal.
 set -euo pipefail
 
@@ -102,10 +103,11 @@ if run_ok run1 run "$QS" --out r1 "${SMALL[@]}"; then
 		grep -q '"seed": 2' r3/summary.json || fail "--seed 2" '"seed": 2 in summary.json' "$(grep -o '"seed": [0-9]*' r3/summary.json)"
 	fi
 
-	# re-running into an existing results folder replaces it
-	echo stale >r2/stale.txt
+	# re-running into an existing results folder replaces what mpsim wrote
+	# there and keeps what it did not (tests/cli_robust.sh has more)
+	echo mine >r2/mine.txt
 	if run_ok rerun run "$QS" --out r2 "${SMALL[@]}" --seed 2 --quiet; then
-		[[ ! -e r2/stale.txt ]] || fail rerun "the old results folder replaced (stale.txt gone)" "r2/stale.txt still there"
+		[[ $(cat r2/mine.txt 2>/dev/null) == mine ]] || fail rerun "the user's r2/mine.txt kept" "$(ls -A r2)"
 		same "rerun: new flows" r3/flows.csv r2/flows.csv
 		if compgen -G 'r2.*' >/dev/null; then fail rerun "no r2.partial-*/r2.old-* left" "$(ls -d r2.*)"; fi
 	fi

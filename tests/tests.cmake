@@ -18,12 +18,17 @@ foreach(src ${MPSIM_SH_TESTS})
   get_filename_component(name ${src} NAME_WE)
   add_test(NAME ${name} COMMAND bash ${src} $<TARGET_FILE:mpsim> ${CMAKE_CURRENT_SOURCE_DIR})
 endforeach()
+# The value fuzzer's saved corpus, replayed: each file to its expected status.
+file(GLOB MPSIM_FUZZ_CORPUS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus/*.yaml)
+add_test(NAME fuzz_replay COMMAND fuzz_replay ${MPSIM_FUZZ_CORPUS}
+  WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus)
 # Formatting is machine-checked (.clang-format); skipped where clang-format is absent.
 find_program(CLANG_FORMAT clang-format)
 if(CLANG_FORMAT)
   file(GLOB_RECURSE MPSIM_FORMAT_FILES CONFIGURE_DEPENDS
     ${CMAKE_CURRENT_SOURCE_DIR}/src/*.c ${CMAKE_CURRENT_SOURCE_DIR}/src/*.h
     ${CMAKE_CURRENT_SOURCE_DIR}/tests/*.c ${CMAKE_CURRENT_SOURCE_DIR}/tests/*.h
-    ${CMAKE_CURRENT_SOURCE_DIR}/bench/*.c)
+    ${CMAKE_CURRENT_SOURCE_DIR}/bench/*.c ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/*.c
+    ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/*.h)
   add_test(NAME format COMMAND ${CLANG_FORMAT} --dry-run --Werror ${MPSIM_FORMAT_FILES})
 endif()

@@ -1,6 +1,7 @@
 /* main.c - the mpsim command: run, validate, list, --help, --version.
  * Exit status: 0 success, 2 a problem with the input (nothing was written),
  * 4 an I/O error while writing results, 3 an internal error (a bug). */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,12 +36,17 @@ static const char usage_text[] =
     "            parameters, unit, default and range.\n"
     "\n"
     "OPTIONS\n"
-    "  --out DIR            results folder (an existing mpsim results folder is replaced)\n"
+    "  --out DIR            results folder (an existing mpsim results folder is replaced;\n"
+    "                       files in it that mpsim did not write are kept; a symbolic\n"
+    "                       link is followed)\n"
     "  --seed N             override the experiment's seed\n"
     "  --set key.path=value override one option, e.g. --set topology.leaves=4\n"
     "                       --set transport.entropy=rr (repeatable)\n"
     "  --jobs N, -j N       sweep points run at once (default: one per CPU)\n"
     "  --quiet              no summary table\n"
+    "  --resume             keep what an earlier run into the same folder completed\n"
+    "                       with the same configuration; run only the points of a\n"
+    "                       sweep that are missing or failed\n"
     "\n"
     "UNITS\n"
     "  sizes  4000, 4KB (1000), 4KiB (1024), 16MB, 1GiB\n"
@@ -49,7 +55,14 @@ static const char usage_text[] =
     "\n"
     "EXIT STATUS\n"
     "  0 success; 2 bad input (a sentence names file:line, the key and what was expected;\n"
-    "  nothing is written); 4 results could not be written; 3 internal error.\n"
+    "  nothing is written); 4 results could not be written; 3 internal error. A sweep\n"
+    "  whose points did not all complete exits with the first failure's status and\n"
+    "  keeps the points that did (sweep.csv's status column says what happened).\n"
+    "\n"
+    "ENVIRONMENT\n"
+    "  MPSIM_MEM_LIMIT      memory an experiment may plan for (e.g. 8GiB); default: the\n"
+    "                       machine's memory or the process's and cgroup's limits\n"
+    "  MPSIM_ABORT=1        an internal error aborts (core dump) instead of exit 3\n"
     "\n"
     "Simulated time is integer picoseconds; a run is deterministic for a given file and\n"
     "seed. See README.md for a tour of the experiment files.\n";
@@ -125,7 +138,7 @@ struct args {
 	char **sets;
 	size_t nsets;
 	unsigned jobs;
-	bool quiet;
+	bool quiet, resume;
 };
 
 static int parse_args(int argc, char **argv, struct args *a)
@@ -174,6 +187,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 			a->sets[a->nsets++] = (char *)s + 6;
 		} else if (!strcmp(s, "--quiet") || !strcmp(s, "-q")) {
 			a->quiet = true;
+		} else if (!strcmp(s, "--resume")) {
+			a->resume = true;
 		} else if (s[0] == '-') {
 			fprintf(stderr, "mpsim: unknown option '%s' (see mpsim --help)\n", s);
 			return 2;
@@ -201,6 +216,7 @@ static int cmd_run(struct args *a, bool run)
 				.seed = a->seed,
 				.jobs = a->jobs,
 				.quiet = a->quiet,
+				.resume = a->resume,
 				.run = run };
 	return batch_main(&b);
 }
@@ -234,6 +250,9 @@ int main(int argc, char **argv)
 			cmd);
 		return 2;
 	}
+	/* a closed stdout (mpsim run ... | head) must not kill a run and its
+	 * results: writes to it fail quietly instead */
+	signal(SIGPIPE, SIG_IGN);
 	struct args a;
 	int rc = parse_args(argc, argv, &a);
 	if (!rc)

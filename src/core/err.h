@@ -4,7 +4,8 @@
  * reported through struct mp_err: a status (MP_EUSER = exit status 2) and one
  * sentence naming file:line, the key and what was expected. Nothing runs after
  * it. A broken invariant inside the simulator calls MP_PANIC, which names the
- * source file:line and aborts (exit status 3 through abort-handler-free exit).
+ * source file:line and exits with status 3 (abort() instead when the
+ * environment sets MPSIM_ABORT=1).
  */
 #ifndef MPSIM_CORE_ERR_H
 #define MPSIM_CORE_ERR_H

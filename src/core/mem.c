@@ -2,11 +2,14 @@
  * size so that free and realloc can keep the count exact. */
 #include "core/mem.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "core/err.h"
+#include "core/opt.h"
 
 #define HDR 16
 
@@ -98,4 +101,43 @@ void mp_free_aligned(void *p)
 	void *raw;
 	memcpy(&raw, (unsigned char *)p - sizeof(void *), sizeof raw);
 	mp_free(raw);
+}
+
+static uint64_t limit_set;
+
+void mp_mem_set_limit(uint64_t bytes)
+{
+	limit_set = bytes;
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+uint64_t mp_mem_limit(void)
+{
+	if (limit_set)
+		return limit_set;
+	uint64_t lim = UINT64_MAX;
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	if (pages > 0 && psz > 0)
+		lim = (uint64_t)pages * (uint64_t)psz;
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		lim = min_u64(lim, (uint64_t)rl.rlim_cur);
+	if (getrlimit(RLIMIT_DATA, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		lim = min_u64(lim, (uint64_t)rl.rlim_cur);
+	FILE *f = fopen("/sys/fs/cgroup/memory.max", "r"); /* cgroup v2; "max" = none */
+	if (f) {
+		unsigned long long v;
+		if (fscanf(f, "%llu", &v) == 1)
+			lim = min_u64(lim, (uint64_t)v);
+		fclose(f);
+	}
+	const char *env = getenv("MPSIM_MEM_LIMIT");
+	uint64_t v;
+	if (env && *env && opt_parse_size(env, &v) == 0 && v > 0)
+		lim = min_u64(lim, v);
+	return lim;
 }

@@ -21,4 +21,13 @@ uint64_t mp_mem_live(void);	/* bytes currently allocated through mp_* */
 uint64_t mp_mem_peak(void);	/* high-water mark of mp_mem_live() */
 uint64_t mp_mem_peak_rss(void); /* process peak RSS in bytes (from the OS) */
 
+/* The memory a run may plan for, in bytes: the smallest of the machine's
+ * physical memory, RLIMIT_AS and RLIMIT_DATA, the cgroup's memory.max and the
+ * MPSIM_MEM_LIMIT environment variable (a size: 8GiB, 500MB); setting a limit
+ * here (not 0) takes its place. Builders compare their estimates with it
+ * before they allocate, so an experiment too large for the machine is a
+ * sentence, not an abort. */
+uint64_t mp_mem_limit(void);
+void mp_mem_set_limit(uint64_t bytes);
+
 #endif

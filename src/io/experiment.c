@@ -306,6 +306,14 @@ static int load_all(struct experiment *x, struct mp_err *e)
 				     "results folder), got '%s'",
 				     nm);
 	}
+	if (strlen(nm) > EXP_NAME_MAX) {
+		const struct cfg_node *nn = cfg_get(root, "name");
+		return cfg_errf_line(e, &x->doc, nn ? nn->line : -1, "name",
+				     "expected at most %d characters (it names the results "
+				     "folder; a file system takes 255 with mpsim's temporary "
+				     "suffix), got %zu",
+				     EXP_NAME_MAX, strlen(nm));
+	}
 	if (LOAD_TYPED(x, "topology", NULL, topo_registry, struct topo_ops, &x->topo,
 		       &x->topo_params, e))
 		return e->status;

@@ -34,6 +34,10 @@
 #include "workload/collective.h"
 #include "workload/workload.h"
 
+/* Longest `name:` (it names the results folder; with mpsim's .partial-PID
+ * and .old-PID suffixes it stays under the 255 of a file name). */
+#define EXP_NAME_MAX 200
+
 struct exp_general {
 	char *name;
 	uint64_t seed;

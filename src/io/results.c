@@ -1,12 +1,9 @@
 /* results.c - writing a results folder atomically, and the summary table. */
 #include "io/results.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "core/mem.h"
 #include "stats/stats.h"
@@ -329,94 +326,6 @@ static int w_config(FILE *f, const struct experiment *x, const struct run_result
 	return ferror(f) ? -1 : 0;
 }
 
-/* rm -r, without following symbolic links */
-static void remove_tree(const char *dir)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return;
-	struct dirent *de;
-	char path[4096];
-	while ((de = readdir(d)) != NULL) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-		struct stat st;
-		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
-			remove_tree(path);
-		else
-			unlink(path);
-	}
-	closedir(d);
-	rmdir(dir);
-}
-
-/* mkdir -p of every folder above `path` */
-static int make_parents(const char *path, struct mp_err *e)
-{
-	char buf[4096];
-	snprintf(buf, sizeof buf, "%s", path);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-			return mp_errf(e, MP_EIO, "cannot create folder '%s': %s", buf,
-				       strerror(errno));
-		*p = '/';
-	}
-	return MP_OK;
-}
-
-int results_prepare(const char *outdir, struct mp_err *e)
-{
-	struct stat st;
-	char probe[4096];
-	if (!*outdir)
-		return mp_errf(e, MP_EUSER, "results folder: expected a folder name, got ''");
-	if (stat(outdir, &st) == 0) {
-		snprintf(probe, sizeof probe, "%s/summary.json", outdir);
-		bool ours = S_ISDIR(st.st_mode) && access(probe, F_OK) == 0;
-		snprintf(probe, sizeof probe, "%s/sweep.csv", outdir);
-		ours |= S_ISDIR(st.st_mode) && access(probe, F_OK) == 0;
-		if (!ours)
-			return mp_errf(e, MP_EUSER,
-				       "results folder '%s' exists and is not an mpsim results "
-				       "folder; refusing to replace it",
-				       outdir);
-	}
-	return make_parents(outdir, e);
-}
-
-int results_write_text(const char *dir, const char *name, const char *text, struct mp_err *e)
-{
-	char path[4096];
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return mp_errf(e, MP_EIO, "cannot write '%s': %s", path, strerror(errno));
-	fputs(text, f);
-	if (fclose(f) != 0)
-		return mp_errf(e, MP_EIO, "error writing '%s'", path);
-	return MP_OK;
-}
-
-int results_tmpdir(const char *outdir, char *tmp, size_t n, struct mp_err *e)
-{
-	if (results_prepare(outdir, e))
-		return e->status;
-	snprintf(tmp, n, "%s.partial-%ld", outdir, (long)getpid());
-	remove_tree(tmp);
-	if (mkdir(tmp, 0777) != 0)
-		return mp_errf(e, MP_EIO, "cannot create '%s': %s", tmp, strerror(errno));
-	return MP_OK;
-}
-
-void results_discard(const char *tmp)
-{
-	remove_tree(tmp);
-}
-
 int results_write(const char *outdir, const struct experiment *x, const struct run_result *r,
 		  const char *paper_csv, struct mp_err *e)
 {
@@ -430,31 +339,10 @@ int results_write(const char *outdir, const struct experiment *x, const struct r
 	    (r->ncolls && write_file(tmp, "collectives.csv", e, w_colls, x, r)) ||
 	    write_file(tmp, "summary.json", e, w_summary, x, r) ||
 	    (paper_csv && results_write_text(tmp, "paper.csv", paper_csv, e))) {
-		remove_tree(tmp);
+		results_discard(tmp);
 		return e->status;
 	}
 	return results_commit(tmp, outdir, e);
-}
-
-int results_commit(const char *tmp, const char *outdir, struct mp_err *e)
-{
-	char old[4096];
-	struct stat st;
-	if (stat(outdir, &st) == 0) {
-		snprintf(old, sizeof old, "%s.old-%ld", outdir, (long)getpid());
-		if (rename(outdir, old) != 0) {
-			remove_tree(tmp);
-			return mp_errf(e, MP_EIO, "cannot replace '%s': %s", outdir,
-				       strerror(errno));
-		}
-		remove_tree(old);
-	}
-	if (rename(tmp, outdir) != 0) {
-		remove_tree(tmp);
-		return mp_errf(e, MP_EIO, "cannot rename results into '%s': %s", outdir,
-			       strerror(errno));
-	}
-	return MP_OK;
 }
 
 void results_print_table(FILE *f, const struct experiment *x, const struct run_result *r)

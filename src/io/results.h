@@ -18,8 +18,16 @@
 #include "io/experiment.h"
 #include "stats/result.h"
 
-/* Check before a run that `outdir` can receive results (absent, or an earlier
- * mpsim results folder) and create the folders above it. */
+/* The folder half (io/resdir.c): mpsim removes only what it wrote, listed in
+ * each folder's RESULTS_MANIFEST; see resdir.c for the rules. */
+#define RESULTS_MANIFEST ".mpsim-files"
+/* `out` as given (--out, or results/<name>) to the folder to write: trailing
+ * slashes dropped, a symbolic link followed to its target; refuses "", "."
+ * and "..", and names too long for a file system. */
+int results_resolve(const char *out, char *dir, size_t n, struct mp_err *e);
+/* Check before a run that `outdir` (resolved) can receive results (absent, or
+ * an earlier mpsim results folder), create the folders above it and prove a
+ * new folder can be made beside it. */
 int results_prepare(const char *outdir, struct mp_err *e);
 /* Write every file (and paper.csv when paper_csv is not NULL) and rename the
  * folder into place. */
@@ -31,6 +39,9 @@ int results_write(const char *outdir, const struct experiment *x, const struct r
 int results_tmpdir(const char *outdir, char *tmp, size_t n, struct mp_err *e);
 int results_write_text(const char *dir, const char *name, const char *text, struct mp_err *e);
 int results_commit(const char *tmp, const char *outdir, struct mp_err *e);
+/* Move entry `name` of the existing outdir into tmp (a sweep's completed
+ * point that --resume keeps). */
+int results_adopt(const char *outdir, const char *tmp, const char *name, struct mp_err *e);
 void results_discard(const char *tmp);
 void results_print_table(FILE *f, const struct experiment *x, const struct run_result *r);
 

@@ -430,3 +430,67 @@ bool sweep_entry_applies(const struct sweep *sw, size_t i, size_t point)
 			return false;
 	return true;
 }
+
+/* ---- point folders: unique and short enough ---------------------------------------- */
+
+struct named_point {
+	char *name;
+	size_t p;
+};
+
+static int cmp_named(const void *a, const void *b)
+{
+	const struct named_point *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : (x->p > y->p) - (x->p < y->p);
+}
+
+/* The first key whose value differs between points p and q. */
+size_t sweep_key_between(const struct sweep *sw, size_t p, size_t q)
+{
+	for (size_t k = 0; k < sw->nkeys; k++)
+		if (sweep_value_at(sw, p, k) != sweep_value_at(sw, q, k))
+			return k;
+	return 0;
+}
+
+int sweep_check_names(const struct sweep *sw, const char *path, struct mp_err *e)
+{
+	if (!sw->nkeys)
+		return MP_OK;
+	struct named_point *v = mp_calloc(sw->npoints, sizeof *v);
+	char buf[SWEEP_NAME_MAX + 2];
+	int rc = MP_OK;
+	for (size_t p = 0; p < sw->npoints && !rc; p++) {
+		sweep_point_name(sw, p, buf, sizeof buf);
+		if (strlen(buf) > SWEEP_NAME_MAX) {
+			const struct sweep_key *k = &sw->keys[sw->nkeys - 1];
+			rc = mp_errf(e, MP_EUSER,
+				     "%s:%d: sweep: point folder names such as '%.60s...' are "
+				     "longer than %d characters (a file system takes 255 with "
+				     "mpsim's temporary suffix); shorten the swept values or the "
+				     "variant names",
+				     path, k->line, buf, SWEEP_NAME_MAX);
+		}
+		v[p] = (struct named_point){ mp_strdup(buf), p };
+	}
+	if (!rc)
+		qsort(v, sw->npoints, sizeof *v, cmp_named);
+	for (size_t i = 1; i < sw->npoints && !rc; i++) {
+		if (strcmp(v[i - 1].name, v[i].name))
+			continue;
+		size_t p = v[i - 1].p, q = v[i].p, k = sweep_key_between(sw, p, q);
+		const struct sweep_key *sk = &sw->keys[k];
+		size_t a = sweep_value_at(sw, p, k), b = sweep_value_at(sw, q, k);
+		rc = mp_errf(e, MP_EUSER,
+			     "%s:%d: sweep.%s: %s '%s' and '%s' give both points the folder "
+			     "name '%s' (folder names keep A-Z a-z 0-9 . - and turn anything "
+			     "else into +); rename one",
+			     path, sk->lines[b], sk->key, sk->variants ? "variants" : "values",
+			     sk->values[a], sk->values[b], v[i].name);
+	}
+	for (size_t p = 0; p < sw->npoints; p++)
+		mp_free(v[p].name);
+	mp_free(v);
+	return rc;
+}

@@ -91,6 +91,13 @@ int sweep_apply(const struct sweep *sw, size_t point, struct cfg_doc *doc, struc
 size_t sweep_point_with(const struct sweep *sw, size_t point, size_t k, size_t v);
 /* "qps-1_size-16MB" (a folder name), or "run" when there is no sweep. */
 void sweep_point_name(const struct sweep *sw, size_t point, char *buf, size_t n);
+/* Longest point folder name (a file name of 255 with the temporary suffix). */
+#define SWEEP_NAME_MAX 200
+/* Every point's folder name is unique and at most SWEEP_NAME_MAX long:
+ * "path:line: sweep.key: ..." naming the two values otherwise (MP_EUSER). */
+int sweep_check_names(const struct sweep *sw, const char *path, struct mp_err *e);
+/* The first key whose value differs between points p and q (0 if none). */
+size_t sweep_key_between(const struct sweep *sw, size_t p, size_t q);
 /* Does paper entry i apply to point p? */
 bool sweep_entry_applies(const struct sweep *sw, size_t i, size_t point);
 

@@ -47,12 +47,21 @@ static const struct opt_desc star_opts[] = {
 	OPT_END
 };
 
+static void star_size(const void *pp, struct topo_size *sz)
+{
+	const struct star_params *p = pp;
+	*sz = (struct topo_size){
+		.hosts = p->hosts, .switches = 1, .links = p->hosts * p->host_ports, .tors = 1
+	};
+}
+
 static const struct topo_ops star_topo = {
 	.name = "star",
 	.summary = "N hosts on one switch",
 	.opts = star_opts,
 	.params_size = sizeof(struct star_params),
 	.build = star_build,
+	.size = star_size,
 };
 
 /* ---- dumbbell --------------------------------------------------------------- */
@@ -94,6 +103,16 @@ static const struct opt_desc dumbbell_opts[] = {
 	OPT_END
 };
 
+static void dumbbell_size(const void *pp, struct topo_size *sz)
+{
+	const struct dumbbell_params *p = pp;
+	*sz = (struct topo_size){ .hosts = p->left + p->right,
+				  .switches = 2,
+				  .links = p->left + p->right + 1,
+				  .tors = 2,
+				  .nexthops = 2 };
+}
+
 static const struct topo_ops dumbbell_topo = {
 	.name = "dumbbell",
 	.summary =
@@ -101,6 +120,7 @@ static const struct topo_ops dumbbell_topo = {
 	.opts = dumbbell_opts,
 	.params_size = sizeof(struct dumbbell_params),
 	.build = dumbbell_build,
+	.size = dumbbell_size,
 };
 
 /* ---- leaf_spine ------------------------------------------------------------- */
@@ -133,6 +153,21 @@ static int leaf_spine_check(const void *pp, struct mp_err *e)
 		    "has its own set of leaves/%llu leaves",
 		    (unsigned long long)p->leaves, (unsigned long long)p->host_ports);
 	return MP_OK;
+}
+
+static void leaf_spine_size(const void *pp, struct topo_size *sz)
+{
+	const struct leaf_spine_params *p = pp;
+	uint64_t up = p->uplinks_per_leaf ? p->uplinks_per_leaf : p->spines;
+	uint64_t rails = p->host_ports ? p->host_ports : 1, per_rail = p->leaves / rails;
+	/* a leaf reaches each other leaf of its rail over all its uplinks, a
+	 * spine each leaf over its links to it */
+	*sz = (struct topo_size){ .hosts = p->hosts_per_leaf * p->leaves / rails,
+				  .switches = p->leaves + p->spines,
+				  .links = p->hosts_per_leaf * p->leaves + p->leaves * up,
+				  .tors = p->leaves,
+				  .nexthops = p->leaves * (per_rail ? per_rail - 1 : 0) * up +
+					      p->leaves * up };
 }
 
 static void leaf_spine_build(const void *pp, struct fabric *f, struct topo_info *info)
@@ -201,6 +236,7 @@ static const struct topo_ops leaf_spine_topo = {
 	.opts = leaf_spine_opts,
 	.params_size = sizeof(struct leaf_spine_params),
 	.check = leaf_spine_check,
+	.size = leaf_spine_size,
 	.build = leaf_spine_build,
 };
 
@@ -260,6 +296,24 @@ static int fat_tree_check(const void *pp, struct mp_err *e)
 	if (d.pods * d.edges_per_pod * d.hosts_per_edge > 1000000)
 		return mp_errf(e, MP_EUSER, "pods: more than 1,000,000 hosts");
 	return MP_OK;
+}
+
+static void fat_tree_size(const void *pp, struct topo_size *sz)
+{
+	struct fat_tree_params d;
+	fat_tree_dims(pp, &d);
+	uint64_t edges = d.pods * d.edges_per_pod, aggs = d.pods * d.aggs_per_pod;
+	uint64_t group = d.aggs_per_pod ? d.cores / d.aggs_per_pod : 0;
+	/* an edge reaches other edges over its aggs; an agg other pods over its
+	 * core group; a core each pod over one link */
+	*sz =
+	    (struct topo_size){ .hosts = edges * d.hosts_per_edge,
+				.switches = edges + aggs + d.cores,
+				.links = edges * d.hosts_per_edge + edges * d.aggs_per_pod +
+					 aggs * group,
+				.tors = edges,
+				.nexthops = edges * edges * d.aggs_per_pod +
+					    aggs * edges * (group ? group : 1) + d.cores * edges };
 }
 
 static void fat_tree_build(const void *pp, struct fabric *f, struct topo_info *info)
@@ -333,6 +387,7 @@ static const struct topo_ops fat_tree_topo = {
 	.opts = fat_tree_opts,
 	.params_size = sizeof(struct fat_tree_params),
 	.check = fat_tree_check,
+	.size = fat_tree_size,
 	.build = fat_tree_build,
 };
 
@@ -346,4 +401,39 @@ const struct topo_ops *topo_find(const char *name)
 		if (strcmp((*o)->name, name) == 0)
 			return *o;
 	return NULL;
+}
+
+/* ---- memory, before anything is built --------------------------------------- */
+
+uint64_t topo_estimate_bytes(const struct topo_ops *o, const void *params, struct topo_size *sz)
+{
+	*sz = (struct topo_size){ 0 };
+	if (!o->size)
+		return 0;
+	o->size(params, sz);
+	/* what fab_add_* and fab_finalize allocate: a port at each end of a
+	 * link, the node structs, a route entry per switch and ToR, the
+	 * next-hop ports (uint16_t) and the names (about 64 bytes a node) */
+	double b = (double)sz->links * (2.0 * sizeof(struct port) + sizeof(struct fab_link_spec)) +
+		   (double)sz->hosts * (sizeof(struct host) + 64 + 2 * sizeof(uint32_t)) +
+		   (double)sz->switches * (sizeof(struct sw) + 128) +
+		   (double)sz->switches * (double)sz->tors * sizeof(struct nhset) +
+		   (double)sz->nexthops * sizeof(uint16_t);
+	return b >= 1.8e19 ? UINT64_MAX : (uint64_t)b;
+}
+
+int topo_check_memory(const struct topo_ops *o, const void *params, uint64_t limit,
+		      struct mp_err *e)
+{
+	struct topo_size sz;
+	uint64_t need = topo_estimate_bytes(o, params, &sz);
+	if (need <= limit)
+		return MP_OK;
+	return mp_errf(e, MP_EUSER,
+		       "%llu hosts, %llu switches, %llu links and %llu next-hop entries need "
+		       "about %.1f GB of memory; %.1f GB fit (the machine's memory or "
+		       "MPSIM_MEM_LIMIT): expected a smaller fabric",
+		       (unsigned long long)sz.hosts, (unsigned long long)sz.switches,
+		       (unsigned long long)sz.links, (unsigned long long)sz.nexthops,
+		       (double)need / 1e9, (double)limit / 1e9);
 }

@@ -15,6 +15,14 @@ struct topo_info {
 	uint64_t host_rate_bps;
 };
 
+/* What a topology will build, known from its parameters alone: for the
+ * memory estimate made before anything is allocated (topo_check_memory). */
+struct topo_size {
+	uint64_t hosts, switches, links; /* links: host links and switch links */
+	uint64_t tors;			 /* switches with hosts: route destinations */
+	uint64_t nexthops;		 /* entries of every switch's next-hop sets */
+};
+
 struct topo_ops {
 	const char *name;
 	const char *summary;
@@ -24,9 +32,18 @@ struct topo_ops {
 	 * "key: what was expected", MP_EUSER. */
 	int (*check)(const void *params, struct mp_err *e);
 	void (*build)(const void *params, struct fabric *f, struct topo_info *info);
+	/* Counts of what build makes (optional: without it nothing is estimated). */
+	void (*size)(const void *params, struct topo_size *sz);
 };
 
 extern const struct topo_ops *const topo_registry[];
 const struct topo_ops *topo_find(const char *name);
+/* Bytes the fabric of `o` with `params` will take (0 without a size op). */
+uint64_t topo_estimate_bytes(const struct topo_ops *o, const void *params, struct topo_size *sz);
+/* Refuse, before anything is allocated, a fabric larger than `limit` bytes
+ * (mp_mem_limit()): "N hosts, N switches, N links and N next-hop entries need
+ * about X GB of memory; Y GB fit", MP_EUSER. */
+int topo_check_memory(const struct topo_ops *o, const void *params, uint64_t limit,
+		      struct mp_err *e);
 
 #endif

@@ -9,9 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "core/mem.h"
 #include "io/experiment.h"
@@ -55,7 +59,80 @@ struct point_out {
 	double m[M_N];
 	double wall_s;
 	bool ok;
+	bool reused;   /* --resume: completed in an earlier run, kept */
+	int status;    /* exit status when it failed (0 when ok) */
+	char why[120]; /* what happened to a point that is not ok */
 };
+
+/* A point's figures in its folder, for --resume. */
+#define POINT_FILE ".mpsim-point"
+
+static int write_point_file(const char *dir, const struct point_out *o)
+{
+	char path[4800];
+	snprintf(path, sizeof path, "%s/%s", dir, POINT_FILE);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "mpsim-point %d\n", M_N);
+	for (int m = 0; m < M_N; m++)
+		fprintf(f, "%.17g\n", o->m[m]);
+	fprintf(f, "%.17g\n", o->wall_s);
+	return fclose(f) ? -1 : 0;
+}
+
+static bool read_point_file(const char *dir, struct point_out *o)
+{
+	char path[4800];
+	int nm = 0;
+	snprintf(path, sizeof path, "%s/%s", dir, POINT_FILE);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	bool ok = fscanf(f, "mpsim-point %d", &nm) == 1 && nm == M_N;
+	for (int m = 0; ok && m < M_N; m++)
+		ok = fscanf(f, "%lf", &o->m[m]) == 1;
+	ok = ok && fscanf(f, "%lf", &o->wall_s) == 1;
+	fclose(f);
+	return ok;
+}
+
+/* The effective configuration of a loaded point, as config.yaml holds it. */
+static char *effective_text(const struct experiment *x, size_t *n)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, n);
+	if (!f)
+		return NULL;
+	exp_write_effective(f, x);
+	fclose(f);
+	return buf;
+}
+
+static uint64_t text_hash(const char *s, size_t n)
+{
+	uint64_t h = 14695981039346656037ull; /* FNV-1a, 64 bits */
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+/* Does dir/config.yaml hold exactly this text? */
+static bool same_file_text(const char *dir, const char *name, const char *text, size_t n)
+{
+	char path[4800];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return false;
+	bool same = true;
+	size_t i = 0;
+	int c;
+	while (same && (c = fgetc(f)) != EOF)
+		same = i < n && (char)c == text[i++];
+	fclose(f);
+	return same && i == n;
+}
 
 /* "max_fct_us" */
 static void metric_col(int m, char *buf, size_t n)
@@ -151,7 +228,7 @@ static void sweep_table(const struct sweep *sw, const struct point_out *po, stru
 		metric_col(m, col, sizeof col);
 		sb_printf(csv, ",%s", col);
 	}
-	sb_printf(csv, ",wall_s\n");
+	sb_printf(csv, ",status,wall_s\n");
 	if (out) {
 		fprintf(out, "\n  %-30s", "point");
 		for (size_t i = 0; i < sizeof table_metrics / sizeof *table_metrics; i++) {
@@ -169,7 +246,8 @@ static void sweep_table(const struct sweep *sw, const struct point_out *po, stru
 			sb_printf(csv, ",%s", sw->keys[k].values[sweep_value_at(sw, p, k)]);
 		for (int m = 0; m < M_N; m++)
 			sb_printf(csv, ",%.6g", po[p].ok ? metric_display(m, po[p].m[m]) : NAN);
-		sb_printf(csv, ",%.2f\n", po[p].wall_s);
+		/* "ok", or what happened, e.g. "failed: killed by signal 9 (Killed)" */
+		sb_printf(csv, ",\"%s\",%.2f\n", po[p].ok ? "ok" : po[p].why, po[p].wall_s);
 		if (!out)
 			continue;
 		fprintf(out, "  %-30s", pv);
@@ -237,21 +315,45 @@ out:
 	return rc;
 }
 
-/* Check every point: load and build, nothing runs. */
+struct point_hash {
+	uint64_t h;
+	size_t p;
+};
+
+static int cmp_hash(const void *a, const void *b)
+{
+	const struct point_hash *x = a, *y = b;
+	if (x->h != y->h)
+		return x->h < y->h ? -1 : 1;
+	return (x->p > y->p) - (x->p < y->p);
+}
+
+/* Check every point: load and build, nothing runs. Two points whose effective
+ * configurations are equal (64KiB and 65536B) are one run twice: refused. */
 static int check_points(const struct batch_args *a, const struct sweep *sw, char *name,
 			size_t name_n)
 {
 	struct sbuf ok = { 0 }; /* validate's lines, printed once every point passed */
-	int rc = 0;
+	struct mp_err e = { 0 };
+	int rc = sweep_check_names(sw, a->file, &e);
+	if (rc)
+		fprintf(stderr, "mpsim: %s\n", e.msg);
+	struct point_hash *ph = sw->nkeys ? mp_calloc(sw->npoints, sizeof *ph) : NULL;
 	for (size_t p = 0; p < sw->npoints && !rc; p++) {
 		struct experiment x;
-		struct mp_err e = { 0 };
 		struct sim s;
+		mp_err_clear(&e);
 		if (exp_load_point(&x, a->file, a->sets, a->nsets, a->seed, sw, p, &e)) {
 			fprintf(stderr, "mpsim: %s\n", e.msg);
 			exp_free(&x);
 			rc = e.status;
 			break;
+		}
+		if (ph) {
+			size_t n = 0;
+			char *t = effective_text(&x, &n);
+			ph[p] = (struct point_hash){ t ? text_hash(t, n) : p, p };
+			free(t);
 		}
 		if (sim_build(&s, &x, &e)) {
 			fprintf(stderr, "mpsim: %s\n", e.msg);
@@ -272,13 +374,33 @@ static int check_points(const struct batch_args *a, const struct sweep *sw, char
 		sim_free(&s);
 		exp_free(&x);
 	}
+	if (!rc && ph) {
+		qsort(ph, sw->npoints, sizeof *ph, cmp_hash);
+		for (size_t i = 1; i < sw->npoints && !rc; i++) {
+			if (ph[i].h != ph[i - 1].h)
+				continue;
+			size_t p = ph[i - 1].p, q = ph[i].p, k = sweep_key_between(sw, p, q);
+			const struct sweep_key *sk = &sw->keys[k];
+			size_t va = sweep_value_at(sw, p, k), vb = sweep_value_at(sw, q, k);
+			fprintf(stderr,
+				"mpsim: %s:%d: sweep.%s: %s '%s' and '%s' make the same "
+				"experiment (equal values, or a setting that changes nothing); "
+				"expected each point to differ\n",
+				a->file, sk->lines[vb], sk->key,
+				sk->variants ? "variants" : "values", sk->values[va],
+				sk->values[vb]);
+			rc = MP_EUSER;
+		}
+	}
 	if (!rc && ok.s)
 		fputs(ok.s, stdout);
 	mp_free(ok.s);
+	mp_free(ph);
 	return rc;
 }
 
-/* SIGINT/SIGTERM during a sweep: stop the children and leave no folder */
+/* SIGINT/SIGTERM/SIGHUP during a sweep: stop the children; what completed is
+ * kept (sweep.csv marks the rest), so --resume carries on */
 static volatile sig_atomic_t stop_signal;
 static void on_stop(int sig)
 {
@@ -291,48 +413,81 @@ static unsigned default_jobs(void)
 	return n > 0 ? (unsigned)n : 1;
 }
 
-/* Run every point; children write their folders under tmp and their figures
- * into tmp/.point-N. */
+/* What a child's wait status says, for sweep.csv; returns the exit status
+ * the sweep reports for it. */
+static int describe_status(int status, char *why, size_t n)
+{
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+		snprintf(why, n, "failed: killed by signal %d (%s)", sig, strsignal(sig));
+		return 3;
+	}
+	int st = WIFEXITED(status) ? WEXITSTATUS(status) : 3;
+	const char *what = st == 2   ? "bad input"
+			   : st == 3 ? "internal error"
+			   : st == 4 ? "results could not be written"
+				     : "failed";
+	snprintf(why, n, "failed: %s (exit %d)", what, st);
+	return st ? st : 3;
+}
+
+static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
+#define NSTOP (sizeof stop_sigs / sizeof *stop_sigs)
+
+/* Run every point not already done (po[p].ok); children write their folders
+ * under tmp, each with its figures in POINT_FILE. A point that fails does not
+ * stop the others. Returns 0, the status of the first failure, or 128 + the
+ * signal that interrupted the sweep. */
 static int run_points(const struct batch_args *a, const struct sweep *sw, const char *tmp,
 		      struct point_out *po)
 {
 	unsigned jobs = a->jobs ? a->jobs : default_jobs();
-	size_t next = 0, done = 0, running = 0;
+	size_t next = 0, done = 0, running = 0, todo = 0, ndone_ok = 0;
 	pid_t *pids = mp_calloc(sw->npoints, sizeof *pids);
 	int rc = 0;
-	struct sigaction sa = { .sa_handler = on_stop }, old_int, old_term;
+	pid_t parent = getpid();
+	struct sigaction sa = { .sa_handler = on_stop }, old[NSTOP];
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	for (size_t i = 0; i < NSTOP; i++)
+		sigaction(stop_sigs[i], &sa, &old[i]);
+	for (size_t p = 0; p < sw->npoints; p++)
+		todo += !po[p].ok;
+	for (size_t p = 0; p < sw->npoints; p++)
+		ndone_ok += po[p].ok;
 	fflush(stdout);
-	while (done < sw->npoints && !stop_signal) {
-		while (running < jobs && next < sw->npoints && !rc) {
-			char dir[4400], name[256];
+	while (done < todo && !stop_signal) {
+		while (running < jobs && next < sw->npoints && !stop_signal) {
+			if (po[next].ok) { /* kept from an earlier run */
+				next++;
+				continue;
+			}
+			char dir[4700], name[SWEEP_NAME_MAX + 2];
 			sweep_point_name(sw, next, name, sizeof name);
 			snprintf(dir, sizeof dir, "%s/%s", tmp, name);
 			pid_t pid = fork();
 			if (pid < 0) {
-				fprintf(stderr, "mpsim: fork: %s\n", strerror(errno));
-				rc = 3;
-				break;
+				snprintf(po[next].why, sizeof po[next].why, "failed: fork: %s",
+					 strerror(errno));
+				po[next].status = 3;
+				if (!rc)
+					rc = 3;
+				next++;
+				done++;
+				continue;
 			}
 			if (pid == 0) {
-				sigaction(SIGINT, &old_int, NULL);
-				sigaction(SIGTERM, &old_term, NULL);
+#ifdef __linux__
+				/* a sweep that dies takes its children along */
+				prctl(PR_SET_PDEATHSIG, SIGTERM);
+#endif
+				if (getppid() != parent)
+					_exit(3);
+				for (size_t i = 0; i < NSTOP; i++)
+					sigaction(stop_sigs[i], &old[i], NULL);
 				struct point_out o = { 0 };
 				int st = run_point(a, sw, next, dir, false, &o);
-				if (!st) {
-					char path[4200];
-					snprintf(path, sizeof path, "%s/.point-%zu", tmp, next);
-					FILE *f = fopen(path, "w");
-					if (!f)
-						_exit(4);
-					for (int m = 0; m < M_N; m++)
-						fprintf(f, "%.17g\n", o.m[m]);
-					fprintf(f, "%.17g\n", o.wall_s);
-					if (fclose(f))
-						_exit(4);
-				}
+				if (!st && write_point_file(dir, &o))
+					st = 4;
 				fflush(NULL);
 				_exit(st);
 			}
@@ -356,31 +511,31 @@ static int run_points(const struct batch_args *a, const struct sweep *sw, const 
 		pids[p] = -1;
 		running--;
 		done++;
-		int st = WIFEXITED(status) ? WEXITSTATUS(status) : 3;
-		char path[4200], pv[256];
-		snprintf(path, sizeof path, "%s/.point-%zu", tmp, p);
-		FILE *f = st ? NULL : fopen(path, "r");
-		if (f) {
-			bool ok = true;
-			for (int m = 0; m < M_N; m++)
-				ok &= fscanf(f, "%lf", &po[p].m[m]) == 1;
-			ok &= fscanf(f, "%lf", &po[p].wall_s) == 1;
-			po[p].ok = ok;
-			fclose(f);
-			remove(path);
-			if (!ok)
-				st = 4;
-		} else if (!st) {
-			st = 4;
+		char dir[4700], name[SWEEP_NAME_MAX + 2], pv[256];
+		sweep_point_name(sw, p, name, sizeof name);
+		snprintf(dir, sizeof dir, "%s/%s", tmp, name);
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+			po[p].ok = read_point_file(dir, &po[p]);
+			if (!po[p].ok) {
+				snprintf(po[p].why, sizeof po[p].why,
+					 "failed: its figures could not be read back");
+				po[p].status = 4;
+			}
+		} else {
+			po[p].status = describe_status(status, po[p].why, sizeof po[p].why);
 		}
-		if (st && !rc)
-			rc = st;
+		if (po[p].ok)
+			ndone_ok++;
+		else if (!rc)
+			rc = po[p].status;
 		point_values(sw, p, pv, sizeof pv);
+		if (!po[p].ok) /* on stderr, --quiet or not */
+			fprintf(stderr, "mpsim: point %s %s\n", pv, po[p].why);
 		if (!a->quiet) {
 			char v[64];
 			fmt_metric(M_MAX_FCT, po[p].ok ? po[p].m[M_MAX_FCT] : NAN, v, sizeof v);
-			printf("  [%zu/%zu] %s: %s (max FCT %s, %.1f s)\n", done, sw->npoints, pv,
-			       st ? "FAILED" : "done", v, po[p].wall_s);
+			printf("  [%zu/%zu] %s: %s (max FCT %s, %.1f s)\n", ndone_ok, sw->npoints,
+			       pv, po[p].ok ? "done" : "FAILED", v, po[p].wall_s);
 			fflush(stdout);
 		}
 	}
@@ -390,12 +545,53 @@ static int run_points(const struct batch_args *a, const struct sweep *sw, const 
 				kill(pids[p], SIGTERM);
 		while (wait(NULL) > 0 || errno == EINTR)
 			;
+		for (size_t p = 0; p < sw->npoints; p++)
+			if (!po[p].ok && !po[p].status) {
+				snprintf(po[p].why, sizeof po[p].why,
+					 "not run: the sweep was interrupted by signal %d (%s)",
+					 (int)stop_signal, strsignal(stop_signal));
+				po[p].status = 128 + stop_signal;
+			}
 		rc = 128 + stop_signal;
 	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	for (size_t i = 0; i < NSTOP; i++)
+		sigaction(stop_sigs[i], &old[i], NULL);
 	mp_free(pids);
 	return rc;
+}
+
+/* --resume: the points of an earlier run of this sweep in outdir that
+ * completed with the same effective configuration are kept (po[p].ok and
+ * reused); returns how many. */
+static size_t resume_points(const struct batch_args *a, const struct sweep *sw, const char *outdir,
+			    struct point_out *po)
+{
+	size_t kept = 0;
+	for (size_t p = 0; p < sw->npoints; p++) {
+		char dir[4700], name[SWEEP_NAME_MAX + 2];
+		sweep_point_name(sw, p, name, sizeof name);
+		snprintf(dir, sizeof dir, "%s/%s", outdir, name);
+		struct point_out o = { 0 };
+		if (!read_point_file(dir, &o))
+			continue;
+		struct experiment x;
+		struct mp_err e = { 0 };
+		bool same = false;
+		if (!exp_load_point(&x, a->file, a->sets, a->nsets, a->seed, sw, p, &e)) {
+			x.out.progress = false; /* as run_point writes a sweep point's */
+			size_t n = 0;
+			char *t = effective_text(&x, &n);
+			same = t && same_file_text(dir, "config.yaml", t, n);
+			free(t);
+		}
+		exp_free(&x);
+		if (!same)
+			continue;
+		o.ok = o.reused = true;
+		po[p] = o;
+		kept++;
+	}
+	return kept;
 }
 
 int batch_main(const struct batch_args *a)
@@ -416,7 +612,7 @@ int batch_main(const struct batch_args *a)
 		sweep_free(&sw);
 		return e.status;
 	}
-	char name[256] = "experiment", outdir[4096], tmp[4096];
+	char name[256] = "experiment", given[4400], outdir[4096], tmp[4400];
 	struct point_out *po = mp_calloc(sw.npoints, sizeof *po);
 	/* a single run is checked as it is built; a sweep checks every point first */
 	if (sw.nkeys || !a->run) {
@@ -432,14 +628,28 @@ int batch_main(const struct batch_args *a)
 			rc = e.status;
 			goto out;
 		}
-		if (a->out)
-			snprintf(outdir, sizeof outdir, "%s", a->out);
-		else
-			snprintf(outdir, sizeof outdir, "results/%s", x.gen.name);
+		snprintf(given, sizeof given, "%s%s", a->out ? "" : "results/",
+			 a->out ? a->out : x.gen.name);
+		bool done = false;
+		if (!results_resolve(given, outdir, sizeof outdir, &e) && a->resume) {
+			size_t n = 0;
+			char *t = effective_text(&x, &n);
+			struct stat st;
+			char sum[4200];
+			snprintf(sum, sizeof sum, "%s/summary.json", outdir);
+			done =
+			    t && stat(sum, &st) == 0 && same_file_text(outdir, "config.yaml", t, n);
+			free(t);
+		}
 		exp_free(&x);
-		if (results_prepare(outdir, &e)) {
+		if (e.status || results_prepare(outdir, &e)) {
 			fprintf(stderr, "mpsim: %s\n", e.msg);
 			rc = e.status;
+			goto out;
+		}
+		if (done) {
+			if (!a->quiet)
+				printf("  results in %s/ are complete (--resume)\n", outdir);
 			goto out;
 		}
 		rc = run_point(a, &sw, 0, outdir, true, &po[0]);
@@ -447,36 +657,62 @@ int batch_main(const struct batch_args *a)
 			printf("\n  results in %s/\n", outdir);
 		goto out;
 	}
-	if (a->out)
-		snprintf(outdir, sizeof outdir, "%s", a->out);
-	else
-		snprintf(outdir, sizeof outdir, "results/%s", name);
-	if (results_tmpdir(outdir, tmp, sizeof tmp, &e)) {
+	snprintf(given, sizeof given, "%s%s", a->out ? "" : "results/", a->out ? a->out : name);
+	if (results_resolve(given, outdir, sizeof outdir, &e) ||
+	    results_tmpdir(outdir, tmp, sizeof tmp, &e)) {
 		fprintf(stderr, "mpsim: %s\n", e.msg);
 		rc = e.status;
 		goto out;
 	}
-	if (!a->quiet)
-		printf("%s: %zu points, %u at a time\n", name, sw.npoints,
+	size_t kept = a->resume ? resume_points(a, &sw, outdir, po) : 0;
+	if (!a->quiet) {
+		printf("%s: %zu points, %u at a time", name, sw.npoints,
 		       a->jobs ? a->jobs : default_jobs());
+		if (a->resume)
+			printf(" (%zu kept from the earlier run)", kept);
+		printf("\n");
+	}
 	rc = run_points(a, &sw, tmp, po);
-	if (rc) {
+	size_t nok = 0;
+	for (size_t p = 0; p < sw.npoints; p++)
+		nok += po[p].ok;
+	if (!nok) {
 		results_discard(tmp);
+		fprintf(stderr, "mpsim: no point of the sweep completed; nothing was written\n");
 		goto out;
+	}
+	for (size_t p = 0; p < sw.npoints; p++) {
+		char pn[SWEEP_NAME_MAX + 2];
+		sweep_point_name(&sw, p, pn, sizeof pn);
+		if (po[p].reused && results_adopt(outdir, tmp, pn, &e)) {
+			fprintf(stderr, "mpsim: %s\n", e.msg);
+			results_discard(tmp);
+			rc = e.status;
+			goto out;
+		}
 	}
 	struct sbuf sc = { 0 }, pc = { 0 };
 	sweep_table(&sw, po, &sc, a->quiet ? NULL : stdout);
 	if (sw.source)
 		paper_table(&sw, po, &pc, a->quiet ? NULL : stdout);
+	int wrc = 0;
 	if (results_write_text(tmp, "sweep.csv", sc.s, &e) ||
 	    (sw.source && results_write_text(tmp, "paper.csv", pc.s, &e)) ||
 	    results_commit(tmp, outdir, &e)) {
 		fprintf(stderr, "mpsim: %s\n", e.msg);
 		results_discard(tmp);
-		rc = e.status;
+		wrc = e.status;
+	} else if (rc) {
+		fprintf(stderr,
+			"mpsim: %zu of %zu points did not complete (sweep.csv says why); the "
+			"others are in %s/, and `mpsim run %s --out %s --resume` runs only "
+			"what is missing\n",
+			sw.npoints - nok, sw.npoints, outdir, a->file, outdir);
 	} else if (!a->quiet) {
 		printf("\n  results in %s/ (sweep.csv, paper.csv, a folder per point)\n", outdir);
 	}
+	if (wrc)
+		rc = wrc;
 	mp_free(sc.s);
 	mp_free(pc.s);
 out:

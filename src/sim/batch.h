@@ -5,7 +5,10 @@
  *
  * Without a sweep the results folder is the single run's; with one it holds a
  * folder per point, sweep.csv (one row per point: swept values and metrics)
- * and paper.csv. Either way it appears only when everything is written.
+ * and paper.csv. Either way it appears only when everything is written; a
+ * sweep point that fails (an error, a signal) does not take the others down:
+ * the folder holds the points that completed and sweep.csv's status column
+ * says what happened to each of the others (--resume reruns only those).
  */
 #ifndef MPSIM_SIM_BATCH_H
 #define MPSIM_SIM_BATCH_H
@@ -21,7 +24,8 @@ struct batch_args {
 	int64_t seed;  /* -1: the file's */
 	unsigned jobs; /* points run at once; 0 = one per online CPU */
 	bool quiet;
-	bool run; /* false: validate only */
+	bool run;    /* false: validate only */
+	bool resume; /* keep what an earlier run of this file into the folder completed */
 };
 
 /* Returns the exit status (0, 2 bad input, 3 internal, 4 I/O). */

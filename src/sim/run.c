@@ -1,5 +1,6 @@
 /* run.c - one experiment from a checked description to results; see run.h. */
 #include "sim/run.h"
+#include "sim/plan.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -595,6 +596,8 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 	s->fab.lb_params = x->lb_params;
 	s->evs.id = 0;
 	struct topo_info info = { 0 };
+	if (sim_plan_fabric(x, e))
+		return e->status;
 	x->topo->build(x->topo_params, &s->fab, &info);
 	if (s->fab.nnodes + 1 + 2 * s->fab.nlinks >= TP_ENTITY_BASE)
 		return exp_errf(e, x, "topology",
@@ -660,10 +663,13 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 			      .host_rate_bps = info.host_rate_bps,
 			      .seed = x->gen.seed,
 			      .base_dir = x->doc.dir };
+	sim_plan_flow_limit(x, &s->flows);
 	if (x->wl && x->wl->generate(x->wl_params, &env, &s->flows, e))
 		return exp_reraise(e, x, "workload");
 	if (x->coll && coll_generate(x->coll, &env, &s->flows, &s->jobs, e))
 		return exp_reraise(e, x, "collective");
+	if (sim_plan_flows(s, x->wl ? "workload" : "collective", e))
+		return e->status;
 	if (s->flows.n == 0)
 		return exp_errf(e, x, "workload", "the workload produced no flows");
 	if (s->flows.n >= TP_ENTITY_BASE)
@@ -677,7 +683,7 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 		return e->status;
 	if (x->out.pfc_counters)
 		fab_hol_enable(&s->fab, s->w.nconns);
-	if (setup_samplers(s, e))
+	if (setup_samplers(s, e) || sim_plan_series(s, e))
 		return e->status;
 	if (x->out.interval && s->nsamplers)
 		evq_at(&s->q, &s->evs, 0, sample, s, 0);

@@ -247,6 +247,7 @@ const struct transport_ops ref_transport_ops = {
 	.opts = ref_opts,
 	.params_size = sizeof(struct ref_params),
 	.priv_size = sizeof(struct ref_state),
+	.pkt_state_bits = 2, /* the acked and rcvd bitmaps */
 	.open = ref_open,
 	.post = ref_post,
 	.next_packet = ref_next_packet,

@@ -956,6 +956,7 @@ const struct transport_ops strack_transport_ops = {
 	.opts = strack_opts,
 	.params_size = sizeof(struct strack_params),
 	.priv_size = sizeof(struct strack_state),
+	.pkt_state_bits = 8 * sizeof(struct strack_psn) + 1, /* ps[] and rcvd */
 	.check = strack_check,
 	.open = strack_open,
 	.post = strack_post,

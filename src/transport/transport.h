@@ -74,6 +74,9 @@ struct transport_ops {
 	const struct opt_desc *opts;
 	size_t params_size; /* starts with struct tp_common */
 	size_t priv_size;   /* per-connection state, zeroed, reached by tp_priv() */
+	/* bits a connection keeps per packet of its messages from open to
+	 * close (0: bounded by the window): for the memory estimate */
+	unsigned pkt_state_bits;
 	/* the switches run lossless (PFC) unless the file sets switch.mode: the
 	 * protocol was built for a lossless fabric (RoCEv2) */
 	bool lossless_default;

@@ -52,6 +52,8 @@ static int all_to_all_generate(const void *params, const struct wl_env *env, str
 			       "hosts: expected at most 65536 hosts for all_to_all "
 			       "(%u hosts make more than 2^32 flows)",
 			       n);
+	if (flow_list_reserve(out, (uint64_t)n * (n - 1), "hosts", e))
+		return MP_EUSER;
 	for (uint32_t s = 0; s < n; s++)
 		for (uint32_t k = 1; k < n; k++)
 			flow_list_push(out, s, (s + k) % n, ap->size, ap->start);

@@ -201,6 +201,16 @@ static int poisson_generate(const void *params, const struct wl_env *env, struct
 	/* 1 / lambda in ps: 8 * mean bits at load * rate bit/s. */
 	mean_gap_ps = 8.0 * mean * (double)PS_PER_S / (pp->load * (double)env->host_rate_bps);
 	end = pp->start + pp->duration;
+	{ /* the expected number of flows, before any is drawn */
+		double expect = (double)n * (double)pp->duration / mean_gap_ps;
+		if (pp->max_flows && expect > (double)pp->max_flows)
+			expect = (double)pp->max_flows;
+		if (flow_list_reserve(out, expect > 1.8e19 ? UINT64_MAX : (uint64_t)expect,
+				      "duration", e)) {
+			rc = MP_EUSER;
+			goto out;
+		}
+	}
 
 	src = mp_malloc((size_t)n * sizeof(*src));
 	heap.v = mp_malloc((size_t)n * sizeof(*heap.v));

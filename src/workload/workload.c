@@ -54,7 +54,24 @@ void flow_list_push(struct flow_list *l, uint32_t src, uint32_t dst, uint64_t by
 {
 	MP_ASSERT(src != dst);
 	MP_ASSERT(bytes > 0);
+	if (l->max_n && l->n >= l->max_n) {
+		l->over++; /* refused after generation: see struct flow_list */
+		return;
+	}
 	flow_list_append(l, src, dst, bytes, start);
+}
+
+int flow_list_reserve(const struct flow_list *l, uint64_t count, const char *key, struct mp_err *e)
+{
+	double need = ((double)l->n + (double)count) * (double)l->flow_bytes;
+	if (!l->mem_limit || need <= (double)l->mem_limit)
+		return MP_OK;
+	return mp_errf(e, MP_EUSER,
+		       "%s: %llu flows need about %.1f GB of memory (about %llu bytes each); "
+		       "%.1f GB fit (the machine's memory or MPSIM_MEM_LIMIT): expected fewer "
+		       "flows",
+		       key, (unsigned long long)count, need / 1e9,
+		       (unsigned long long)l->flow_bytes, (double)l->mem_limit / 1e9);
 }
 
 void flow_list_marker(struct flow_list *l, simtime_t start)

@@ -44,7 +44,16 @@ struct flow_list {
 	size_t n, cap;
 	uint32_t *deps;
 	size_t ndeps, deps_cap;
+	/* what fits: once n reaches max_n (0 = no limit) pushes are counted in
+	 * `over` and dropped, and the run is refused (sim/plan.c); flow_bytes is
+	 * the memory a flow costs from generation to results */
+	size_t max_n, over;
+	uint64_t flow_bytes, mem_limit;
 };
+
+/* Before a generator pushes `count` flows: refuse (MP_EUSER, "key: N flows
+ * need about X GB of memory ...") a count whose memory would not fit. */
+int flow_list_reserve(const struct flow_list *l, uint64_t count, const char *key, struct mp_err *e);
 
 void flow_list_push(struct flow_list *l, uint32_t src, uint32_t dst, uint64_t bytes,
 		    simtime_t start);
