@@ -337,6 +337,10 @@ bad ratio_value ratio_value.yaml 'ratio_value\.yaml:19:' -- "paper.values.value"
 bad ratio_of ratio_of.yaml 'ratio_of\.yaml:19:' -- "paper.values.ratio_of.system" "'c'"
 bad jobs_zero sweep_ok.yaml none --jobs 0 -- "--jobs" "expected a number"
 
+# --- the intra-node fabric and the CAST scheduler
+{ base; printf 'server:\n  gpus: 3\n'; } >server_gpus.yaml
+bad server_gpus server_gpus.yaml 'server_gpus\.yaml:13:' -- "server.gpus" "a divisor of the fabric's 4 hosts"
+
 # --- the command line
 bad set_value ok.yaml none --set topology.leaves=abc -- \
 	"--set topology.leaves" "expected a non-negative integer" "'abc'"

@@ -377,7 +377,7 @@ static int setup_flows(struct sim *s, struct mp_err *e)
 		if (!fs->ndeps)
 			evq_at(&s->q, &c->evs, fs->start, conn_start, c, 0);
 	}
-	ccl_init(&s->ccl, &s->w, x->ccl, x->ccl_params, (uint32_t)n);
+	ccl_init(&s->ccl, &s->w, x->ccl, x->ccl_params, &x->server, (uint32_t)n);
 	s->ccl.on_done = ccl_done;
 	s->ccl.ctx = s;
 	for (size_t i = 0; i < n; i++) {
@@ -625,7 +625,10 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 	}
 	if (fab_check_buffer(&s->fab, e))
 		return exp_reraise(e, x, "switch");
+	if (intra_check(&x->server, s->fab.nhosts, e))
+		return exp_reraise(e, x, "server");
 	struct wl_env env = { .nhosts = s->fab.nhosts,
+			      .gpus_per_server = (uint32_t)x->server.gpus,
 			      .hosts_per_tor = info.hosts_per_tor,
 			      .host_rate_bps = info.host_rate_bps,
 			      .seed = x->gen.seed,
@@ -851,7 +854,7 @@ void sim_collect(struct sim *s, struct run_result *r)
 			fr->dup_bytes = c->dup_bytes;
 		} else { /* a message on the ccl's queue pairs */
 			fr->start = s->rel_at[i] == SIMTIME_MAX ? 0 : s->rel_at[i];
-			fr->ideal_fct = tp_ideal_fct(s->fchan[i]->qp[0], fs->bytes);
+			fr->ideal_fct = ccl_ideal_fct(&s->ccl, s->fchan[i], fs->bytes);
 			fr->completed = s->tx_at[i] != 0;
 			fr->rcvd_bytes = s->rx_at[i] ? fs->bytes : 0;
 		}
@@ -876,6 +879,9 @@ void sim_collect(struct sim *s, struct run_result *r)
 		r->flows[first_job].dup_bytes += c->dup_bytes;
 	}
 	collect_colls(s, r);
+	r->qp_trace = s->ccl.trace; /* the scheduler's trace, if it kept one */
+	r->qp_trace_len = s->ccl.trace_len;
+	s->ccl.trace = NULL;
 	uint64_t nood = 0, k = 0, seen = 0;
 	r->ood_p99 = r->ood_max = NAN;
 	for (uint32_t i = 0; i <= TP_OOD_MAX; i++)
@@ -968,6 +974,7 @@ void run_result_free(struct run_result *r)
 	mp_free(r->ports);
 	mp_free(r->flows);
 	mp_free(r->colls);
+	mp_free(r->qp_trace);
 	ts_free(&r->ts);
 	memset(r, 0, sizeof *r);
 }
