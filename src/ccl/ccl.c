@@ -61,7 +61,9 @@ static const struct ccl_sched_ops stripe_ops = {
 	.post = stripe_post,
 };
 
-const struct ccl_sched_ops *const ccl_registry[] = { &rr_ops, &stripe_ops, NULL };
+extern const struct ccl_sched_ops cast_ops; /* cast.c */
+
+const struct ccl_sched_ops *const ccl_registry[] = { &rr_ops, &stripe_ops, &cast_ops, NULL };
 
 const struct ccl_sched_ops *ccl_find(const char *name)
 {
