@@ -72,6 +72,25 @@ static void test_shared_and_cross(void **state)
 	run_result_free(&r);
 }
 
+/* `warmup: 1, iterations: 2` runs three iterations and records the last two
+ * (iterations 1 and 2), each the 16.7 us of the case above. */
+static void test_warmup(void **state)
+{
+	(void)state;
+	struct run_result r;
+	simtest_run(INTRA_YAML("{type: alltoall, size: 3MB, placement: list, hosts: [0, 1, 2], "
+			       "warmup: 1, iterations: 2}"),
+		    &r);
+	assert_int_equal(r.nflows, 18);
+	assert_int_equal(r.ncolls, 2);
+	for (uint32_t i = 0; i < 2; i++) {
+		assert_int_equal(r.colls[i].iter, i + 1);
+		assert_true(r.colls[i].completed);
+		assert_int_equal(r.colls[i].cct, 16 * PS_PER_US + 700 * PS_PER_NS);
+	}
+	run_result_free(&r);
+}
+
 /* Max-min by hand: GPU 0 sends to 1, 2 and 3 (its port gives each R/3);
  * GPU 3 sends to 1, whose port has R - R/3 left for it: 2R/3. All messages
  * are 1.2 MB: 0 -> x end at 3 x 9.6 us; 3 -> 1 moves at 2R/3 while they run
@@ -189,11 +208,9 @@ static void test_servers_placement(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_alone),
-		cmocka_unit_test(test_shared_and_cross),
-		cmocka_unit_test(test_maxmin),
-		cmocka_unit_test(test_channels),
-		cmocka_unit_test(test_servers_placement),
+		cmocka_unit_test(test_alone),	 cmocka_unit_test(test_shared_and_cross),
+		cmocka_unit_test(test_warmup),	 cmocka_unit_test(test_maxmin),
+		cmocka_unit_test(test_channels), cmocka_unit_test(test_servers_placement),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -780,13 +780,13 @@ static void collect_colls(struct sim *s, struct run_result *r)
 	const struct coll_jobs *J = &s->jobs;
 	if (!J->njobs)
 		return;
-	uint32_t iters = (uint32_t)s->x->coll->iterations;
+	uint32_t iters = (uint32_t)s->x->coll->iterations, w0 = (uint32_t)s->x->coll->warmup;
 	r->ncolls = (size_t)J->njobs * iters;
 	r->colls = mp_calloc(r->ncolls, sizeof *r->colls);
 	for (size_t i = 0; i < r->ncolls; i++) {
 		struct coll_rec *cr = &r->colls[i];
 		cr->job = (uint32_t)(i / iters) + 1;
-		cr->iter = (uint32_t)(i % iters);
+		cr->iter = (uint32_t)(i % iters) + w0; /* warm-up iterations are not recorded */
 		cr->nranks = J->nranks;
 		cr->size = s->x->coll->size;
 		cr->start = SIMTIME_MAX;
@@ -794,9 +794,9 @@ static void collect_colls(struct sim *s, struct run_result *r)
 	}
 	for (size_t i = 0; i < s->flows.n; i++) {
 		const struct flow_spec *fs = &s->flows.v[i];
-		if (!fs->job || flow_is_marker(fs))
+		if (!fs->job || flow_is_marker(fs) || fs->iter < w0)
 			continue;
-		struct coll_rec *cr = &r->colls[(size_t)(fs->job - 1) * iters + fs->iter];
+		struct coll_rec *cr = &r->colls[(size_t)(fs->job - 1) * iters + fs->iter - w0];
 		if (s->rel_at[i] < cr->start)
 			cr->start = s->rel_at[i];
 		if (!s->rx_at[i])

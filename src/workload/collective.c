@@ -43,7 +43,8 @@
  *   scheduler may stripe it over queue pairs); message k waits for message
  *   k - P of the same rank to be acknowledged, so at most P are in flight.
  *
- * Iterations: iteration i+1 of a job starts `compute_gap` after every message
+ * Iterations (`warmup` ones first, then `iterations`; only the latter are
+ * measured): iteration i+1 of a job starts `compute_gap` after every message
  * of iteration i arrived (a job-wide barrier: synchronous data-parallel
  * training, as the UDMP paper describes its ResNet and VGG jobs). The barrier
  * is a marker (a zero-byte entry of the flow list, no traffic).
@@ -95,7 +96,10 @@ const struct opt_desc coll_opts[] = {
 	{ "parallelism", OPT_UINT, offsetof(struct coll_params, parallelism), "0", 0, 1e7,
 	  "alltoall: messages in flight per rank; 0 = n - 1 (all at once)" },
 	{ "iterations", OPT_UINT, offsetof(struct coll_params, iterations), "1", 1, 1e6,
-	  "times each job runs the collective" },
+	  "times each job runs the collective (after the warm-up ones)" },
+	{ "warmup", OPT_UINT, offsetof(struct coll_params, warmup), "0", 0, 1e6,
+	  "iterations run first and left out of collectives.csv and the collective metrics "
+	  "(NCCL-tests' -w)" },
 	{ "compute_gap", OPT_TIME, offsetof(struct coll_params, compute_gap), "0", 0, 1e15,
 	  "between iterations: from the last byte of one to the start of the next" },
 	{ "start", OPT_TIME, offsetof(struct coll_params, start), "0", 0, 1e16,
@@ -526,7 +530,8 @@ int coll_generate(const struct coll_params *p, const struct wl_env *env, struct 
 				 .gpus = env->gpus_per_server > 1 ? env->gpus_per_server : 1,
 				 .job = j,
 				 .barrier = UINT32_MAX };
-		for (uint32_t it = 0; it < p->iterations; it++) {
+		uint64_t total = p->warmup + p->iterations;
+		for (uint32_t it = 0; it < total; it++) {
 			g.iter = it;
 			g.first_id = out->n;
 			switch (p->type) {
@@ -545,7 +550,7 @@ int coll_generate(const struct coll_params *p, const struct wl_env *env, struct 
 				gen_ring(&g, g.n - 1);
 				break;
 			}
-			if (it + 1 < p->iterations) { /* the barrier before the next one */
+			if (it + 1 < total) { /* the barrier before the next one */
 				size_t last = out->n;
 				flow_list_marker(out, p->start);
 				struct flow_spec *mk = &out->v[out->n - 1];

@@ -24,7 +24,8 @@ struct coll_params {
 	uint64_t chunk;
 	uint64_t channels;    /* ring algorithms: NCCL's channels */
 	uint64_t parallelism; /* alltoall: messages in flight per rank; 0 = n - 1 */
-	uint64_t iterations;
+	uint64_t iterations;  /* measured, after `warmup` ones */
+	uint64_t warmup;
 	simtime_t compute_gap;
 	simtime_t start;
 };
