@@ -337,6 +337,14 @@ bad ratio_value ratio_value.yaml 'ratio_value\.yaml:19:' -- "paper.values.value"
 bad ratio_of ratio_of.yaml 'ratio_of\.yaml:19:' -- "paper.values.ratio_of.system" "'c'"
 bad jobs_zero sweep_ok.yaml none --jobs 0 -- "--jobs" "expected a number"
 
+# --- the intra-node fabric and the CAST scheduler
+{ base; printf 'server:\n  gpus: 3\n'; } >server_gpus.yaml
+bad server_gpus server_gpus.yaml 'server_gpus\.yaml:13:' -- "server.gpus" "a divisor of the fabric's 4 hosts"
+{ base; printf 'ccl:\n  type: cast\n  reset_interval: 500us\n'; } >cast_reset.yaml
+bad cast_reset cast_reset.yaml 'cast_reset\.yaml:14:' -- "ccl.reset_interval" "at least 1ms"
+{ base; printf 'ccl:\n  type: cast\n  qps: 40\n'; } >cast_qps.yaml
+bad cast_qps cast_qps.yaml 'cast_qps\.yaml:14:' -- "ccl.qps" "at most 32"
+
 # --- the command line
 bad set_value ok.yaml none --set topology.leaves=abc -- \
 	"--set topology.leaves" "expected a non-negative integer" "'abc'"

@@ -11,6 +11,8 @@
  */
 #include "ccl/ccl.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/err.h"
@@ -59,7 +61,9 @@ static const struct ccl_sched_ops stripe_ops = {
 	.post = stripe_post,
 };
 
-const struct ccl_sched_ops *const ccl_registry[] = { &rr_ops, &stripe_ops, NULL };
+extern const struct ccl_sched_ops cast_ops; /* cast.c */
+
+const struct ccl_sched_ops *const ccl_registry[] = { &rr_ops, &stripe_ops, &cast_ops, NULL };
 
 const struct ccl_sched_ops *ccl_find(const char *name)
 {
@@ -69,8 +73,18 @@ const struct ccl_sched_ops *ccl_find(const char *name)
 	return NULL;
 }
 
+/* A message crossed the intra-node fabric: its receiver and its sender know. */
+static void intra_done(void *ctx, uint32_t id)
+{
+	struct ccl *l = ctx;
+	if (l->on_done) {
+		l->on_done(l->ctx, id, true);
+		l->on_done(l->ctx, id, false);
+	}
+}
+
 void ccl_init(struct ccl *l, struct tp_world *w, const struct ccl_sched_ops *ops,
-	      const void *params, uint32_t nmsgs)
+	      const void *params, const struct intra_cfg *srv, uint32_t nmsgs)
 {
 	memset(l, 0, sizeof *l);
 	l->w = w;
@@ -78,6 +92,12 @@ void ccl_init(struct ccl *l, struct tp_world *w, const struct ccl_sched_ops *ops
 	l->params = params;
 	l->nmsgs = nmsgs;
 	l->msgs = mp_calloc(nmsgs ? nmsgs : 1, sizeof *l->msgs);
+	if (intra_on(srv)) {
+		intra_init(&l->intra, w->q, srv, w->fab->nhosts, INTRA_ENTITY_ID(TP_ENTITY_BASE));
+		l->intra.done = intra_done;
+		l->intra.ctx = l;
+		l->has_intra = true;
+	}
 }
 
 static uint64_t chan_hash(uint32_t job, uint32_t src, uint32_t dst)
@@ -124,8 +144,9 @@ struct ccl_chan *ccl_chan_get(struct ccl *l, uint32_t job, uint32_t src, uint32_
 	ch->job = job;
 	ch->src = src;
 	ch->dst = dst;
-	ch->nqp = (uint32_t)ccl_common(l)->qps;
-	ch->qp = mp_calloc(ch->nqp, sizeof *ch->qp);
+	ch->intra = l->has_intra && intra_same(&l->intra, src, dst);
+	ch->nqp = ch->intra ? 0 : (uint32_t)ccl_common(l)->qps;
+	ch->qp = mp_calloc(ch->nqp ? ch->nqp : 1, sizeof *ch->qp);
 	for (uint32_t q = 0; q < ch->nqp; q++)
 		ch->qp[q] = tp_stream_add(l->w, src, dst, q);
 	l->chans[l->nchans++] = ch;
@@ -141,10 +162,13 @@ void ccl_post(struct ccl *l, struct ccl_chan *ch, uint32_t id, uint64_t bytes)
 	m->id = id;
 	m->bytes = bytes;
 	m->posted = ccl_now(l);
-	l->ops->post(ch, m);
+	if (ch->intra)
+		intra_send(&l->intra, ch->src, ch->dst, bytes, id);
+	else
+		l->ops->post(ch, m);
 }
 
-void ccl_part_post(struct ccl_chan *ch, struct ccl_msg *m, uint32_t qp, uint64_t bytes)
+uint32_t ccl_part_post(struct ccl_chan *ch, struct ccl_msg *m, uint32_t qp, uint64_t bytes)
 {
 	struct ccl *l = ch->ccl;
 	MP_ASSERT(qp < ch->nqp && bytes > 0 && m->bytes_posted + bytes <= m->bytes);
@@ -155,6 +179,30 @@ void ccl_part_post(struct ccl_chan *ch, struct ccl_msg *m, uint32_t qp, uint64_t
 	m->parts++;
 	m->bytes_posted += bytes;
 	tp_post(ch->qp[qp], bytes, tag);
+	return tag;
+}
+
+void ccl_trace(struct ccl *l, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	MP_ASSERT(n >= 0);
+	if (l->trace_len + (size_t)n + 1 > l->trace_cap) {
+		while (l->trace_len + (size_t)n + 1 > l->trace_cap)
+			l->trace_cap = l->trace_cap ? 2 * l->trace_cap : 65536;
+		l->trace = mp_realloc(l->trace, l->trace_cap);
+	}
+	va_start(ap, fmt);
+	vsnprintf(l->trace + l->trace_len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	l->trace_len += (size_t)n;
+}
+
+simtime_t ccl_ideal_fct(const struct ccl *l, const struct ccl_chan *ch, uint64_t bytes)
+{
+	return ch->intra ? intra_ideal(l->intra.cfg, bytes) : tp_ideal_fct(ch->qp[0], bytes);
 }
 
 void ccl_on_msg(struct ccl *l, struct conn *c, uint32_t tag, bool rx)
@@ -186,5 +234,8 @@ void ccl_free(struct ccl *l)
 	mp_free(l->slot);
 	mp_free(l->parts);
 	mp_free(l->msgs);
+	mp_free(l->trace);
+	if (l->has_intra)
+		intra_free(&l->intra);
 	memset(l, 0, sizeof *l);
 }

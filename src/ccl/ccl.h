@@ -13,10 +13,14 @@
  * is acknowledged; the layer reports both to whoever posted it.
  *
  * A scheduler is an ops table with its own options and per-channel state, as
- * a transport is: CAST (weighted stripes from per-QP RTTs) and MCC (a window
- * of message chunks in flight) are schedulers. A scheduler may hold a message
- * back (post it later, from part_done) and sees every part's post and
+ * a transport is: CAST (weighted stripes from per-QP RTTs, cast.c) and MCC (a
+ * window of message chunks in flight) are schedulers. A scheduler may hold a
+ * message back (post it later, from part_done) and sees every part's post and
  * completion times, which is all a CCL sees of the network.
+ *
+ * Two GPUs of one server (the `server:` section, intra.h) talk over the
+ * server's intra-node fabric: their channel has no queue pairs, its messages
+ * bypass the scheduler, and no NIC carries them (NCCL's P2P transport).
  */
 #ifndef MPSIM_CCL_CCL_H
 #define MPSIM_CCL_CCL_H
@@ -27,6 +31,7 @@
 
 #include "core/opt.h"
 #include "core/time.h"
+#include "ccl/intra.h"
 #include "transport/transport.h"
 
 /* Options every scheduler has; a scheduler's params struct starts with it. */
@@ -58,6 +63,7 @@ struct ccl_part {
 	struct ccl_chan *ch;
 	struct ccl_msg *msg;
 	uint32_t qp;
+	uint32_t sched; /* the scheduler's own note on the part (ccl_part_post's caller) */
 	uint64_t bytes;
 	simtime_t posted, rx_at;
 };
@@ -65,8 +71,9 @@ struct ccl_part {
 struct ccl_chan {
 	struct ccl *ccl;
 	uint32_t id, job, src, dst; /* src, dst: hosts */
-	struct conn **qp;	    /* common.qps stream connections */
+	struct conn **qp;	    /* common.qps stream connections (none: intra) */
 	uint32_t nqp;
+	bool intra;	  /* src and dst share a server: the intra-node fabric carries it */
 	uint32_t rr_next; /* the next queue pair in turn */
 	_Alignas(max_align_t) unsigned char priv[];
 };
@@ -104,6 +111,12 @@ struct ccl {
 	/* the poster's completion callback: message id, at the receiver or not */
 	void (*on_done)(void *ctx, uint32_t id, bool rx);
 	void *ctx;
+	/* the intra-node fabric (used when its cfg has more than one GPU) */
+	struct intra intra;
+	bool has_intra;
+	/* a scheduler's per-queue-pair trace, CSV text (ccl_trace); NULL = none */
+	char *trace;
+	size_t trace_len, trace_cap;
 };
 
 static inline const struct ccl_common *ccl_common(const struct ccl *l)
@@ -119,15 +132,22 @@ static inline simtime_t ccl_now(const struct ccl *l)
 	return l->w->q->now;
 }
 
-/* Set up the layer for `nmsgs` workload messages over world w. */
+/* Set up the layer for `nmsgs` workload messages over world w; `srv` (may be
+ * NULL) describes the servers' intra-node fabric (checked: intra_check). */
 void ccl_init(struct ccl *l, struct tp_world *w, const struct ccl_sched_ops *ops,
-	      const void *params, uint32_t nmsgs);
+	      const void *params, const struct intra_cfg *srv, uint32_t nmsgs);
 /* The channel of (job, src -> dst), made (with its queue pairs, not opened) if new. */
 struct ccl_chan *ccl_chan_get(struct ccl *l, uint32_t job, uint32_t src, uint32_t dst);
 /* Post workload message `id` of `bytes` on channel ch (now). */
 void ccl_post(struct ccl *l, struct ccl_chan *ch, uint32_t id, uint64_t bytes);
-/* For schedulers: put `bytes` of m on queue pair qp now. */
-void ccl_part_post(struct ccl_chan *ch, struct ccl_msg *m, uint32_t qp, uint64_t bytes);
+/* For schedulers: put `bytes` of m on queue pair qp now; the part's tag
+ * (ccl->parts[tag] until the next post moves the array). */
+uint32_t ccl_part_post(struct ccl_chan *ch, struct ccl_msg *m, uint32_t qp, uint64_t bytes);
+/* For schedulers: append printf-formatted text to the layer's trace. */
+void ccl_trace(struct ccl *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A message of `bytes` alone on channel ch: first byte out to last byte
+ * acknowledged (queue pair 0's path), or its intra-node transfer time. */
+simtime_t ccl_ideal_fct(const struct ccl *l, const struct ccl_chan *ch, uint64_t bytes);
 /* The transport's message completion (tp_world.on_msg) for a stream connection. */
 void ccl_on_msg(struct ccl *l, struct conn *c, uint32_t tag, bool rx);
 void ccl_free(struct ccl *l);

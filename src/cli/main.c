@@ -94,6 +94,10 @@ static int cmd_list(const char *what)
 			   "collective jobs (the workload section becomes optional): message DAGs "
 			   "over the ccl's queue pairs",
 			   coll_opts);
+		list_table("section", "server",
+			   "GPUs per server and the intra-node fabric (NVLink / xGMI) that carries "
+			   "the collective layer's messages between them",
+			   intra_opts);
 		printf("section ccl: type\n    the collective layer's queue pairs and how a "
 		       "message is spread over them\n\n");
 		for (const struct ccl_sched_ops *const *o = ccl_registry; *o; o++)

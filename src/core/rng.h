@@ -19,6 +19,7 @@ enum rng_kind {
 	RNG_HOST = 4,
 	RNG_CONN = 5, /* per-connection protocol randomness */
 	RNG_LINK = 6, /* per-link bit errors */
+	RNG_CCL = 7,  /* collective-layer schedulers (per channel) */
 	RNG_TEST = 99,
 };
 

@@ -104,7 +104,7 @@ static const struct opt_desc event_opts[] = {
 static const char *const top_keys[] = { "name",	  "seed",   "stop_time", "time_limit", "topology",
 					"switch", "lb",	    "transport", "workload",   "failures",
 					"events", "output", "sweep",	 "paper",      "collective",
-					"ccl",	  NULL };
+					"ccl",	  "server", NULL };
 
 int exp_errf(struct mp_err *e, const struct experiment *x, const char *section, const char *fmt,
 	     ...)
@@ -291,7 +291,7 @@ static int load_all(struct experiment *x, struct mp_err *e)
 	}
 	static const char *const skip_sections[] = {
 		"topology", "switch", "lb",    "transport",  "workload", "failures", "events",
-		"output",   "sweep",  "paper", "collective", "ccl",	 NULL
+		"output",   "sweep",  "paper", "collective", "ccl",	 "server",   NULL
 	};
 	opt_set_defaults(exp_general_opts, &x->gen);
 	if (cfg_apply_table(&x->doc, root, "", exp_general_opts, &x->gen, skip_sections, e))
@@ -372,6 +372,10 @@ static int load_all(struct experiment *x, struct mp_err *e)
 		return e->status;
 	if (x->ccl->check && x->ccl->check(x->ccl_params, e))
 		return exp_reraise(e, x, "ccl");
+	opt_set_defaults(intra_opts, &x->server);
+	if (cfg_apply_table(&x->doc, cfg_get(root, "server"), "server", intra_opts, &x->server,
+			    NULL, e))
+		return e->status;
 	if (coll && !x->tp->post)
 		return exp_errf(e, x, "transport",
 				"type: %s does not carry long-lived queue pairs yet, so it cannot "
@@ -498,6 +502,8 @@ void exp_write_effective(FILE *f, const struct experiment *x)
 		opt_dump_yaml(f, coll_opts, x->coll, "  ");
 	}
 	dump_typed(f, "ccl", x->ccl->name, x->ccl->opts, x->ccl_params);
+	fputs("server:\n", f);
+	opt_dump_yaml(f, intra_opts, &x->server, "  ");
 	fputs("failures:\n", f);
 	opt_dump_yaml(f, exp_failures_opts, &x->fail, "  ");
 	if (x->nevents) {

@@ -10,6 +10,7 @@
  *                               when there is a collective section)
  *   collective: {...}           collective jobs (workload/collective.h)
  *   ccl: {type: rr|stripe|...}  the collective layer's queue pairs and scheduler
+ *   server:   {gpus, rate, latency}  GPUs per server and their intra-node fabric
  *   failures: {...}             links down from t=0 (random per tier, or named)
  *   events:   [{at, link|node, action, value}, ...]  link and switch changes during the run
  *   output:   {...}             time series and what to record
@@ -100,6 +101,7 @@ struct experiment {
 	struct coll_params *coll; /* NULL: no collective section */
 	const struct ccl_sched_ops *ccl;
 	void *ccl_params;
+	struct intra_cfg server;
 	struct exp_failures fail;
 	struct exp_event *events;
 	size_t nevents;

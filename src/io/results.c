@@ -337,6 +337,7 @@ int results_write(const char *outdir, const struct experiment *x, const struct r
 	    write_file(tmp, "timeseries.csv", e, w_ts, x, r) ||
 	    write_file(tmp, "ports.csv", e, w_ports, x, r) ||
 	    (r->ncolls && write_file(tmp, "collectives.csv", e, w_colls, x, r)) ||
+	    (r->qp_trace && results_write_text(tmp, "qp_trace.csv", r->qp_trace, e)) ||
 	    write_file(tmp, "summary.json", e, w_summary, x, r) ||
 	    (paper_csv && results_write_text(tmp, "paper.csv", paper_csv, e))) {
 		results_discard(tmp);

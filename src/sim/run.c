@@ -408,7 +408,7 @@ static int setup_flows(struct sim *s, struct mp_err *e)
 		if (!fs->ndeps)
 			evq_at(&s->q, &c->evs, fs->start, conn_start, c, 0);
 	}
-	ccl_init(&s->ccl, &s->w, x->ccl, x->ccl_params, (uint32_t)n);
+	ccl_init(&s->ccl, &s->w, x->ccl, x->ccl_params, &x->server, (uint32_t)n);
 	s->ccl.on_done = ccl_done;
 	s->ccl.ctx = s;
 	for (size_t i = 0; i < n; i++) {
@@ -658,7 +658,10 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 	}
 	if (fab_check_buffer(&s->fab, e))
 		return exp_reraise(e, x, "switch");
+	if (intra_check(&x->server, s->fab.nhosts, e))
+		return exp_reraise(e, x, "server");
 	struct wl_env env = { .nhosts = s->fab.nhosts,
+			      .gpus_per_server = (uint32_t)x->server.gpus,
 			      .hosts_per_tor = info.hosts_per_tor,
 			      .host_rate_bps = info.host_rate_bps,
 			      .seed = x->gen.seed,
@@ -812,13 +815,13 @@ static void collect_colls(struct sim *s, struct run_result *r)
 	const struct coll_jobs *J = &s->jobs;
 	if (!J->njobs)
 		return;
-	uint32_t iters = (uint32_t)s->x->coll->iterations;
+	uint32_t iters = (uint32_t)s->x->coll->iterations, w0 = (uint32_t)s->x->coll->warmup;
 	r->ncolls = (size_t)J->njobs * iters;
 	r->colls = mp_calloc(r->ncolls, sizeof *r->colls);
 	for (size_t i = 0; i < r->ncolls; i++) {
 		struct coll_rec *cr = &r->colls[i];
 		cr->job = (uint32_t)(i / iters) + 1;
-		cr->iter = (uint32_t)(i % iters);
+		cr->iter = (uint32_t)(i % iters) + w0; /* warm-up iterations are not recorded */
 		cr->nranks = J->nranks;
 		cr->size = s->x->coll->size;
 		cr->start = SIMTIME_MAX;
@@ -826,9 +829,9 @@ static void collect_colls(struct sim *s, struct run_result *r)
 	}
 	for (size_t i = 0; i < s->flows.n; i++) {
 		const struct flow_spec *fs = &s->flows.v[i];
-		if (!fs->job || flow_is_marker(fs))
+		if (!fs->job || flow_is_marker(fs) || fs->iter < w0)
 			continue;
-		struct coll_rec *cr = &r->colls[(size_t)(fs->job - 1) * iters + fs->iter];
+		struct coll_rec *cr = &r->colls[(size_t)(fs->job - 1) * iters + fs->iter - w0];
 		if (s->rel_at[i] < cr->start)
 			cr->start = s->rel_at[i];
 		if (!s->rx_at[i])
@@ -889,7 +892,7 @@ void sim_collect(struct sim *s, struct run_result *r)
 			fr->blocked = fab_hol_blocked(&s->fab, c->id);
 		} else { /* a message on the ccl's queue pairs */
 			fr->start = s->rel_at[i] == SIMTIME_MAX ? 0 : s->rel_at[i];
-			fr->ideal_fct = tp_ideal_fct(s->fchan[i]->qp[0], fs->bytes);
+			fr->ideal_fct = ccl_ideal_fct(&s->ccl, s->fchan[i], fs->bytes);
 			fr->completed = s->tx_at[i] != 0;
 			fr->rcvd_bytes = s->rx_at[i] ? fs->bytes : 0;
 		}
@@ -921,6 +924,9 @@ void sim_collect(struct sim *s, struct run_result *r)
 		r->flows[first_job].dup_bytes += c->dup_bytes;
 	}
 	collect_colls(s, r);
+	r->qp_trace = s->ccl.trace; /* the scheduler's trace, if it kept one */
+	r->qp_trace_len = s->ccl.trace_len;
+	s->ccl.trace = NULL;
 	uint64_t nood = 0, k = 0, seen = 0;
 	r->ood_p99 = r->ood_max = NAN;
 	for (uint32_t i = 0; i <= TP_OOD_MAX; i++)

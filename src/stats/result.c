@@ -14,6 +14,7 @@ void run_result_free(struct run_result *r)
 	mp_free(r->ports);
 	mp_free(r->flows);
 	mp_free(r->colls);
+	mp_free(r->qp_trace);
 	ts_free(&r->ts);
 	memset(r, 0, sizeof *r);
 }

@@ -108,6 +108,8 @@ struct run_result {
 	bool dag;	   /* the flows had dependencies or collective jobs */
 	struct coll_rec *colls;
 	size_t ncolls;
+	char *qp_trace; /* the ccl scheduler's per-QP trace (CSV), NULL = none */
+	size_t qp_trace_len;
 	struct net_totals net;
 	struct ts_buf ts;
 	simtime_t sim_end; /* simulated time when the run stopped, ps */

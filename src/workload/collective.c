@@ -12,6 +12,14 @@
  *   and ReduceScatter: n-1 steps). Rank r sends a segment of size/n to rank
  *   r+1 at every step, cut in chunks of at most `chunk`; chunk j of step k
  *   waits for chunk j of step k-1 to arrive from rank r-1 (pipelining).
+ *   With `channels` C (NCCL's channels), C independent rings each carry
+ *   size/C; ring c visits the ranks in order, except that every run of
+ *   consecutive ranks on one server (the `server:` section) starts c GPUs
+ *   further on: ring c enters a server at its c-th GPU and leaves from the
+ *   one before it, so over C = gpus rings every GPU's NIC sends for one ring
+ *   and receives for one (our choice: NCCL searches its own orders, but it too
+ *   spreads its rings over the NICs; with one GPU per server the rings are
+ *   the same order).
  * - Double binary tree AllReduce (NCCL, Sanders et al., "Two-tree algorithms
  *   for full bandwidth broadcast, reduction and scan", Parallel Computing
  *   2009): tree 0 is NCCL's binary tree (ncclGetBtree in NCCL's
@@ -35,7 +43,8 @@
  *   scheduler may stripe it over queue pairs); message k waits for message
  *   k - P of the same rank to be acknowledged, so at most P are in flight.
  *
- * Iterations: iteration i+1 of a job starts `compute_gap` after every message
+ * Iterations (`warmup` ones first, then `iterations`; only the latter are
+ * measured): iteration i+1 of a job starts `compute_gap` after every message
  * of iteration i arrived (a job-wide barrier: synchronous data-parallel
  * training, as the UDMP paper describes its ResNet and VGG jobs). The barrier
  * is a marker (a zero-byte entry of the flow list, no traffic).
@@ -43,7 +52,10 @@
  * Placement of job j's n ranks: `random` (a seeded shuffle of all hosts, job
  * j taking the j-th block of n: disjoint), `packed` (hosts jn .. jn+n-1),
  * `rail` (rank r of every job under ToR r mod T, as same-index GPUs share a
- * leaf in a rail-optimised cluster), `list` (the hosts given, job by job).
+ * leaf in a rail-optimised cluster), `servers` (whole servers of the
+ * `server:` section, chosen by a seeded shuffle, ceil(n/G) per job: rank r on
+ * GPU r mod G of the job's (r/G)-th server), `list` (the hosts given, job by
+ * job).
  */
 #include "workload/collective.h"
 
@@ -71,17 +83,23 @@ const struct opt_desc coll_opts[] = {
 	{ "jobs", OPT_UINT, offsetof(struct coll_params, jobs), "1", 1, 1e6,
 	  "identical jobs running at once, on disjoint hosts" },
 	{ "placement", OPT_ENUM, offsetof(struct coll_params, placement), "random", 0, 0,
-	  "random (seeded), packed (consecutive hosts), rail (rank r under ToR r mod T) or "
-	  "list (`hosts`)",
-	  (const char *const[]){ "random", "packed", "rail", "list", NULL } },
+	  "random (seeded), packed (consecutive hosts), rail (rank r under ToR r mod T), "
+	  "servers (whole random servers, ranks in GPU order) or list (`hosts`)",
+	  (const char *const[]){ "random", "packed", "rail", "list", "servers", NULL } },
 	{ "hosts", OPT_STRLIST, offsetof(struct coll_params, hosts), "", 0, 0,
 	  "placement list: host indices (or names h<i>), job after job" },
 	{ "chunk", OPT_SIZE, offsetof(struct coll_params, chunk), "128KB", 1, 1e12,
 	  "pipelining unit of ring and tree steps (the STrack paper uses 128 KB)" },
+	{ "channels", OPT_UINT, offsetof(struct coll_params, channels), "1", 1, 1024,
+	  "ring algorithms: NCCL's channels, rings of size/channels each, ring c entering "
+	  "every server at its c-th GPU" },
 	{ "parallelism", OPT_UINT, offsetof(struct coll_params, parallelism), "0", 0, 1e7,
 	  "alltoall: messages in flight per rank; 0 = n - 1 (all at once)" },
 	{ "iterations", OPT_UINT, offsetof(struct coll_params, iterations), "1", 1, 1e6,
-	  "times each job runs the collective" },
+	  "times each job runs the collective (after the warm-up ones)" },
+	{ "warmup", OPT_UINT, offsetof(struct coll_params, warmup), "0", 0, 1e6,
+	  "iterations run first and left out of collectives.csv and the collective metrics "
+	  "(NCCL-tests' -w)" },
 	{ "compute_gap", OPT_TIME, offsetof(struct coll_params, compute_gap), "0", 0, 1e15,
 	  "between iterations: from the last byte of one to the start of the next" },
 	{ "start", OPT_TIME, offsetof(struct coll_params, start), "0", 0, 1e16,
@@ -101,6 +119,7 @@ struct gen {
 	struct flow_list *out;
 	const uint32_t *host; /* this job's hosts, by rank */
 	uint32_t n, job, iter;
+	uint32_t gpus;	  /* hosts per server (1: none) */
 	uint32_t barrier; /* the previous iteration's marker, UINT32_MAX = none */
 	size_t first_id;  /* this iteration's first message */
 };
@@ -136,29 +155,50 @@ static void dep(struct gen *g, uint32_t id)
 
 /* ---- ring ------------------------------------------------------------------- */
 
+/* Ring c's order of the ranks: each run of consecutive ranks on one server
+ * rotated by c. */
+static void ring_order(const struct gen *g, uint32_t c, uint32_t *order)
+{
+	uint32_t n = g->n, G = g->gpus;
+	for (uint32_t b = 0; b < n;) {
+		uint32_t k = 1;
+		while (b + k < n && g->host[b + k] / G == g->host[b] / G)
+			k++;
+		for (uint32_t i = 0; i < k; i++)
+			order[b + i] = b + (i + c) % k;
+		b += k;
+	}
+}
+
 static void gen_ring(struct gen *g, uint32_t steps)
 {
-	uint32_t n = g->n;
-	uint64_t S = g->p->size;
-	uint32_t m = nchunks(g, S / n);
-	uint32_t *prev = mp_malloc((size_t)n * m * sizeof *prev);
-	uint32_t *cur = mp_malloc((size_t)n * m * sizeof *cur);
-	for (uint32_t k = 0; k < steps; k++) {
-		for (uint32_t r = 0; r < n; r++) {
-			uint32_t seg = (r + n - k % n) % n;
-			uint64_t sz = piece(S, seg, n);
-			for (uint32_t j = 0; j < m; j++) {
-				cur[r * m + j] = msg(g, r, (r + 1) % n, piece(sz, j, m), k == 0);
-				if (k > 0)
-					dep(g, prev[((r + n - 1) % n) * m + j]);
+	uint32_t n = g->n, C = (uint32_t)g->p->channels;
+	uint32_t *order = mp_malloc(n * sizeof *order);
+	for (uint32_t c = 0; c < C; c++) {
+		uint64_t S = piece(g->p->size, c, C);
+		uint32_t m = nchunks(g, S / n);
+		uint32_t *prev = mp_malloc((size_t)n * m * sizeof *prev);
+		uint32_t *cur = mp_malloc((size_t)n * m * sizeof *cur);
+		ring_order(g, c, order);
+		for (uint32_t k = 0; k < steps; k++) {
+			for (uint32_t r = 0; r < n; r++) { /* r: a position on ring c */
+				uint32_t seg = (r + n - k % n) % n;
+				uint64_t sz = piece(S, seg, n);
+				for (uint32_t j = 0; j < m; j++) {
+					cur[r * m + j] = msg(g, order[r], order[(r + 1) % n],
+							     piece(sz, j, m), k == 0);
+					if (k > 0)
+						dep(g, prev[((r + n - 1) % n) * m + j]);
+				}
 			}
+			uint32_t *t = prev;
+			prev = cur;
+			cur = t;
 		}
-		uint32_t *t = prev;
-		prev = cur;
-		cur = t;
+		mp_free(prev);
+		mp_free(cur);
 	}
-	mp_free(prev);
-	mp_free(cur);
+	mp_free(order);
 }
 
 /* ---- double binary tree ------------------------------------------------------ */
@@ -393,6 +433,32 @@ static int place(const struct coll_params *p, const struct wl_env *env, uint32_t
 				hosts[j * n + r] = (r % T) * hpt + (r / T) * njobs + j;
 		return MP_OK;
 	}
+	case PLACE_SERVERS: {
+		uint32_t G = env->gpus_per_server > 1 ? env->gpus_per_server : 1;
+		uint32_t ns = H / G, per = (n + G - 1) / G;
+		if ((uint64_t)per * njobs > ns)
+			return mp_errf(
+			    e, MP_EUSER,
+			    "placement: servers gives each of %u jobs %u whole servers of "
+			    "%u GPUs, but the fabric has %u servers",
+			    njobs, per, G, ns);
+		uint32_t *all = mp_malloc((ns ? ns : 1) * sizeof *all);
+		struct mp_rng r;
+		for (uint32_t i = 0; i < ns; i++)
+			all[i] = i;
+		rng_init(&r, env->seed, RNG_WORKLOAD,
+			 WORKLOAD_STREAM(WORKLOAD_STREAM_COLLECTIVE, 1));
+		for (uint32_t i = 0; i < per * njobs; i++) { /* partial Fisher-Yates */
+			uint32_t j = i + (uint32_t)rng_below(&r, ns - i), t = all[i];
+			all[i] = all[j];
+			all[j] = t;
+		}
+		for (uint32_t j = 0; j < njobs; j++)
+			for (uint32_t k = 0; k < n; k++)
+				hosts[j * n + k] = all[j * per + k / G] * G + k % G;
+		mp_free(all);
+		return MP_OK;
+	}
 	default: { /* list */
 		if (p->hosts.n != (size_t)n * njobs)
 			return mp_errf(e, MP_EUSER,
@@ -441,6 +507,16 @@ int coll_generate(const struct coll_params *p, const struct wl_env *env, struct 
 			       (unsigned long long)(2 * n));
 	if (p->placement != PLACE_LIST && p->hosts.n)
 		return mp_errf(e, MP_EUSER, "hosts: given, but placement is not list");
+	bool ring = p->type == COLL_ALLGATHER || p->type == COLL_REDUCESCATTER ||
+		    (p->type == COLL_ALLREDUCE && p->algorithm == COLL_RING);
+	if (p->channels > 1 && !ring)
+		return mp_errf(e, MP_EUSER,
+			       "channels: only ring algorithms have channels (ring allreduce, "
+			       "allgather, reducescatter)");
+	if (p->size < 2 * n * p->channels)
+		return mp_errf(e, MP_EUSER,
+			       "size: expected at least 2 bytes per rank and channel (%llu)",
+			       (unsigned long long)(2 * n * p->channels));
 	jobs->njobs = njobs;
 	jobs->nranks = (uint32_t)n;
 	jobs->hosts = mp_malloc(n * njobs * sizeof *jobs->hosts);
@@ -451,9 +527,11 @@ int coll_generate(const struct coll_params *p, const struct wl_env *env, struct 
 				 .out = out,
 				 .host = &jobs->hosts[(size_t)j * n],
 				 .n = (uint32_t)n,
+				 .gpus = env->gpus_per_server > 1 ? env->gpus_per_server : 1,
 				 .job = j,
 				 .barrier = UINT32_MAX };
-		for (uint32_t it = 0; it < p->iterations; it++) {
+		uint64_t total = p->warmup + p->iterations;
+		for (uint32_t it = 0; it < total; it++) {
 			g.iter = it;
 			g.first_id = out->n;
 			switch (p->type) {
@@ -472,7 +550,7 @@ int coll_generate(const struct coll_params *p, const struct wl_env *env, struct 
 				gen_ring(&g, g.n - 1);
 				break;
 			}
-			if (it + 1 < p->iterations) { /* the barrier before the next one */
+			if (it + 1 < total) { /* the barrier before the next one */
 				size_t last = out->n;
 				flow_list_marker(out, p->start);
 				struct flow_spec *mk = &out->v[out->n - 1];

@@ -11,7 +11,7 @@
 
 enum coll_type { COLL_ALLREDUCE, COLL_ALLTOALL, COLL_ALLGATHER, COLL_REDUCESCATTER };
 enum coll_algo { COLL_RING, COLL_DBT, COLL_HD };
-enum coll_place { PLACE_RANDOM, PLACE_PACKED, PLACE_RAIL, PLACE_LIST };
+enum coll_place { PLACE_RANDOM, PLACE_PACKED, PLACE_RAIL, PLACE_LIST, PLACE_SERVERS };
 
 struct coll_params {
 	int type;	/* enum coll_type */
@@ -22,8 +22,10 @@ struct coll_params {
 	int placement; /* enum coll_place */
 	struct opt_strlist hosts;
 	uint64_t chunk;
+	uint64_t channels;    /* ring algorithms: NCCL's channels */
 	uint64_t parallelism; /* alltoall: messages in flight per rank; 0 = n - 1 */
-	uint64_t iterations;
+	uint64_t iterations;  /* measured, after `warmup` ones */
+	uint64_t warmup;
 	simtime_t compute_gap;
 	simtime_t start;
 };
