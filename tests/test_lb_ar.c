@@ -367,8 +367,8 @@ static const char *const schemes[] = {
 	"{type: letflow}",
 };
 
-/* A 600 KB buffer (the 8 ports of a leaf reserve about 300 KB of PFC
- * headroom) under 0.8 load over a 2.5:1 oversubscribed fabric: PFC pauses
+/* A 600 KB buffer (a leaf reserves 268,512 B of it as PFC headroom and
+ * control reserve for its 8 ports) under 0.8 load over a 2.5:1 oversubscribed fabric: PFC pauses
  * often, nothing is dropped, no buffer is overrun, every flow completes. */
 static void test_pfc_lossless(void **state)
 {
