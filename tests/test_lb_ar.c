@@ -4,7 +4,8 @@
  * the instant of the decision and compares it with the port chosen.
  *
  *  - ar (per packet): never an egress whose queue is longer than another
- *    candidate's; equal queues picked uniformly.
+ *    candidate's; equal queues picked uniformly; with metric util, never one
+ *    of higher recent utilisation (the test's own DREs, fed as ar's are).
  *  - drill: the port is the shortest among the ports it compared, which are
  *    d distinct random samples plus the m remembered (the previous choice).
  *  - letflow, ar flowlet mode: a flow keeps its port while its packets come
@@ -123,6 +124,80 @@ static void test_ar_least_queue(void **state)
 		double share = (double)ar_st.tie_pos[i] / (double)ar_st.ties;
 		assert_true(share > 0.225 && share < 0.275);
 	}
+	run_result_free(&r);
+}
+
+/* ---- ar, metric util: the least recent utilisation ----------------------------- */
+static struct {
+	struct dre *dre; /* the test's own estimators, fed as ar's are */
+	struct dre_params dp;
+	uint64_t decisions, unequal, higher;
+} au;
+
+static void util_tx(struct fabric *f, struct sw *s, struct port *out, struct packet *p)
+{
+	real->sw_tx(f, s, out, p);
+	if (!au.dre)
+		au.dre = calloc(f->nports, sizeof *au.dre);
+	dre_add(&au.dre[fab_port_index(f, out)], &au.dp, f->q->now, p->size);
+}
+
+static uint16_t util_check(struct fabric *f, struct sw *s, const struct packet *p,
+			   const uint16_t *cand, unsigned n)
+{
+	double u[64], umin = 1e300, umax = 0;
+	assert_true(n <= 64);
+	if (!au.dre)
+		au.dre = calloc(f->nports, sizeof *au.dre);
+	for (unsigned i = 0; i < n; i++) {
+		struct port *pt = &s->node.ports[cand[i]];
+		u[i] = dre_util(&au.dre[fab_port_index(f, pt)], &au.dp, f->q->now, pt->rate_bps);
+		umin = u[i] < umin ? u[i] : umin;
+		umax = u[i] > umax ? u[i] : umax;
+	}
+	uint16_t c = real->choose(f, s, p, cand, n);
+	au.decisions++;
+	au.unequal += umax != umin;
+	for (unsigned i = 0; i < n; i++)
+		if (cand[i] == c)
+			au.higher += u[i] != umin;
+	return c;
+}
+
+/* With the DRE (50 us, alpha 0.2 by default) every decision takes an egress
+ * of least recent utilisation. */
+static void test_ar_least_util(void **state)
+{
+	(void)state;
+	memset(&au, 0, sizeof au);
+	au.dp.period = 50 * PS_PER_US;
+	au.dp.alpha = 0.2;
+	struct experiment x;
+	struct mp_err e = { 0 };
+	struct sim s;
+	char yaml[1024];
+	snprintf(yaml, sizeof yaml, ws_yaml, 1, "4MB", "", "{type: ar, metric: util}", "300us");
+	assert_int_equal(exp_load_string(&x, yaml, "test.yaml", &e), MP_OK);
+	real = x.lb;
+	wrapped = *real;
+	wrapped.choose = util_check;
+	wrapped.sw_tx = util_tx;
+	x.lb = &wrapped;
+	assert_int_equal(sim_build(&s, &x, &e), MP_OK);
+	sim_run(&s);
+	struct run_result r;
+	sim_collect(&s, &r);
+	sim_free(&s);
+	x.lb = real;
+	exp_free(&x);
+	print_message("ar util: %llu decisions, %llu with unequal utilisations, %llu to a higher "
+		      "one\n",
+		      (unsigned long long)au.decisions, (unsigned long long)au.unequal,
+		      (unsigned long long)au.higher);
+	assert_int_equal(r.ncompleted, r.nflows);
+	assert_true(au.unequal > au.decisions / 2);
+	assert_int_equal(au.higher, 0);
+	free(au.dre);
 	run_result_free(&r);
 }
 
@@ -292,8 +367,8 @@ static const char *const schemes[] = {
 	"{type: letflow}",
 };
 
-/* A 600 KB buffer (the 8 ports of a leaf reserve about 300 KB of PFC
- * headroom) under 0.8 load over a 2.5:1 oversubscribed fabric: PFC pauses
+/* A 600 KB buffer (a leaf reserves 268,512 B of it as PFC headroom and
+ * control reserve for its 8 ports) under 0.8 load over a 2.5:1 oversubscribed fabric: PFC pauses
  * often, nothing is dropped, no buffer is overrun, every flow completes. */
 static void test_pfc_lossless(void **state)
 {
@@ -344,6 +419,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ar_least_queue),
+		cmocka_unit_test(test_ar_least_util),
 		cmocka_unit_test(test_drill_shortest_of_compared),
 		cmocka_unit_test(test_flowlets_stay_until_the_gap),
 		cmocka_unit_test(test_pfc_lossless),
