@@ -160,40 +160,41 @@ static void b0_insert(struct evq *q, const struct evs *e)
 	if (b->n == b->cap)
 		bucket_grow(b);
 	uint32_t i = b->n, lim = i > B0_SHIFT_MAX ? i - B0_SHIFT_MAX : 0;
-	if (b->sorted == i && (lim == 0 || b->v[lim - 1].key > e->key)) {
+	if (!b->tail && (lim == 0 || b->v[lim - 1].key > e->key)) {
 		while (i > 0 && b->v[i - 1].key < e->key) {
 			b->v[i] = b->v[i - 1];
 			i--;
 		}
 		b->v[i] = *e;
-		b->sorted = ++b->n;
+		b->n++;
 		return;
 	}
 	b->v[b->n++] = *e; /* the tail, sorted at the next pop */
+	b->tail++;
 }
 
 static void sort_key_desc(struct evs *v, size_t n);
 
-/* Sort the tail v[sorted..n) and merge it into the ordered prefix: from the
- * back (smallest keys), so the prefix moves only as far as it must. */
+/* Sort the tail and merge it into the ordered prefix: from the back
+ * (smallest keys), so the prefix moves only as far as it must. */
 static void b0_merge(struct evq_bucket *b)
 {
-	uint32_t k = b->n - b->sorted;
+	uint32_t k = b->tail;
 	if (b->tmp_cap < k) {
 		mp_free(b->tmp);
 		b->tmp_cap = k > 2 * b->tmp_cap ? k : 2 * b->tmp_cap;
 		b->tmp = mp_malloc((size_t)b->tmp_cap * sizeof *b->tmp);
 	}
-	memcpy(b->tmp, b->v + b->sorted, (size_t)k * sizeof *b->tmp);
+	memcpy(b->tmp, b->v + b->n - k, (size_t)k * sizeof *b->tmp);
 	sort_key_desc(b->tmp, k);
-	uint32_t w = b->n, i = b->sorted, j = k;
+	uint32_t w = b->n, i = b->n - k, j = k;
 	while (j > 0) { /* place the smallest of the two ends at w - 1 */
 		if (i > 0 && b->v[i - 1].key < b->tmp[j - 1].key)
 			b->v[--w] = b->v[--i];
 		else
 			b->v[--w] = b->tmp[--j];
 	}
-	b->sorted = b->n;
+	b->tail = 0;
 }
 
 void evq_push(struct evq *q, simtime_t t, uint64_t key, ev_fn fn, void *obj, uint64_t arg)
@@ -297,7 +298,7 @@ static void redistribute(struct evq *q, unsigned i, simtime_t m)
 	}
 	if (q->b0.n > 1)
 		sort_key_desc(q->b0.v, q->b0.n);
-	q->b0.sorted = q->b0.n;
+	q->b0.tail = 0;
 }
 
 simtime_t evq_next_time(const struct evq *q)
@@ -322,11 +323,10 @@ bool evq_pop_until(struct evq *q, simtime_t until, struct ev *e)
 		redistribute(q, i, m);
 	} else if (q->last > until) {
 		return false;
-	} else if (__builtin_expect(q->b0.sorted != q->b0.n, 0)) {
+	} else if (__builtin_expect(q->b0.tail != 0, 0)) {
 		b0_merge(&q->b0);
 	}
 	*e = unpack(&q->b0.v[--q->b0.n]);
-	q->b0.sorted = q->b0.n;
 	q->n--;
 	return true;
 }
@@ -345,7 +345,7 @@ void evq_drain(struct evq *q, void (*fn)(void *ctx, const struct ev *e), void *c
 		struct ev e = unpack(&q->b0.v[j]);
 		fn(ctx, &e);
 	}
-	q->b0.n = q->b0.sorted = 0;
+	q->b0.n = q->b0.tail = 0;
 	for (int i = 1; i < EVQ_BUCKETS; i++) {
 		struct evq_chunk *c = q->b[i].head;
 		while (c) {

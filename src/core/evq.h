@@ -64,14 +64,14 @@ struct evs {
 };
 
 /* The events of the current time, sorted by key (largest first), except
- * for a tail of late arrivals v[sorted..n) that the next pop sorts and merges
+ * for a tail of late arrivals v[n - tail..n) that the next pop sorts and merges
  * in: events pushed for the current time go there when they would move many
  * others (thousands of flows starting at once, pushed while the fabric is
  * built), so a burst costs n log n, not n^2. */
 struct evq_bucket {
 	struct evs *v;
 	uint32_t n, cap;
-	uint32_t sorted; /* v[0..sorted) is in order */
+	uint32_t tail;	 /* v[n - tail..n) is the unsorted tail (usually 0) */
 	struct evs *tmp; /* the tail while it is merged */
 	uint32_t tmp_cap;
 };

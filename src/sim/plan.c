@@ -70,6 +70,7 @@ void sim_plan_flow_limit(const struct experiment *x, struct flow_list *l)
 			sizeof(struct flow_rec) + 12 * sizeof(uint64_t) + 2 * sizeof(struct evs);
 	l->mem_limit = limit_bytes();
 	l->max_n = (size_t)(l->mem_limit / l->flow_bytes) + 1;
+	l->max_ids = TP_ENTITY_BASE;
 }
 
 struct pair_pkts {
@@ -115,6 +116,11 @@ int sim_plan_flows(const struct sim *s, const char *section, struct mp_err *e)
 {
 	const struct experiment *x = s->x;
 	const struct flow_list *l = &s->flows;
+	if (l->over && l->max_ids && l->n + 1 >= l->max_ids)
+		return exp_errf(e, x, section,
+				"more than %zu flows (messages): mpsim's message ids hold fewer "
+				"than %zu",
+				l->n, l->max_ids);
 	if (l->over)
 		return exp_errf(e, x, section,
 				"more than %zu flows (messages), about %.1f GB of memory at %llu "

@@ -54,7 +54,7 @@ void flow_list_push(struct flow_list *l, uint32_t src, uint32_t dst, uint64_t by
 {
 	MP_ASSERT(src != dst);
 	MP_ASSERT(bytes > 0);
-	if (l->max_n && l->n >= l->max_n) {
+	if ((l->max_n && l->n >= l->max_n) || (l->max_ids && l->n + 1 >= l->max_ids)) {
 		l->over++; /* refused after generation: see struct flow_list */
 		return;
 	}
@@ -64,8 +64,14 @@ void flow_list_push(struct flow_list *l, uint32_t src, uint32_t dst, uint64_t by
 int flow_list_reserve(const struct flow_list *l, uint64_t count, const char *key, struct mp_err *e)
 {
 	double need = ((double)l->n + (double)count) * (double)l->flow_bytes;
-	if (!l->mem_limit || need <= (double)l->mem_limit)
+	if (!l->mem_limit || need <= (double)l->mem_limit) {
+		if (l->max_ids && (double)l->n + (double)count >= (double)l->max_ids)
+			return mp_errf(e, MP_EUSER,
+				       "%s: %llu flows (messages): mpsim's message ids hold fewer "
+				       "than %zu",
+				       key, (unsigned long long)count, l->max_ids);
 		return MP_OK;
+	}
 	return mp_errf(e, MP_EUSER,
 		       "%s: %llu flows need about %.1f GB of memory (about %llu bytes each); "
 		       "%.1f GB fit (the machine's memory or MPSIM_MEM_LIMIT): expected fewer "

@@ -49,6 +49,7 @@ struct flow_list {
 	 * the memory a flow costs from generation to results */
 	size_t max_n, over;
 	uint64_t flow_bytes, mem_limit;
+	size_t max_ids; /* 0, or the message ids the run has: more are refused too */
 };
 
 /* Before a generator pushes `count` flows: refuse (MP_EUSER, "key: N flows
