@@ -16,6 +16,8 @@
 #include "core/mem.h"
 #include "io/experiment.h"
 #include "io/metrics.h"
+#include "io/plot.h"
+#include "io/report.h"
 #include "io/results.h"
 #include "io/sweep.h"
 #include "sim/run.h"
@@ -182,6 +184,22 @@ static void sweep_table(const struct sweep *sw, const struct point_out *po, stru
 	}
 }
 
+/* The figures and report.html of a folder just written (a run, or a sweep's
+ * own level: its points drew theirs). Plots need gnuplot; without it the
+ * report says how to get them. A failure here leaves the results valid: a
+ * warning, not an error. */
+static void finish_folder(const struct batch_args *a, const char *dir)
+{
+	struct mp_err e = { 0 };
+	char gp[4096];
+	bool off = a->no_plots || (getenv("MPSIM_NO_PLOTS") && *getenv("MPSIM_NO_PLOTS"));
+	if (!off && plot_have_gnuplot(gp, sizeof gp) && plot_dir(dir, false, &e))
+		fprintf(stderr, "mpsim: warning: plots: %s\n", e.msg);
+	mp_err_clear(&e);
+	if (report_dir(dir, &e))
+		fprintf(stderr, "mpsim: warning: report: %s\n", e.msg);
+}
+
 /* Run point p to completion; write its folder under dir (when dir) and its
  * figures into *po. Returns an exit status. */
 static int run_point(const struct batch_args *a, const struct sweep *sw, size_t p, const char *dir,
@@ -202,8 +220,14 @@ static int run_point(const struct batch_args *a, const struct sweep *sw, size_t 
 		rc = e.status;
 		goto out;
 	}
-	if (!print)
-		x.out.progress = false;
+	/* a sweep point's progress line names it; --progress forces plain lines */
+	char pname[256] = "";
+	if (sw->nkeys) {
+		point_values(sw, p, pname, sizeof pname);
+		s.progress_label = pname;
+	}
+	if (a->progress)
+		s.show_progress = s.progress_plain = true;
 	sim_run(&s);
 	struct run_result r;
 	sim_collect(&s, &r);
@@ -227,6 +251,8 @@ static int run_point(const struct batch_args *a, const struct sweep *sw, size_t 
 	if (dir && results_write(dir, &x, &r, paper.s, &e)) {
 		fprintf(stderr, "mpsim: %s\n", e.msg);
 		rc = e.status;
+	} else if (dir) {
+		finish_folder(a, dir);
 	}
 	mp_free(paper.s);
 	run_result_free(&r);
@@ -440,7 +466,7 @@ int batch_main(const struct batch_args *a)
 		}
 		rc = run_point(a, &sw, 0, outdir, true, &po[0]);
 		if (!rc && !a->quiet)
-			printf("\n  results in %s/\n", outdir);
+			printf("\n  results in %s/ (open %s/report.html)\n", outdir, outdir);
 		goto out;
 	}
 	if (a->out)
@@ -470,8 +496,12 @@ int batch_main(const struct batch_args *a)
 		fprintf(stderr, "mpsim: %s\n", e.msg);
 		results_discard(tmp);
 		rc = e.status;
-	} else if (!a->quiet) {
-		printf("\n  results in %s/ (sweep.csv, paper.csv, a folder per point)\n", outdir);
+	} else {
+		finish_folder(a, outdir);
+		if (!a->quiet)
+			printf("\n  results in %s/ (report.html, sweep.csv,%s a folder per "
+			       "point)\n",
+			       outdir, sw.source ? " paper.csv," : "");
 	}
 	mp_free(sc.s);
 	mp_free(pc.s);

@@ -672,8 +672,10 @@ static void progress(struct sim *s, bool final)
 	char eta[32] = "?";
 	if (frac > 0.001)
 		snprintf(eta, sizeof eta, "%.0fs", el / frac - el);
-	fprintf(stderr, "\r  t=%.1fus  flows %u/%u  %.1f Mev/s  ETA %s   %s", time_to_us(s->q.now),
-		s->w.ndone, s->w.nconns, evps / 1e6, eta, final ? "\n" : "");
+	fprintf(stderr, "%s  %s%st=%.1fus  flows %u/%u  %.1f Mev/s  ETA %s   %s",
+		s->progress_plain ? "" : "\r", s->progress_label ? s->progress_label : "",
+		s->progress_label ? ": " : "", time_to_us(s->q.now), s->w.ndone, s->w.nconns,
+		evps / 1e6, eta, final || s->progress_plain ? "\n" : "");
 	fflush(stderr);
 }
 
@@ -688,7 +690,7 @@ void sim_run(struct sim *s)
 			break;
 		if (s->show_progress) {
 			double now = sim_wall_now();
-			if (now - last > 0.5) {
+			if (now - last > (s->progress_plain ? 10.0 : 0.5)) {
 				progress(s, false);
 				last = now;
 			}
@@ -696,7 +698,7 @@ void sim_run(struct sim *s)
 	}
 	if (s->x->gen.stop_time && s->q.now < s->x->gen.stop_time)
 		s->q.now = s->x->gen.stop_time;
-	if (s->show_progress && sim_wall_now() - s->wall_start > 0.5)
+	if (s->show_progress && (s->progress_plain || sim_wall_now() - s->wall_start > 0.5))
 		progress(s, true);
 }
 
