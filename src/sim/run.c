@@ -18,7 +18,8 @@ enum samp_kind {
 	SAMP_UTIL,
 	SAMP_FLOW_TPUT,
 	SAMP_PAUSES,
-	SAMP_DROPS
+	SAMP_DROPS,
+	SAMP_TRACE /* series .. series + 3: cwnd, rate, RTT, path of conn */
 };
 #define group_names port_group_names
 
@@ -160,7 +161,38 @@ static int setup_samplers(struct sim *s, struct mp_err *e)
 							    .series = ts_series(s->ts, name),
 							    .conn = s->w.conns[i] });
 		}
+	if (o->traces) {
+		tp_world_trace(&s->w);
+		static const char *const fam[] = { "cwnd_bytes", "rate_gbps", "rtt_us", "path" };
+		for (uint32_t i = 0; i < s->w.nconns && i < o->traces_max; i++) {
+			struct ts_sampler sp = { .kind = SAMP_TRACE, .conn = s->w.conns[i] };
+			for (int k = 0; k < 4; k++) {
+				snprintf(name, sizeof name, "%s:flow%u", fam[k], i);
+				uint32_t id = ts_series(s->ts, name);
+				if (k == 0)
+					sp.series = id;
+			}
+			sampler_add(s, sp);
+		}
+	}
 	return MP_OK;
+}
+
+/* One trace sample of a connection: the four series after sp->series; a
+ * value the protocol does not keep is left out. */
+static void sample_trace(struct sim *s, struct ts_sampler *sp, simtime_t now, simtime_t dt)
+{
+	struct conn *c = sp->conn;
+	struct tp_trace t;
+	tp_trace_fill(c, &t);
+	double sent = (double)(c->sent_bytes - sp->prev);
+	sp->prev = c->sent_bytes;
+	if (isnan(t.rate) && c->started)
+		t.rate = sent * 8.0 / time_to_s(dt); /* a window protocol: what it sent */
+	double v[4] = { t.cwnd, t.rate / 1e9, t.rtt / 1e6, t.path };
+	for (uint32_t k = 0; k < 4; k++)
+		if (!isnan(v[k]))
+			ts_push(s->ts, now, sp->series + k, v[k]);
 }
 
 static void sample(void *obj, uint64_t arg)
@@ -216,6 +248,9 @@ static void sample(void *obj, uint64_t arg)
 			sp->prev = sum;
 			break;
 		}
+		case SAMP_TRACE:
+			sample_trace(s, sp, now, dt);
+			continue;
 		case SAMP_FLOW_TPUT:
 			v = (double)(sp->conn->acked_bytes - sp->conn->ts_acked_bytes) * 8.0 /
 			    time_to_s(dt) / 1e9;
