@@ -94,6 +94,13 @@ if command -v gnuplot >/dev/null; then
 	# the time series of the collision experiment are drawn (its result is there)
 	grep -q '^ts_goodput_gbps' "$T/collision/system-udmp/plots/figures.tsv" ||
 		fail "collision plots" "ts_goodput_gbps" "$(cut -f1 "$T/collision/system-udmp/plots/figures.tsv" | tr '\n' ' ')"
+	# an incomplete flow (collision stops on purpose): finish, FCT and slowdown
+	# empty, never 0; delivered_bytes says how far it got
+	bad=$(awk -F, 'NR > 1 && $11 == 0 && ($6 != "" || $7 != "" || $9 != "" || $12 <= 0)' \
+		"$T/collision/system-udmp/flows.csv")
+	n0=$(awk -F, 'NR > 1 && $11 == 0' "$T/collision/system-udmp/flows.csv" | wc -l)
+	[ "$n0" -gt 0 ] && [ -z "$bad" ] ||
+		fail "incomplete flows in flows.csv" "empty finish/FCT/slowdown, delivered_bytes > 0" "$n0 incomplete; $bad"
 	# redrawing a folder gives the same figure list
 	cp "$T/quickstart/plots/figures.tsv" "$T/figs.before"
 	"$MPSIM" plot "$T/quickstart" >/dev/null
