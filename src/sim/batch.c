@@ -66,12 +66,23 @@ static void metric_col(int m, char *buf, size_t n)
 	snprintf(buf, n, "%s%s%s", metric_defs[m].name, *u ? "_" : "", u);
 }
 
+/* Decimals that show about four significant digits of numbers up to |max|,
+ * in fixed notation (a table never switches to 1.281e+04 halfway down). */
+static int fixed_decimals(double max)
+{
+	if (!(max > 0) || !isfinite(max))
+		return 2;
+	int d = 3 - (int)floor(log10(max));
+	return d < 0 ? 0 : d > 4 ? 4 : d;
+}
+
 static void fmt_metric(int m, double v, char *buf, size_t n)
 {
+	double d = metric_display((enum metric_id)m, v);
 	if (isnan(v))
 		snprintf(buf, n, "n/a");
 	else
-		snprintf(buf, n, "%.4g%s%s", metric_display((enum metric_id)m, v),
+		snprintf(buf, n, "%.*f%s%s", fixed_decimals(fabs(d)), d,
 			 *metric_unit((enum metric_id)m) ? " " : "",
 			 metric_unit((enum metric_id)m));
 }
@@ -119,8 +130,8 @@ static void paper_table(const struct sweep *sw, const struct point_out *po, stru
 				v = w / v;
 				shown_paper = pe->value;
 				unit = "x";
-				snprintf(ours, sizeof ours, "%.3gx", v);
-				snprintf(paper, sizeof paper, "%.3gx", pe->value);
+				snprintf(ours, sizeof ours, "%.3fx", v);
+				snprintf(paper, sizeof paper, "%.3fx", pe->value);
 			} else {
 				fmt_metric(pe->metric, v, ours, sizeof ours);
 				fmt_metric(pe->metric, pe->value, paper, sizeof paper);
@@ -131,7 +142,7 @@ static void paper_table(const struct sweep *sw, const struct point_out *po, stru
 				  sw->nkeys ? pv : "run", mname, unit, shown_paper, v, ratio,
 				  pe->note);
 			if (out)
-				fprintf(out, "  %-30s %-14s %12s %12s %8.3g  %s\n",
+				fprintf(out, "  %-30s %-14s %12s %12s %8.3f  %s\n",
 					sw->nkeys ? pv : "-", mname, paper, ours, ratio, pe->note);
 		}
 	}
@@ -154,6 +165,16 @@ static void sweep_table(const struct sweep *sw, const struct point_out *po, stru
 		sb_printf(csv, ",%s", col);
 	}
 	sb_printf(csv, ",wall_s\n");
+	/* one fixed format per printed column, from its largest value */
+	int dec[sizeof table_metrics / sizeof *table_metrics];
+	for (size_t i = 0; i < sizeof table_metrics / sizeof *table_metrics; i++) {
+		double mx = 0;
+		for (size_t p = 0; p < sw->npoints; p++)
+			if (po[p].ok && isfinite(po[p].m[table_metrics[i]]))
+				mx = fmax(mx, fabs(metric_display(table_metrics[i],
+								  po[p].m[table_metrics[i]])));
+		dec[i] = metric_defs[table_metrics[i]].kind == MK_COUNT ? 0 : fixed_decimals(mx);
+	}
 	if (out) {
 		fprintf(out, "\n  %-30s", "point");
 		for (size_t i = 0; i < sizeof table_metrics / sizeof *table_metrics; i++) {
@@ -178,7 +199,10 @@ static void sweep_table(const struct sweep *sw, const struct point_out *po, stru
 		for (size_t i = 0; i < sizeof table_metrics / sizeof *table_metrics; i++) {
 			int m = table_metrics[i];
 			double v = po[p].ok ? po[p].m[m] : NAN;
-			fprintf(out, " %13.5g", metric_display(m, v));
+			if (isnan(v))
+				fprintf(out, " %13s", "n/a");
+			else
+				fprintf(out, " %13.*f", dec[i], metric_display(m, v));
 		}
 		fprintf(out, "\n");
 	}
