@@ -111,6 +111,20 @@ else
 	MPSIM_NO_PLOTS=1 "$MPSIM" run "$ROOT/examples/quickstart.yaml" --out "$T/quickstart" -q
 fi
 
+# the README's sweep snippets validate when pasted at the end of the quickstart file
+for k in 1 2; do
+	{
+		cat "$ROOT/examples/quickstart.yaml"
+		awk -v k=$k '/^A file may sweep parameters/ { on = 1 }
+			on && /^```yaml/ { n++; inb = (n == k); next }
+			inb && /^```/ { exit }
+			inb { print }' "$ROOT/README.md"
+	} >"$T/snippet$k.yaml"
+	grep -q '^sweep:' "$T/snippet$k.yaml" || fail "README snippet $k" "a sweep: block" "none"
+	MPSIM_NO_PLOTS=1 "$MPSIM" validate "$T/snippet$k.yaml" >"$T/log" 2>&1 ||
+		fail "README snippet $k in quickstart.yaml" "validates" "$(cat "$T/log")"
+done
+
 # without gnuplot: mpsim plot names the package, exit 2
 set +e
 msg=$(env PATH=/nonexistent "$MPSIM" plot "$T/quickstart" 2>&1)

@@ -631,6 +631,8 @@ static void sweep_xaxis(struct plotter *pl, const struct sweepdata *sd)
 			sd->xpos[sd->nx - 1] + 0.5);
 	if (sd->nx > 6)
 		fprintf(f, "set xtics rotate by -30\n");
+	/* room at both ends, so a mark on the first or last value is whole */
+	fprintf(f, "set offsets graph 0.05, graph 0.05, graph 0.08, 0\n");
 }
 
 /* Does paper.csv's point "system=strack size=16MB" name row r? */

@@ -260,10 +260,11 @@ static int run_point(const struct batch_args *a, const struct sweep *sw, size_t 
 	if (r.ncompleted < r.nflows) {
 		char nm[256];
 		sweep_point_name(sw, p, nm, sizeof nm);
-		fprintf(stderr,
-			"mpsim: warning: %s%s%zu of %zu flows did not complete by %.1f us\n",
-			sw->nkeys ? nm : "", sw->nkeys ? ": " : "", r.nflows - r.ncompleted,
-			r.nflows, time_to_us(r.sim_end));
+		fprintf(
+		    stderr, "mpsim: warning: %s%s%zu of %zu flows did not complete by %.1f us%s\n",
+		    sw->nkeys ? nm : "", sw->nkeys ? ": " : "", r.nflows - r.ncompleted, r.nflows,
+		    time_to_us(r.sim_end),
+		    r.ts.n ? " (the time series hold the result: timeseries.csv, plots/ts_*)" : "");
 	}
 	metrics_compute(&r, x.out.convergence_band, x.out.settle_queue, po->m);
 	po->ok = true;
