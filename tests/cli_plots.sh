@@ -125,6 +125,15 @@ for k in 1 2; do
 		fail "README snippet $k in quickstart.yaml" "validates" "$(cat "$T/log")"
 done
 
+# the experiments' index: one row per experiment file, each table as declared
+"$MPSIM" index "$ROOT/experiments" "$T/idx" >/dev/null || fail "mpsim index" "exit 0" "exit $?"
+nexp=$(find "$ROOT/experiments" -name '*.yaml' | wc -l)
+rows=$(grep -o 'class="experiments" data-rows="[0-9]*"' "$T/idx/index.html" | grep -o '[0-9]*' | awk '{ s += $1 } END { print s + 0 }')
+[ "$rows" = "$nexp" ] || fail "index.html" "$nexp experiment rows" "$rows"
+bad=$(awk '/<table/ { match($0, /data-rows="[0-9]+"/); want = substr($0, RSTART + 11, RLENGTH - 12); n = -1; t = 1 }
+	t && /^<tr>/ { n++ } /<\/table>/ && t { if (n != want) print want " declared, " n " found"; t = 0 }' "$T/idx/index.html")
+[ -z "$bad" ] || fail "index.html tables" "rows as declared" "$bad"
+
 # without gnuplot: mpsim plot names the package, exit 2
 set +e
 msg=$(env PATH=/nonexistent "$MPSIM" plot "$T/quickstart" 2>&1)

@@ -20,6 +20,7 @@ static const char usage_text[] =
     "  mpsim run EXPERIMENT.yaml [--out DIR] [--seed N] [--jobs N] [--set key.path=value ...]\n"
     "  mpsim validate EXPERIMENT.yaml [--set key.path=value ...]\n"
     "  mpsim plot RESULTS_DIR\n"
+    "  mpsim index [EXPERIMENTS_DIR [RESULTS_DIR]]\n"
     "  mpsim list [topologies|transports|lbs|workloads|sections]\n"
     "  mpsim --help | --version\n"
     "\n"
@@ -36,6 +37,7 @@ static const char usage_text[] =
     "            a `paper:` section prints the paper's numbers beside ours (paper.csv).\n"
     "  validate  Check the file and build the fabric and workload without running.\n"
     "  plot      Redraw a results folder's plots (gnuplot) and its report.html.\n"
+    "  index     results/index.html: every experiment file, linked to its latest results.\n"
     "  list      Every topology, transport, load balancer and workload with each of its\n"
     "            parameters, unit, default and range.\n"
     "\n"
@@ -88,6 +90,12 @@ static const char validate_usage[] =
     "  print one line per point (hosts, switches, links, flows); nothing runs and\n"
     "  nothing is written. A mistake prints one sentence naming file:line, the key and\n"
     "  what was expected, with exit status 2.\n";
+
+static const char index_usage[] =
+    "usage: mpsim index [EXPERIMENTS_DIR [RESULTS_DIR]]\n"
+    "  Write RESULTS_DIR/index.html (default results/index.html): every experiment file\n"
+    "  under EXPERIMENTS_DIR (default experiments), what it reproduces, and a link to\n"
+    "  its latest results' report.html with its first plots.\n";
 
 static const char plot_usage[] =
     "usage: mpsim plot RESULTS_DIR\n"
@@ -272,6 +280,23 @@ static int cmd_plot(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_index(int argc, char **argv)
+{
+	if (argc > 4 || (argc > 2 && argv[2][0] == '-')) {
+		bool help = argc == 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"));
+		fputs(index_usage, help ? stdout : stderr);
+		return help ? 0 : 2;
+	}
+	const char *exp = argc > 2 ? argv[2] : "experiments", *res = argc > 3 ? argv[3] : "results";
+	struct mp_err e = { 0 };
+	if (report_index(exp, res, &e)) {
+		fprintf(stderr, "mpsim index: %s\n", e.msg);
+		return e.status;
+	}
+	printf("%s/index.html\n", res);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -296,9 +321,11 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "plot"))
 		return cmd_plot(argc, argv);
+	if (!strcmp(cmd, "index"))
+		return cmd_index(argc, argv);
 	if (strcmp(cmd, "run") && strcmp(cmd, "validate")) {
 		fprintf(stderr,
-			"mpsim: unknown command '%s' (expected run, validate, plot or list; "
+			"mpsim: unknown command '%s' (expected run, validate, plot, index or list; "
 			"see mpsim --help)\n",
 			cmd);
 		return 2;

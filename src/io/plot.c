@@ -1,6 +1,6 @@
 /* plot.c - gnuplot figures of a results folder; see plot.h.
  *
- * Units are those people read: times in us (ms past 20 ms), queues and windows
+ * Units are those people read: times in us (ms past 5 ms), queues and windows
  * in KB or MB, rates in Gb/s, utilisation in %. An axis is logarithmic when
  * its values are positive and span 20x or more (FCTs over message sizes from
  * 4 KB to 100 MB, as the papers draw them). Series are thinned to at most
@@ -118,8 +118,8 @@ struct taxis {
 };
 static struct taxis time_axis(double tmax_us)
 {
-	return tmax_us > 20000 ? (struct taxis){ 1000, "time (ms)" }
-			       : (struct taxis){ 1, "time (us)" };
+	return tmax_us > 5000 ? (struct taxis){ 1000, "time (ms)" }
+			      : (struct taxis){ 1, "time (us)" };
 }
 
 static int cmp_dbl(const void *a, const void *b)
@@ -142,7 +142,7 @@ static void cdf_figure(struct plotter *pl, const char *name, double *v, size_t n
 		       const char *what, const char *caption)
 {
 	qsort(v, n, sizeof *v, cmp_dbl);
-	bool ms = v[n - 1] > 20000;
+	bool ms = v[n - 1] > 5000;
 	char dat[64], title[256], xl[64];
 	snprintf(dat, sizeof dat, "%s.dat", name);
 	FILE *d = pl_open(pl, dat);
@@ -434,8 +434,7 @@ static void run_ts_figures(struct plotter *pl, const char *rdir)
 			write_series(d, &s[k], ta.div, div);
 		}
 		fclose(d);
-		snprintf(title, sizeof title, "%s%s (%s)", st ? st->title : fams[fi],
-			 nmem > PLOT_MAX_KEY ? "" : "", fams[fi]);
+		snprintf(title, sizeof title, "%s: %s", st ? st->title : fams[fi], fams[fi]);
 		if (nmem > PLOT_MAX_KEY)
 			snprintf(title + strlen(title), sizeof title - strlen(title),
 				 ": %zu series, legend omitted", nmem);

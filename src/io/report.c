@@ -16,9 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/mem.h"
+#include "io/cfg.h"
 #include "io/csv.h"
 
 static void esc(FILE *f, const char *s)
@@ -653,4 +655,198 @@ int report_dir(const char *dir, struct mp_err *e)
 	if (d)
 		closedir(d);
 	return e->status;
+}
+
+/* ---- the experiments' index ---- */
+
+struct exp_entry {
+	char *file, *group, *name, *source, *about;
+};
+
+static int cmp_entry(const void *a, const void *b)
+{
+	return strcmp(((const struct exp_entry *)a)->file, ((const struct exp_entry *)b)->file);
+}
+
+/* the first comment lines of a file (its header), joined */
+static char *header_comment(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[512], *out = mp_calloc(1, 1);
+	size_t n = 0;
+	for (int k = 0; f && k < 3 && fgets(line, sizeof line, f) && line[0] == '#'; k++) {
+		char *s = line + 1;
+		while (*s == ' ')
+			s++;
+		size_t l = strcspn(s, "\n");
+		out = mp_realloc(out, n + l + 2);
+		memcpy(out + n, s, l);
+		n += l;
+		out[n++] = ' ';
+		out[n] = '\0';
+	}
+	if (f)
+		fclose(f);
+	return out;
+}
+
+static void scan_experiments(const char *dir, const char *group, struct exp_entry **v, size_t *n,
+			     int depth)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char path[4600];
+	while (d && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+		struct stat st;
+		if (stat(path, &st) != 0)
+			continue;
+		if (S_ISDIR(st.st_mode) && depth < 2) {
+			scan_experiments(path, de->d_name, v, n, depth + 1);
+			continue;
+		}
+		size_t l = strlen(de->d_name);
+		if (l < 6 || strcmp(de->d_name + l - 5, ".yaml"))
+			continue;
+		struct cfg_doc doc;
+		struct mp_err e = { 0 };
+		if (cfg_load_file(path, &doc, &e))
+			continue;
+		const struct cfg_node *nm = cfg_get(doc.root, "name");
+		const struct cfg_node *pp = cfg_get(doc.root, "paper");
+		const struct cfg_node *src = pp ? cfg_get(pp, "source") : NULL;
+		*v = mp_realloc(*v, (*n + 1) * sizeof **v);
+		(*v)[*n] = (struct exp_entry){
+			.file = mp_strdup(path),
+			.group = mp_strdup(group),
+			.name = mp_strdup(nm && nm->kind == CFG_SCALAR ? nm->value : "experiment"),
+			.source = mp_strdup(src && src->kind == CFG_SCALAR ? src->value : ""),
+			.about = header_comment(path),
+		};
+		(*n)++;
+		cfg_free(&doc);
+	}
+	if (d)
+		closedir(d);
+}
+
+int report_index(const char *expdir, const char *resdir, struct mp_err *e)
+{
+	struct exp_entry *v = NULL;
+	size_t n = 0;
+	struct stat st;
+	if (stat(expdir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return mp_errf(e, MP_EUSER, "'%s' is not a folder of experiment files", expdir);
+	scan_experiments(expdir, "", &v, &n, 1);
+	if (!n)
+		return mp_errf(e, MP_EUSER, "'%s' holds no experiment files (*.yaml)", expdir);
+	qsort(v, n, sizeof *v, cmp_entry);
+	if (mkdir(resdir, 0777) != 0 && errno != EEXIST)
+		return mp_errf(e, MP_EIO, "cannot create '%s': %s", resdir, strerror(errno));
+	char path[4600], tmp[4700];
+	snprintf(path, sizeof path, "%s/index.html", resdir);
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	FILE *f = fopen(tmp, "w");
+	if (!f)
+		return mp_errf(e, MP_EIO, "cannot write '%s': %s", tmp, strerror(errno));
+	page_begin(f, "experiments");
+	size_t have = 0;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(path, sizeof path, "%s/%s/report.html", resdir, v[i].name);
+		have += access(path, F_OK) == 0;
+	}
+	fputs("<h1>Experiments</h1>\n<p class=\"sub\">", f);
+	fprintf(f, "%zu experiment files in ", n);
+	esc(f, expdir);
+	fprintf(f, "; %zu with results in ", have);
+	esc(f, resdir);
+	fputs(". Run one with <code>mpsim run FILE</code>; its results land in "
+	      "<code>results/NAME/</code> and its line here links them.</p>\n",
+	      f);
+	const char *group = NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (!group || strcmp(group, v[i].group)) {
+			if (group)
+				fputs("</table>\n", f);
+			group = v[i].group;
+			size_t rows = 0;
+			for (size_t j = i; j < n && !strcmp(v[j].group, group); j++)
+				rows++;
+			fputs("<h2>", f);
+			esc(f, *group ? group : "experiments");
+			fprintf(
+			    f,
+			    "</h2>\n<table class=\"experiments\" data-rows=\"%zu\">\n<tr><th>file"
+			    "</th><th>what it reproduces</th><th>latest results</th><th>plots"
+			    "</th></tr>\n",
+			    rows);
+		}
+		const char *base = strrchr(v[i].file, '/');
+		fputs("<tr><td>", f);
+		esc(f, base ? base + 1 : v[i].file);
+		fputs("</td><td>", f);
+		esc(f, v[i].about);
+		if (*v[i].source) {
+			fputs("<br><i>paper: ", f);
+			esc(f, v[i].source);
+			fputs("</i>", f);
+		}
+		fputs("</td><td>", f);
+		snprintf(path, sizeof path, "%s/%s/report.html", resdir, v[i].name);
+		if (stat(path, &st) == 0) {
+			char when[64];
+			struct tm tmv;
+			localtime_r(&st.st_mtime, &tmv);
+			strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tmv);
+			fprintf(f, "<a href=\"%s/report.html\">%s</a><br>%s", v[i].name, v[i].name,
+				when);
+		} else {
+			fputs("not run yet", f);
+		}
+		fputs("</td><td>", f);
+		snprintf(path, sizeof path, "%s/%s/plots/figures.tsv", resdir, v[i].name);
+		char *figs = slurp(path, NULL), *save = NULL, *names[64];
+		size_t nf = 0;
+		for (char *line = figs ? strtok_r(figs, "\n", &save) : NULL; line && nf < 64;
+		     line = strtok_r(NULL, "\n", &save)) {
+			char *tab = strchr(line, '\t');
+			if (tab)
+				*tab = '\0';
+			names[nf++] = line;
+		}
+		/* the two most telling: a paper comparison, else a queue over time */
+		static const char *const pref[] = { "ratio_", "sweep_", "ts_queue", "ts_", "" };
+		int shown = 0;
+		bool used[64] = { false };
+		for (size_t p = 0; p < sizeof pref / sizeof *pref && shown < 2; p++)
+			for (size_t k = 0; k < nf && shown < 2; k++) {
+				if (used[k] || strncmp(names[k], pref[p], strlen(pref[p])))
+					continue;
+				used[k] = true;
+				shown++;
+				fprintf(f,
+					"<a href=\"%s/plots/%s.svg\"><img src=\"%s/plots/%s.png\" "
+					"width=\"200\" alt=\"%s\"></a> ",
+					v[i].name, names[k], v[i].name, names[k], names[k]);
+			}
+		mp_free(figs);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n</body></html>\n", f);
+	for (size_t i = 0; i < n; i++) {
+		mp_free(v[i].file);
+		mp_free(v[i].group);
+		mp_free(v[i].name);
+		mp_free(v[i].source);
+		mp_free(v[i].about);
+	}
+	mp_free(v);
+	snprintf(path, sizeof path, "%s/index.html", resdir);
+	if (ferror(f) | (fclose(f) != 0) || rename(tmp, path) != 0) {
+		remove(tmp);
+		return mp_errf(e, MP_EIO, "error writing '%s'", path);
+	}
+	return MP_OK;
 }
