@@ -43,14 +43,16 @@ check_report() {
 		want=$(($(wc -l <"$d/paper.csv") - 1))
 		got=$(grep -o '<table class="paper" data-rows="[0-9]*"' "$r" | grep -o '[0-9]*"$' | tr -d '"')
 		[ "$got" = "$want" ] || fail "$r paper table" "$want rows (paper.csv)" "${got:-none}"
-		# every paper value, as the table shows it (%.4g)
-		local paper_tab v
-		paper_tab=$(awk '/<table class="paper"/ { p = 1 } p { print } /<\/table>/ { p = 0 }' "$r")
+		# every paper value, in its row, to the four digits the table shows
+		local paper_tab v shown i=0
+		paper_tab=$(awk '/<table class="paper"/ { p = 1 } p && /^<tr><td>/ { print } /<\/table>/ { p = 0 }' "$r")
 		while IFS= read -r line; do
+			i=$((i + 1))
 			v=$(printf '%s\n' "$line" | sed 's/"[^"]*"//g' | cut -d, -f4)
-			v=$(printf '%.4g' "$v")
-			grep -qF "<td class=\"n\">$v</td>" <<<"$paper_tab" ||
-				fail "$r paper value" "$v shown" "missing"
+			shown=$(sed -n "${i}p" <<<"$paper_tab" | sed 's/<td class="n">/\n@/g' | grep '^@' | sed -n 1p | sed 's/^@//; s/<.*//')
+			awk -v a="$v" -v b="$shown" 'BEGIN { d = a - b; if (d < 0) d = -d; m = a < 0 ? -a : a;
+				exit !(b != "" && d <= 1e-3 * m + 1e-9) }' ||
+				fail "$r paper value" "$v shown in row $i" "'$shown'"
 		done < <(tail -n +2 "$d/paper.csv")
 	fi
 }

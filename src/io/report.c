@@ -215,10 +215,44 @@ static bool is_num(const char *s)
 	return *s && e != s && !*e;
 }
 
+/* Decimals for about four significant digits of numbers up to |max| in fixed
+ * notation: one format per column, never an exponent halfway down. */
+static int col_decimals(const struct csv *t, size_t c)
+{
+	double mx = 0;
+	bool all_int = true;
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *v = csv_at(t, r, c);
+		double x = strtod(v, NULL);
+		if (!is_num(v) || !isfinite(x))
+			continue;
+		mx = fmax(mx, fabs(x));
+		all_int &= x == floor(x) && !strchr(v, '.');
+	}
+	if (all_int || mx == 0)
+		return all_int ? 0 : 2;
+	int d = 3 - (int)floor(log10(mx));
+	return d < 0 ? 0 : d > 4 ? 4 : d;
+}
+
 /* a CSV table: the columns in cols (ncols of them; NULL = all) */
-static void csv_table(FILE *f, const struct csv *t, const int *cols, size_t nc, const char *cls)
+static int cell_decimals(double x)
+{
+	if (x == floor(x) || !isfinite(x))
+		return 0;
+	int d = 3 - (int)floor(log10(fabs(x)));
+	return d < 0 ? 0 : d > 4 ? 4 : d;
+}
+
+/* per_cell: a column mixes units (the paper table: each row its metric), so
+ * each number gets its own four significant digits, still never an exponent */
+static void csv_table(FILE *f, const struct csv *t, const int *cols, size_t nc, const char *cls,
+		      bool per_cell)
 {
 	size_t n = cols ? nc : t->ncols;
+	int *dec = mp_malloc((n + 1) * sizeof *dec);
+	for (size_t i = 0; i < n; i++)
+		dec[i] = col_decimals(t, cols ? (size_t)cols[i] : i);
 	fprintf(f, "<div class=\"wide\"><table class=\"%s\" data-rows=\"%zu\">\n<tr>", cls,
 		t->nrows);
 	for (size_t i = 0; i < n; i++) {
@@ -237,7 +271,8 @@ static void csv_table(FILE *f, const struct csv *t, const int *cols, size_t nc, 
 				if (isnan(x))
 					fputs("<td class=\"n\">n/a</td>", f);
 				else
-					fprintf(f, "<td class=\"n\">%.4g</td>", x);
+					fprintf(f, "<td class=\"n\">%.*f</td>",
+						per_cell ? cell_decimals(x) : dec[i], x);
 			} else {
 				fputs("<td>", f);
 				esc(f, v);
@@ -247,6 +282,7 @@ static void csv_table(FILE *f, const struct csv *t, const int *cols, size_t nc, 
 		fputs("</tr>\n", f);
 	}
 	fputs("</table></div>\n", f);
+	mp_free(dec);
 }
 
 static void figures(FILE *f, const char *dir, const char *prefix)
@@ -348,7 +384,7 @@ static void paper_section(FILE *f, const char *dir)
 	      "point; ours_over_paper is 1 where they agree. A metric named \"X of key=value\" "
 	      "is a ratio: X at that other point over X at this one.</p>\n",
 	      f);
-	csv_table(f, &t, NULL, 0, "paper");
+	csv_table(f, &t, NULL, 0, "paper", true);
 	csv_free(&t);
 }
 
@@ -425,7 +461,9 @@ static void ports_table(FILE *f, const struct jkv *j)
 		for (size_t c = 0; c < sizeof cols / sizeof *cols; c++) {
 			snprintf(k, sizeof k, "ports.%s.%s", groups[g], cols[c]);
 			const char *v = jget(j, k);
-			fprintf(f, "<td class=\"n\">%.4g</td>", v ? strtod(v, NULL) : NAN);
+			double x = v ? strtod(v, NULL) : NAN;
+			/* utilisation a fraction, mean queue bytes to 0.1, the rest counts */
+			fprintf(f, "<td class=\"n\">%.*f</td>", c == 1 ? 4 : c == 3 ? 1 : 0, x);
 		}
 		fputs("</tr>\n", f);
 	}
@@ -569,7 +607,7 @@ static void sweep_page(FILE *f, const char *dir)
 		fputs("<h2 id=\"table\">Every point</h2>\n<p>sweep.csv without the columns that "
 		      "have no value at any point; times in us, sizes in MB, rates in Gb/s.</p>\n",
 		      f);
-		csv_table(f, &t, cols, nc, "sweep");
+		csv_table(f, &t, cols, nc, "sweep", false);
 		mp_free(cols);
 	}
 	/* the points' folders */
