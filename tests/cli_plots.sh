@@ -136,6 +136,15 @@ bad=$(awk '/<table/ { match($0, /data-rows="[0-9]+"/); want = substr($0, RSTART 
 	t && /^<tr>/ { n++ } /<\/table>/ && t { if (n != want) print want " declared, " n " found"; t = 0 }' "$T/idx/index.html")
 [ -z "$bad" ] || fail "index.html tables" "rows as declared" "$bad"
 
+# --progress: a plain line per sweep point, naming it, even without a terminal
+MPSIM_NO_PLOTS=1 "$MPSIM" run "$ROOT/experiments/udmp/incast3.yaml" --out "$T/prog" -q -j 2 \
+	--progress 2>"$T/prog.err" >/dev/null || fail "--progress run" "exit 0" "$(tail -2 "$T/prog.err")"
+for pt in "pattern=b system=udmp" "pattern=c system=mprdma"; do
+	grep -q "^  $pt: t=.*flows 3/3" "$T/prog.err" ||
+		fail "--progress" "a line '$pt: t=... flows 3/3'" "$(cat "$T/prog.err")"
+done
+grep -q $'\r' "$T/prog.err" && fail "--progress" "plain lines, no carriage return" "a \\r"
+
 # without gnuplot: mpsim plot names the package, exit 2
 set +e
 msg=$(env PATH=/nonexistent "$MPSIM" plot "$T/quickstart" 2>&1)

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Copies two figures of each experiment's latest results into
+# experiments/plots/<name>/, the PNGs experiments/README.md shows beside its
+# tables: a comparison with the paper first (ratio_*, then sweep_* with the
+# paper's marks), else a queue over time, else the first figure.
+#   scripts/experiment_plots.sh [RESULTS_DIR]    (default results)
+# Run the experiments first (mpsim run FILE, with gnuplot installed, or
+# mpsim plot results/NAME afterwards).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RES=${1:-results}
+for f in experiments/*/*.yaml; do
+	name=$(awk '$1 == "name:" { print $2; exit }' "$f")
+	figs=$RES/$name/plots/figures.tsv
+	if [ ! -s "$figs" ]; then
+		echo "$f: no plots in $RES/$name (not run yet?)" >&2
+		continue
+	fi
+	picked=()
+	for pre in ratio_ sweep_ ts_queue ts_ ''; do
+		while IFS=$'\t' read -r fig _; do
+			[ ${#picked[@]} -lt 2 ] || break
+			[[ $fig == "$pre"* ]] || continue
+			[[ " ${picked[*]:-} " == *" $fig "* ]] && continue
+			picked+=("$fig")
+		done <"$figs"
+	done
+	mkdir -p "experiments/plots/$name"
+	rm -f "experiments/plots/$name"/*.png
+	for fig in "${picked[@]}"; do
+		cp "$RES/$name/plots/$fig.png" "experiments/plots/$name/"
+	done
+	echo "$name: ${picked[*]}"
+done
