@@ -70,6 +70,10 @@ static void gp_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
+		if (*s == '\n') {
+			fputs("\\n", f);
+			continue;
+		}
 		if (*s == '"' || *s == '\\')
 			fputc('\\', f);
 		fputc(*s, f);
@@ -106,7 +110,8 @@ static void fig_end(struct plotter *pl, const char *name)
 static void set_log_if_wide(FILE *f, const char *axis, double lo, double hi)
 {
 	if (lo > 0 && hi / lo >= 20)
-		fprintf(f, "set logscale %s\nset format %s '%%g'\n", axis, axis);
+		fprintf(f, "set logscale %s\nset format %s '%s'\n", axis, axis,
+			lo >= 1 ? "%.0f" : "%g");
 }
 
 /* ---- a run ---- */
@@ -726,8 +731,9 @@ static void metric_figure(struct plotter *pl, const struct sweepdata *sd, int m,
 	fclose(d);
 	const char *u = metric_unit((enum metric_id)m);
 	char title[256], ylabel[96], xlabel[128], caption[400];
-	snprintf(title, sizeof title, "%s (%s)%s", metric_defs[m].help, metric_defs[m].name,
-		 npaper ? "; lines: ours, large open marks: the paper" : "");
+	snprintf(title, sizeof title, "%s against %s%s", metric_defs[m].name,
+		 sd->nkeys ? sd->t.head[sd->xk + 1] : "the run",
+		 npaper ? "\nlines: ours; large open marks: the paper" : "");
 	snprintf(ylabel, sizeof ylabel, "%s%s%s%s", metric_defs[m].name, *u ? " (" : "",
 		 *u ? (!strcmp(u, "Gbps") ? "Gb/s" : u) : "", *u ? ")" : "");
 	snprintf(xlabel, sizeof xlabel, "%s", sd->nkeys ? sd->t.head[sd->xk + 1] : "");
@@ -737,7 +743,7 @@ static void metric_figure(struct plotter *pl, const struct sweepdata *sd, int m,
 	fig_begin(pl, name, title, xlabel, ylabel, caption);
 	sweep_xaxis(pl, sd);
 	if (lo > 0 && hi / lo >= 20)
-		fprintf(pl->gp, "set logscale y\nset format y '%%g'\n");
+		set_log_if_wide(pl->gp, "y", lo, hi);
 	else
 		fprintf(pl->gp, "set yrange [0:*]\n");
 	if (sd->nlines > PLOT_MAX_KEY)
@@ -868,7 +874,8 @@ static void ratio_figure(struct plotter *pl, const struct sweepdata *sd, const s
 	if (pd)
 		fclose(pd);
 	char title[700], ylabel[700], caption[900];
-	snprintf(title, sizeof title, "%s: ours (lines) and the paper (large open marks)", rname);
+	snprintf(title, sizeof title, "%s / this point's\nlines: ours; large open marks: the paper",
+		 rname);
 	snprintf(ylabel, sizeof ylabel, "%s at %s / at this point", base, changes);
 	snprintf(caption, sizeof caption,
 		 "%s at %s divided by %s at each point (above 1: the point is the faster of the "
@@ -877,7 +884,7 @@ static void ratio_figure(struct plotter *pl, const struct sweepdata *sd, const s
 	fig_begin(pl, name, title, sd->nkeys ? sd->t.head[sd->xk + 1] : "", ylabel, caption);
 	sweep_xaxis(pl, sd);
 	if (lo > 0 && hi / lo >= 20)
-		fprintf(pl->gp, "set logscale y\nset format y '%%g'\n");
+		set_log_if_wide(pl->gp, "y", lo, hi);
 	else
 		fprintf(pl->gp, "set yrange [0:*]\n");
 	fprintf(pl->gp, "plot 1 with lines lc rgb '#888888' dt 2 notitle");
