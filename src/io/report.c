@@ -398,11 +398,15 @@ static void flow_row(FILE *f, const struct jkv *j, const char *p, const char *la
 	fputs("<tr><td>", f);
 	esc(f, label);
 	fputs("</td>", f);
+	snprintf(k, sizeof k, "%s.fct_us.n", p);
+	bool none = !jget(j, k) || strtod(jget(j, k), NULL) == 0;
 	for (size_t i = 0; i < sizeof cols / sizeof *cols; i++) {
 		snprintf(k, sizeof k, "%s.%s", p, cols[i]);
 		const char *v = jget(j, k);
 		double x = v ? strtod(v, NULL) : NAN;
-		if (i == 0)
+		if (i > 0 && none) /* no completed flow: nothing measured, not 0 */
+			fputs("<td class=\"n\">n/a</td>", f);
+		else if (i == 0)
 			fprintf(f, "<td class=\"n\">%.0f</td>", x);
 		else if (i < 5)
 			fprintf(f, "<td class=\"n\">%.2f</td>", x);
