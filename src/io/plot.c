@@ -618,21 +618,26 @@ static void sd_free(struct sweepdata *sd)
 	csv_free(&sd->t);
 }
 
-static void sweep_xaxis(struct plotter *pl, const struct sweepdata *sd)
+/* skip: an x value with nothing to draw (a ratio's own reference), or NULL */
+static void sweep_xaxis(struct plotter *pl, const struct sweepdata *sd, const char *skip)
 {
 	FILE *f = pl->gp;
+	double lo = INFINITY, hi = -INFINITY;
 	fprintf(f, "set xtics (");
-	for (size_t i = 0; i < sd->nx; i++) {
-		fprintf(f, "%s", i ? ", " : "");
+	for (size_t i = 0, k = 0; i < sd->nx; i++) {
+		if (skip && !strcmp(skip, sd->xvals[i]))
+			continue;
+		fprintf(f, "%s", k++ ? ", " : "");
 		gp_str(f, sd->xvals[i]);
 		fprintf(f, " %.9g", sd->xpos[i]);
+		lo = fmin(lo, sd->xpos[i]);
+		hi = fmax(hi, sd->xpos[i]);
 	}
 	fprintf(f, ")\n");
 	if (sd->xlog)
 		fprintf(f, "set logscale x\n");
-	else if (!sd->xnum || sd->nx == 1)
-		fprintf(f, "set xrange [%.9g:%.9g]\n", sd->xpos[0] - 0.5,
-			sd->xpos[sd->nx - 1] + 0.5);
+	else if ((!sd->xnum || sd->nx == 1) && lo <= hi)
+		fprintf(f, "set xrange [%.9g:%.9g]\n", lo - 0.5, hi + 0.5);
 	if (sd->nx > 6)
 		fprintf(f, "set xtics rotate by -30\n");
 	/* room at both ends, so a mark on the first or last value is whole */
@@ -741,7 +746,7 @@ static void metric_figure(struct plotter *pl, const struct sweepdata *sd, int m,
 		 npaper ? "; the paper's values as large open marks in the colour of their line"
 			: "");
 	fig_begin(pl, name, title, xlabel, ylabel, caption);
-	sweep_xaxis(pl, sd);
+	sweep_xaxis(pl, sd, NULL);
 	if (lo > 0 && hi / lo >= 20)
 		set_log_if_wide(pl->gp, "y", lo, hi);
 	else
@@ -881,8 +886,12 @@ static void ratio_figure(struct plotter *pl, const struct sweepdata *sd, const s
 		 "%s at %s divided by %s at each point (above 1: the point is the faster of the "
 		 "two for a time); the paper's ratios as large open marks",
 		 base, changes, base);
+	const char *skip = NULL; /* a ratio over the x key: its reference has no ratio */
+	for (size_t j = 0; j < nck; j++)
+		if (ck[j] == sd->xk && nck == 1)
+			skip = cv[j];
 	fig_begin(pl, name, title, sd->nkeys ? sd->t.head[sd->xk + 1] : "", ylabel, caption);
-	sweep_xaxis(pl, sd);
+	sweep_xaxis(pl, sd, skip);
 	if (lo > 0 && hi / lo >= 20)
 		set_log_if_wide(pl->gp, "y", lo, hi);
 	else
