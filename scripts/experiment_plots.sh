@@ -38,7 +38,10 @@ for f in experiments/*/*.yaml; do
 		fi
 	fi
 	picked=()
-	for pre in ratio_ sweep_ ts_queue ts_ ''; do
+	order=(ratio_ sweep_ ts_queue ts_ '')
+	# without the paper's marks, the papers' usual axes: max FCT and slowdown
+	[ -f "$RES/$name/paper.csv" ] || order=(sweep_max_fct sweep_max_slowdown sweep_ ts_queue ts_ '')
+	for pre in "${order[@]}"; do
 		while IFS=$'\t' read -r fig _; do
 			[ ${#picked[@]} -lt 2 ] || break
 			[[ $fig == "$pre"* ]] || continue
