@@ -3,7 +3,8 @@
  * Units are those people read: times in us (ms past 5 ms), queues and windows
  * in KB or MB, rates in Gb/s, utilisation in %. An axis is logarithmic when
  * its values are positive and span 20x or more (FCTs over message sizes from
- * 4 KB to 100 MB, as the papers draw them). Series are thinned to at most
+ * 4 KB to 100 MB, as the papers draw them); swept values sit evenly spaced
+ * along x in the sweep's order, as the papers draw message sizes. Series are thinned to at most
  * PLOT_MAX_POINTS points each, keeping every bucket's min and max, so spikes
  * survive and an SVG stays small.
  */
@@ -590,17 +591,18 @@ static bool sweep_load(struct sweepdata *sd, const char *dir)
 		const char *xv = sd->nkeys ? csv_at(&sd->t, r, sd->xk + 1) : "run";
 		size_t xi = intern(&sd->xvals, &sd->nx, xv);
 		sd->xpos = mp_realloc(sd->xpos, sd->nx * sizeof *sd->xpos);
-		if (sd->xnum)
-			axis_value(xv, &sd->xpos[xi]);
-		else
-			sd->xpos[xi] = (double)xi;
+		/* evenly spaced in the sweep's order, as the papers draw message sizes
+		 * and systems (a log axis crowded 48-100 MB into a corner) */
+		sd->xpos[xi] = (double)xi;
 		sd->x[r] = sd->xpos[xi];
 		lo = fmin(lo, sd->x[r]);
 		hi = fmax(hi, sd->x[r]);
 		line_label(sd, r, sd->xk, SIZE_MAX, lab, sizeof lab);
 		sd->line[r] = intern(&sd->lines, &sd->nlines, lab);
 	}
-	sd->xlog = sd->xnum && lo > 0 && hi / lo >= 20;
+	sd->xlog = false;
+	(void)lo;
+	(void)hi;
 	return nr > 0;
 }
 
@@ -636,7 +638,7 @@ static void sweep_xaxis(struct plotter *pl, const struct sweepdata *sd, const ch
 	fprintf(f, ")\n");
 	if (sd->xlog)
 		fprintf(f, "set logscale x\n");
-	else if ((!sd->xnum || sd->nx == 1) && lo <= hi)
+	else if (lo <= hi)
 		fprintf(f, "set xrange [%.9g:%.9g]\n", lo - 0.5, hi + 0.5);
 	if (sd->nx > 6)
 		fprintf(f, "set xtics rotate by -30\n");
@@ -847,9 +849,19 @@ static void ratio_figure(struct plotter *pl, const struct sweepdata *sd, const s
 			hi = fmax(hi, ours[r]);
 		}
 	}
+	bool *keep = NULL, any_kept = false;
 	FILE *d = pl_open(pl, dat), *pd = NULL;
 	if (!d)
 		goto out;
+	/* the lines the paper speaks of (its points' lines), when it names any:
+	 * the other systems' ratios to the reference would only crowd them */
+	keep = mp_calloc(nlines + 1, sizeof *keep);
+	for (size_t p = 0; p < paper->nrows; p++)
+		for (size_t r = 0; r < nr && !strcmp(csv_at(paper, p, 1), rname); r++)
+			if (point_is_row(sd, csv_at(paper, p, 0), r)) {
+				keep[rl[r]] = any_kept = true;
+				break;
+			}
 	fprintf(d, "# %s over each point's; one block per line\n", rname);
 	for (size_t l = 0; l < nlines; l++) {
 		fprintf(d, "%s# %s\n", l ? "\n\n" : "", lines[l]);
@@ -898,6 +910,8 @@ static void ratio_figure(struct plotter *pl, const struct sweepdata *sd, const s
 		fprintf(pl->gp, "set yrange [0:*]\n");
 	fprintf(pl->gp, "plot 1 with lines lc rgb '#888888' dt 2 notitle");
 	for (size_t l = 0; l < nlines; l++) {
+		if (any_kept && !keep[l])
+			continue;
 		fprintf(pl->gp,
 			", \\\n  '%s' index %zu using 1:2 with linespoints lt %zu lw 2 pt 7 "
 			"title ",
@@ -912,6 +926,7 @@ static void ratio_figure(struct plotter *pl, const struct sweepdata *sd, const s
 	fprintf(pl->gp, "\n");
 	fig_end(pl, name);
 out:
+	mp_free(keep);
 	for (size_t l = 0; l < nlines; l++)
 		mp_free(lines[l]);
 	mp_free(lines);
