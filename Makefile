@@ -26,14 +26,18 @@ demo: build
 	@$(BUILD)/mpsim run examples/quickstart.yaml --out results/quickstart
 	@echo
 	@echo "What next:"
-	@echo "  open results/quickstart/report.html     the run: tables, plots, the effective config"
+	@echo "  open results/quickstart/report.html"
+	@echo "      the run in one page: tables, plots, the effective configuration"
 	@echo "  $(BUILD)/mpsim run examples/quickstart.yaml --set transport.entropy=fixed --out results/ecmp"
-	@echo "                                           the same fabric with one path per flow (ECMP)"
+	@echo "      the same fabric with one path per flow (plain ECMP): compare the two reports"
 	@echo "  $(BUILD)/mpsim run experiments/strack/incast_32to1_strack.yaml"
-	@echo "                                           a paper's figure, its numbers beside ours"
-	@echo "  $(BUILD)/mpsim list transports           every protocol and its parameters"
-	@echo "  make install PREFIX=~/.local             put mpsim on your PATH"
-	@echo "  README.md, experiments/README.md         the tour and the papers' reproductions"
+	@echo "      a paper's figure, its numbers beside ours"
+	@echo "  $(BUILD)/mpsim list transports"
+	@echo "      every protocol and its parameters"
+	@echo "  make install PREFIX=~/.local"
+	@echo "      put mpsim on your PATH"
+	@echo "  README.md, experiments/README.md"
+	@echo "      the tour of an experiment file, and the papers' reproductions"
 
 test: deps-test build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
