@@ -39,8 +39,13 @@ for f in experiments/*/*.yaml; do
 	fi
 	picked=()
 	order=(ratio_ sweep_ ts_queue ts_ '')
-	# without the paper's marks, the papers' usual axes: max FCT and slowdown
-	[ -f "$RES/$name/paper.csv" ] || order=(sweep_max_fct sweep_max_slowdown sweep_ ts_queue ts_ '')
+	# without the paper's marks, the papers' usual axes: max FCT and slowdown;
+	# with only ratios in paper.csv, the max FCT beside the ratio
+	if [ ! -f "$RES/$name/paper.csv" ]; then
+		order=(sweep_max_fct sweep_max_slowdown sweep_ ts_queue ts_ '')
+	elif ! tail -n +2 "$RES/$name/paper.csv" | sed 's/^"[^"]*",//' | grep -qv '^"[^"]* of '; then
+		order=(ratio_ sweep_max_fct sweep_ ts_queue ts_ '')
+	fi
 	for pre in "${order[@]}"; do
 		while IFS=$'\t' read -r fig _; do
 			[ ${#picked[@]} -lt 2 ] || break
