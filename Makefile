@@ -6,12 +6,17 @@ MAKEFLAGS += --no-print-directory
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build demo test asan valgrind bench deps clean format fuzz
+PREFIX ?= /usr/local
+
+.PHONY: all build demo test asan valgrind bench deps deps-test install clean format fuzz
 
 all: build
 
 deps:
 	@scripts/deps.sh
+
+deps-test:
+	@scripts/deps.sh --test
 
 build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
@@ -19,11 +24,30 @@ build: deps
 
 demo: build
 	@$(BUILD)/mpsim run examples/quickstart.yaml --out results/quickstart
+	@echo
+	@echo "What next:"
+	@echo "  open results/quickstart/report.html"
+	@echo "      the run in one page: tables, plots, the effective configuration"
+	@echo "  $(BUILD)/mpsim run examples/quickstart.yaml --set transport.entropy=fixed --out results/ecmp"
+	@echo "      the same fabric with one path per flow (plain ECMP): compare the two reports"
+	@echo "  $(BUILD)/mpsim run experiments/strack/incast_32to1_strack.yaml"
+	@echo "      a paper's figure, its numbers beside ours"
+	@echo "  $(BUILD)/mpsim list transports"
+	@echo "      every protocol and its parameters"
+	@echo "  make install PREFIX=~/.local"
+	@echo "      put mpsim on your PATH"
+	@echo "  README.md, experiments/README.md"
+	@echo "      the tour of an experiment file, and the papers' reproductions"
 
-test: build
+test: deps-test build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-asan: deps
+install: build
+	@install -d $(DESTDIR)$(PREFIX)/bin
+	@install -m 755 $(BUILD)/mpsim $(DESTDIR)$(PREFIX)/bin/mpsim
+	@echo "installed $(DESTDIR)$(PREFIX)/bin/mpsim"
+
+asan: deps-test
 	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DMPSIM_SANITIZE=address,undefined \
 		-DMPSIM_POOL_DEBUG=ON -DMPSIM_SMALL_LIMITS=ON >/dev/null
 	@cmake --build build-asan -j $(JOBS)

@@ -10,6 +10,7 @@ QUICK=0
 [ "${2:-}" = "--quick" ] && QUICK=1
 MPSIM=$BUILD/mpsim
 OUT=$(mktemp -d)
+export MPSIM_NO_PLOTS=1 # figures are not what is timed
 trap 'rm -rf "$OUT"' EXIT
 
 echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(uname -r)"

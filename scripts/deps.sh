@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # Installs the Debian packages mpsim needs when they are missing (as root), or
 # says which apt-get line to run. Used by `make demo`, `make test` and .ci/run.
-#   scripts/deps.sh            build + test dependencies
-#   scripts/deps.sh --optional also gnuplot (plots) and valgrind
+#   scripts/deps.sh            build dependencies and gnuplot (the plots of every run)
+#   scripts/deps.sh --test     also cmocka (the unit tests; `make test`, the CI)
+#   scripts/deps.sh --optional also cmocka and valgrind
 #   scripts/deps.sh --fuzz     also clang and its libFuzzer runtime (make fuzz)
 set -euo pipefail
-need=(build-essential cmake pkg-config libyaml-dev libcmocka-dev)
-if [ "${1:-}" = "--optional" ]; then
-  need+=(gnuplot-nox valgrind)
-fi
-if [ "${1:-}" = "--fuzz" ]; then
+need=(build-essential cmake pkg-config libyaml-dev gnuplot-nox)
+case "${1:-}" in
+  --test) need+=(libcmocka-dev) ;;
+  --optional) need+=(libcmocka-dev valgrind) ;;
   # libFuzzer ships in compiler-rt: libclang-rt-dev follows the default clang
-  need+=(clang libclang-rt-dev)
-fi
+  --fuzz) need+=(clang libclang-rt-dev) ;;
+esac
 missing=()
 for p in "${need[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -43,7 +43,7 @@ same() { # same WHAT A B
 }
 
 SMALL=(--set topology.leaves=2 --set topology.spines=4)
-HEADER='id,src,dst,bytes,start_us,finish_us,fct_us,ideal_fct_us,slowdown,retx_bytes,completed'
+HEADER='id,src,dst,bytes,start_us,finish_us,fct_us,ideal_fct_us,slowdown,retx_bytes,completed,delivered_bytes'
 
 # --- one run and its results folder
 if run_ok run1 run "$QS" --out r1 "${SMALL[@]}"; then
@@ -69,8 +69,8 @@ if run_ok run1 run "$QS" --out r1 "${SMALL[@]}"; then
 	# 32 hosts, a permutation: 32 flows, ids 0..31, each completed, 2 MB each
 	nrows=$(($(wc -l <r1/flows.csv) - 1))
 	[[ $nrows == 32 ]] || fail flows.csv "32 rows (one per flow of the 32-host permutation)" "$nrows rows"
-	bad_rows=$(awk -F, 'NR > 1 && (NF != 11 || $1 != NR - 2 || $4 != 2000000 || $11 != 1 || $3 == $2)' r1/flows.csv)
-	[[ -z $bad_rows ]] || fail flows.csv "rows 'id(0..),src,dst!=src,2000000,...,1' with 11 fields" "$bad_rows"
+	bad_rows=$(awk -F, 'NR > 1 && (NF != 12 || $1 != NR - 2 || $4 != 2000000 || $11 != 1 || $12 != 2000000 || $3 == $2)' r1/flows.csv)
+	[[ -z $bad_rows ]] || fail flows.csv "rows 'id(0..),src,dst!=src,2000000,...,1,2000000' with 12 fields" "$bad_rows"
 	grep -q '"completed": 32' r1/summary.json || fail summary.json '"completed": 32' "$(grep -o '"completed": [0-9]*' r1/summary.json)"
 	tshead=$(head -n 1 r1/timeseries.csv)
 	[[ $tshead == time_us,* ]] || fail timeseries.csv "a header starting time_us," "'$tshead'"

@@ -8,6 +8,8 @@
 
 #include "core/mem.h"
 #include "io/experiment.h"
+#include "io/plot.h"
+#include "io/report.h"
 #include "io/results.h"
 #include "sim/batch.h"
 
@@ -18,20 +20,25 @@ static const char usage_text[] =
     "USAGE\n"
     "  mpsim run EXPERIMENT.yaml [--out DIR] [--seed N] [--jobs N] [--set key.path=value ...]\n"
     "  mpsim validate EXPERIMENT.yaml [--set key.path=value ...]\n"
+    "  mpsim plot RESULTS_DIR\n"
+    "  mpsim index [EXPERIMENTS_DIR [RESULTS_DIR]]\n"
     "  mpsim list [topologies|transports|lbs|workloads|sections]\n"
     "  mpsim --help | --version\n"
     "\n"
     "COMMANDS\n"
     "  run       Check the experiment file, build the fabric and workload, simulate,\n"
     "            print a summary table and write a results folder (default\n"
-    "            results/<name>) holding summary.json, flows.csv, timeseries.csv and\n"
-    "            config.yaml, the effective configuration with every default filled in.\n"
+    "            results/<name>) holding summary.json, flows.csv, timeseries.csv,\n"
+    "            config.yaml (the effective configuration with every default filled\n"
+    "            in), plots/ (when gnuplot is installed) and report.html.\n"
     "            The folder is written under a temporary name and renamed at the end,\n"
     "            so an interrupted run never leaves a complete-looking folder.\n"
     "            A file with a `sweep:` section runs every combination of the swept\n"
     "            values (--jobs at a time) into one folder per point, plus sweep.csv;\n"
     "            a `paper:` section prints the paper's numbers beside ours (paper.csv).\n"
     "  validate  Check the file and build the fabric and workload without running.\n"
+    "  plot      Redraw a results folder's plots (gnuplot) and its report.html.\n"
+    "  index     results/index.html: every experiment file, linked to its latest results.\n"
     "  list      Every topology, transport, load balancer and workload with each of its\n"
     "            parameters, unit, default and range.\n"
     "\n"
@@ -47,6 +54,8 @@ static const char usage_text[] =
     "  --resume             keep what an earlier run into the same folder completed\n"
     "                       with the same configuration; run only the points of a\n"
     "                       sweep that are missing or failed\n"
+    "  --no-plots           no plots at the end of a run (report.html is still written)\n"
+    "  --progress           a plain progress line, also without a terminal (batch logs)\n"
     "\n"
     "UNITS\n"
     "  sizes  4000, 4KB (1000), 4KiB (1024), 16MB, 1GiB\n"
@@ -66,6 +75,47 @@ static const char usage_text[] =
     "\n"
     "Simulated time is integer picoseconds; a run is deterministic for a given file and\n"
     "seed. See README.md for a tour of the experiment files.\n";
+
+static const char run_usage[] =
+    "usage: mpsim run EXPERIMENT.yaml [--out DIR] [--seed N] [--jobs N] [--set key.path=value "
+    "...]\n"
+    "                 [--quiet] [--no-plots] [--progress]\n"
+    "  Check the experiment file (every sweep point first), simulate, print the summary\n"
+    "  table (and the paper's numbers beside ours) and write the results folder\n"
+    "  (default results/<name>): summary.json, flows.csv, ports.csv, timeseries.csv,\n"
+    "  config.yaml, paper.csv, sweep.csv for a sweep, plots/ (PNG and SVG, when gnuplot\n"
+    "  is installed) and report.html, one page with all of it.\n"
+    "\n"
+    "  --out DIR            results folder (an existing mpsim results folder is replaced)\n"
+    "  --seed N             override the experiment's seed\n"
+    "  --set key.path=value override one option, e.g. --set topology.leaves=4 (repeatable)\n"
+    "  --jobs N, -j N       sweep points run at once (default: one per CPU)\n"
+    "  --quiet, -q          no summary table\n"
+    "  --no-plots           skip the plots (report.html is still written)\n"
+    "  --progress           a plain progress line every 10 s, also without a terminal\n"
+    "                       (batch logs); each names its sweep point\n"
+    "  Exit status: 0 success, 2 bad input (nothing is written), 4 results could not be\n"
+    "  written, 3 internal error. `mpsim list` shows every option of every section.\n";
+
+static const char validate_usage[] =
+    "usage: mpsim validate EXPERIMENT.yaml [--seed N] [--set key.path=value ...]\n"
+    "  Check the file and every sweep point, build the fabric and the workload, and\n"
+    "  print one line per point (hosts, switches, links, flows); nothing runs and\n"
+    "  nothing is written. A mistake prints one sentence naming file:line, the key and\n"
+    "  what was expected, with exit status 2.\n";
+
+static const char index_usage[] =
+    "usage: mpsim index [EXPERIMENTS_DIR [RESULTS_DIR]]\n"
+    "  Write RESULTS_DIR/index.html (default results/index.html): every experiment file\n"
+    "  under EXPERIMENTS_DIR (default experiments), what it reproduces, and a link to\n"
+    "  its latest results' report.html with its first plots.\n";
+
+static const char plot_usage[] =
+    "usage: mpsim plot RESULTS_DIR\n"
+    "  Draw the plots of a results folder (a run or a sweep, with its points) into\n"
+    "  RESULTS_DIR/plots/ (PNG and SVG, with the gnuplot script and its data) and\n"
+    "  write RESULTS_DIR/report.html. Needs gnuplot (Debian package " PLOT_GNUPLOT_PACKAGE ");\n"
+    "  exit status 2 when it is missing or the folder is not a results folder.\n";
 
 static void list_table(const char *kind, const char *name, const char *summary,
 		       const struct opt_desc *opts)
@@ -142,7 +192,7 @@ struct args {
 	char **sets;
 	size_t nsets;
 	unsigned jobs;
-	bool quiet, resume;
+	bool quiet, resume, no_plots, progress, help;
 };
 
 static int parse_args(int argc, char **argv, struct args *a)
@@ -193,6 +243,13 @@ static int parse_args(int argc, char **argv, struct args *a)
 			a->quiet = true;
 		} else if (!strcmp(s, "--resume")) {
 			a->resume = true;
+		} else if (!strcmp(s, "--no-plots")) {
+			a->no_plots = true;
+		} else if (!strcmp(s, "--progress")) {
+			a->progress = true;
+		} else if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
+			a->help = true;
+			return 0;
 		} else if (s[0] == '-') {
 			fprintf(stderr, "mpsim: unknown option '%s' (see mpsim --help)\n", s);
 			return 2;
@@ -221,8 +278,43 @@ static int cmd_run(struct args *a, bool run)
 				.jobs = a->jobs,
 				.quiet = a->quiet,
 				.resume = a->resume,
+				.no_plots = a->no_plots,
+				.progress = a->progress,
 				.run = run };
 	return batch_main(&b);
+}
+
+static int cmd_plot(int argc, char **argv)
+{
+	if (argc != 3 || argv[2][0] == '-') {
+		bool help = argc == 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"));
+		fputs(plot_usage, help ? stdout : stderr);
+		return help ? 0 : 2;
+	}
+	struct mp_err e = { 0 };
+	if (plot_dir(argv[2], true, &e) || report_dir(argv[2], &e)) {
+		fprintf(stderr, "mpsim plot: %s\n", e.msg);
+		return e.status;
+	}
+	printf("plots in %s/plots/, report in %s/report.html\n", argv[2], argv[2]);
+	return 0;
+}
+
+static int cmd_index(int argc, char **argv)
+{
+	if (argc > 4 || (argc > 2 && argv[2][0] == '-')) {
+		bool help = argc == 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"));
+		fputs(index_usage, help ? stdout : stderr);
+		return help ? 0 : 2;
+	}
+	const char *exp = argc > 2 ? argv[2] : "experiments", *res = argc > 3 ? argv[3] : "results";
+	struct mp_err e = { 0 };
+	if (report_index(exp, res, &e)) {
+		fprintf(stderr, "mpsim index: %s\n", e.msg);
+		return e.status;
+	}
+	printf("%s/index.html\n", res);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -247,9 +339,13 @@ int main(int argc, char **argv)
 		}
 		return cmd_list(argc == 3 ? argv[2] : NULL);
 	}
+	if (!strcmp(cmd, "plot"))
+		return cmd_plot(argc, argv);
+	if (!strcmp(cmd, "index"))
+		return cmd_index(argc, argv);
 	if (strcmp(cmd, "run") && strcmp(cmd, "validate")) {
 		fprintf(stderr,
-			"mpsim: unknown command '%s' (expected run, validate or list; "
+			"mpsim: unknown command '%s' (expected run, validate, plot, index or list; "
 			"see mpsim --help)\n",
 			cmd);
 		return 2;
@@ -259,7 +355,9 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	struct args a;
 	int rc = parse_args(argc, argv, &a);
-	if (!rc)
+	if (!rc && a.help)
+		fputs(!strcmp(cmd, "run") ? run_usage : validate_usage, stdout);
+	else if (!rc)
 		rc = cmd_run(&a, !strcmp(cmd, "run"));
 	mp_free(a.sets);
 	return rc;

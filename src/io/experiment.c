@@ -57,6 +57,13 @@ const struct opt_desc exp_output_opts[] = {
 	  "sample each flow's goodput (acknowledged bytes per interval)" },
 	{ "flow_throughput_max", OPT_UINT, offsetof(struct exp_output, flow_throughput_max), "64",
 	  1, 1e6, "only the first this many flows get a throughput series" },
+	{ "traces", OPT_BOOL, offsetof(struct exp_output, traces), "false", 0, 0,
+	  "per-connection congestion traces every interval: cwnd_bytes (window protocols), "
+	  "rate_gbps (the rate of DCQCN, TIMELY, UDMP; data bytes sent per interval for "
+	  "window protocols), rtt_us (the latest ACK's RTT sample) and path (entropy of the "
+	  "latest data packet); off costs nothing" },
+	{ "traces_max", OPT_UINT, offsetof(struct exp_output, traces_max), "16", 1, 1e6,
+	  "only the first this many connections are traced" },
 	{ "convergence_band", OPT_DOUBLE, offsetof(struct exp_output, convergence_band), "0.2",
 	  0.001, 10,
 	  "the convergence metric: every running flow within this fraction of their mean "

@@ -76,6 +76,8 @@ struct exp_output {
 	struct opt_strlist drops;	/* "<group>": drops per interval */
 	bool flow_throughput;		/* per-flow throughput series */
 	uint64_t flow_throughput_max;	/* at most this many flows get a series */
+	bool traces;			/* per-connection cwnd, rate, RTT, path series */
+	uint64_t traces_max;		/* at most this many connections are traced */
 	double convergence_band;	/* the convergence metric's tolerance */
 	uint64_t settle_queue;		/* the queue_settle metric's threshold, bytes */
 	bool progress;			/* a progress line on a terminal */

@@ -203,25 +203,39 @@ static int write_summary(FILE *f, const struct experiment *x, const struct run_r
 	return ferror(f) ? -1 : 0;
 }
 
-/* With dependencies or collectives, three more columns: the job (0 = none),
- * its iteration, and when the last byte reached the receiver (what released
- * the dependants); finish is when the sender learnt it (the FCT's end). */
+/* A flow that did not complete has empty finish, FCT and slowdown (never 0:
+ * a 0 would read as a measurement); delivered_bytes says how far it got (the
+ * distinct payload bytes at the receiver; a collective message counts whole
+ * once delivered, 0 before). With dependencies or collectives, three more
+ * columns: the job (0 = none), its iteration, and when the last byte reached
+ * the receiver (what released the dependants; empty when it has not); finish
+ * is when the sender learnt it (the FCT's end). */
 static int write_flows(FILE *f, const struct run_result *r)
 {
 	fputs("id,src,dst,bytes,start_us,finish_us,fct_us,ideal_fct_us,slowdown,retx_bytes,"
-	      "completed",
+	      "completed,delivered_bytes",
 	      f);
 	if (r->dag)
 		fputs(",job,iter,delivered_us", f);
 	fputs(r->pfc_counters ? ",blocked_us,hol,data_pkts,reordered\n" : "\n", f);
 	for (size_t i = 0; i < r->nflows; i++) {
 		const struct flow_rec *fr = &r->flows[i];
-		fprintf(f, "%u,%u,%u,%llu,%.6f,%.6f,%.6f,%.6f,%.6f,%llu,%d", fr->id, fr->src,
-			fr->dst, (unsigned long long)fr->bytes, time_to_us(fr->start),
-			time_to_us(fr->finish), time_to_us(fr->fct), time_to_us(fr->ideal_fct),
-			fr->slowdown, (unsigned long long)fr->retx_bytes, fr->completed ? 1 : 0);
-		if (r->dag)
-			fprintf(f, ",%u,%u,%.6f", fr->job, fr->iter, time_to_us(fr->delivered));
+		fprintf(f, "%u,%u,%u,%llu,%.6f,", fr->id, fr->src, fr->dst,
+			(unsigned long long)fr->bytes, time_to_us(fr->start));
+		if (fr->completed)
+			fprintf(f, "%.6f,%.6f,", time_to_us(fr->finish), time_to_us(fr->fct));
+		else
+			fputs(",,", f);
+		fprintf(f, "%.6f,", time_to_us(fr->ideal_fct));
+		if (fr->completed)
+			fprintf(f, "%.6f", fr->slowdown);
+		fprintf(f, ",%llu,%d,%llu", (unsigned long long)fr->retx_bytes,
+			fr->completed ? 1 : 0, (unsigned long long)fr->rcvd_bytes);
+		if (r->dag) {
+			fprintf(f, ",%u,%u,", fr->job, fr->iter);
+			if (fr->delivered)
+				fprintf(f, "%.6f", time_to_us(fr->delivered));
+		}
 		if (r->pfc_counters)
 			fprintf(f, ",%.6f,%d,%llu,%llu", time_to_us(fr->blocked), fr->hol ? 1 : 0,
 				(unsigned long long)fr->data_pkts,

@@ -20,6 +20,8 @@
 #include "core/mem.h"
 #include "io/experiment.h"
 #include "io/metrics.h"
+#include "io/plot.h"
+#include "io/report.h"
 #include "io/results.h"
 #include "io/sweep.h"
 #include "sim/run.h"
@@ -141,12 +143,23 @@ static void metric_col(int m, char *buf, size_t n)
 	snprintf(buf, n, "%s%s%s", metric_defs[m].name, *u ? "_" : "", u);
 }
 
+/* Decimals that show about four significant digits of numbers up to |max|,
+ * in fixed notation (a table never switches to 1.281e+04 halfway down). */
+static int fixed_decimals(double max)
+{
+	if (!(max > 0) || !isfinite(max))
+		return 2;
+	int d = 3 - (int)floor(log10(max));
+	return d < 0 ? 0 : d > 4 ? 4 : d;
+}
+
 static void fmt_metric(int m, double v, char *buf, size_t n)
 {
+	double d = metric_display((enum metric_id)m, v);
 	if (isnan(v))
 		snprintf(buf, n, "n/a");
 	else
-		snprintf(buf, n, "%.4g%s%s", metric_display((enum metric_id)m, v),
+		snprintf(buf, n, "%.*f%s%s", fixed_decimals(fabs(d)), d,
 			 *metric_unit((enum metric_id)m) ? " " : "",
 			 metric_unit((enum metric_id)m));
 }
@@ -194,8 +207,8 @@ static void paper_table(const struct sweep *sw, const struct point_out *po, stru
 				v = w / v;
 				shown_paper = pe->value;
 				unit = "x";
-				snprintf(ours, sizeof ours, "%.3gx", v);
-				snprintf(paper, sizeof paper, "%.3gx", pe->value);
+				snprintf(ours, sizeof ours, "%.3fx", v);
+				snprintf(paper, sizeof paper, "%.3fx", pe->value);
 			} else {
 				fmt_metric(pe->metric, v, ours, sizeof ours);
 				fmt_metric(pe->metric, pe->value, paper, sizeof paper);
@@ -206,7 +219,7 @@ static void paper_table(const struct sweep *sw, const struct point_out *po, stru
 				  sw->nkeys ? pv : "run", mname, unit, shown_paper, v, ratio,
 				  pe->note);
 			if (out)
-				fprintf(out, "  %-30s %-14s %12s %12s %8.3g  %s\n",
+				fprintf(out, "  %-30s %-14s %12s %12s %8.3f  %s\n",
 					sw->nkeys ? pv : "-", mname, paper, ours, ratio, pe->note);
 		}
 	}
@@ -229,6 +242,16 @@ static void sweep_table(const struct sweep *sw, const struct point_out *po, stru
 		sb_printf(csv, ",%s", col);
 	}
 	sb_printf(csv, ",status,wall_s\n");
+	/* one fixed format per printed column, from its largest value */
+	int dec[sizeof table_metrics / sizeof *table_metrics];
+	for (size_t i = 0; i < sizeof table_metrics / sizeof *table_metrics; i++) {
+		double mx = 0;
+		for (size_t p = 0; p < sw->npoints; p++)
+			if (po[p].ok && isfinite(po[p].m[table_metrics[i]]))
+				mx = fmax(mx, fabs(metric_display(table_metrics[i],
+								  po[p].m[table_metrics[i]])));
+		dec[i] = metric_defs[table_metrics[i]].kind == MK_COUNT ? 0 : fixed_decimals(mx);
+	}
 	if (out) {
 		fprintf(out, "\n  %-30s", "point");
 		for (size_t i = 0; i < sizeof table_metrics / sizeof *table_metrics; i++) {
@@ -254,10 +277,29 @@ static void sweep_table(const struct sweep *sw, const struct point_out *po, stru
 		for (size_t i = 0; i < sizeof table_metrics / sizeof *table_metrics; i++) {
 			int m = table_metrics[i];
 			double v = po[p].ok ? po[p].m[m] : NAN;
-			fprintf(out, " %13.5g", metric_display(m, v));
+			if (isnan(v))
+				fprintf(out, " %13s", "n/a");
+			else
+				fprintf(out, " %13.*f", dec[i], metric_display(m, v));
 		}
 		fprintf(out, "\n");
 	}
+}
+
+/* The figures and report.html of a folder just written (a run, or a sweep's
+ * own level: its points drew theirs). Plots need gnuplot; without it the
+ * report says how to get them. A failure here leaves the results valid: a
+ * warning, not an error. */
+static void finish_folder(const struct batch_args *a, const char *dir)
+{
+	struct mp_err e = { 0 };
+	char gp[4096];
+	bool off = a->no_plots || (getenv("MPSIM_NO_PLOTS") && *getenv("MPSIM_NO_PLOTS"));
+	if (!off && plot_have_gnuplot(gp, sizeof gp) && plot_dir(dir, false, &e))
+		fprintf(stderr, "mpsim: warning: plots: %s\n", e.msg);
+	mp_err_clear(&e);
+	if (report_dir(dir, &e))
+		fprintf(stderr, "mpsim: warning: report: %s\n", e.msg);
 }
 
 /* Run point p to completion; write its folder under dir (when dir) and its
@@ -280,8 +322,14 @@ static int run_point(const struct batch_args *a, const struct sweep *sw, size_t 
 		rc = e.status;
 		goto out;
 	}
-	if (!print)
-		x.out.progress = false;
+	/* a sweep point's progress line names it; --progress forces plain lines */
+	char pname[256] = "";
+	if (sw->nkeys) {
+		point_values(sw, p, pname, sizeof pname);
+		s.progress_label = pname;
+	}
+	if (a->progress)
+		s.show_progress = s.progress_plain = true;
 	sim_run(&s);
 	struct run_result r;
 	sim_collect(&s, &r);
@@ -290,10 +338,11 @@ static int run_point(const struct batch_args *a, const struct sweep *sw, size_t 
 	if (r.ncompleted < r.nflows) {
 		char nm[256];
 		sweep_point_name(sw, p, nm, sizeof nm);
-		fprintf(stderr,
-			"mpsim: warning: %s%s%zu of %zu flows did not complete by %.1f us\n",
-			sw->nkeys ? nm : "", sw->nkeys ? ": " : "", r.nflows - r.ncompleted,
-			r.nflows, time_to_us(r.sim_end));
+		fprintf(
+		    stderr, "mpsim: warning: %s%s%zu of %zu flows did not complete by %.1f us%s\n",
+		    sw->nkeys ? nm : "", sw->nkeys ? ": " : "", r.nflows - r.ncompleted, r.nflows,
+		    time_to_us(r.sim_end),
+		    r.ts.n ? " (the time series hold the result: timeseries.csv, plots/ts_*)" : "");
 	}
 	metrics_compute(&r, x.out.convergence_band, x.out.settle_queue, po->m);
 	po->ok = true;
@@ -305,6 +354,8 @@ static int run_point(const struct batch_args *a, const struct sweep *sw, size_t 
 	if (dir && results_write(dir, &x, &r, paper.s, &e)) {
 		fprintf(stderr, "mpsim: %s\n", e.msg);
 		rc = e.status;
+	} else if (dir) {
+		finish_folder(a, dir);
 	}
 	mp_free(paper.s);
 	run_result_free(&r);
@@ -578,7 +629,6 @@ static size_t resume_points(const struct batch_args *a, const struct sweep *sw, 
 		struct mp_err e = { 0 };
 		bool same = false;
 		if (!exp_load_point(&x, a->file, a->sets, a->nsets, a->seed, sw, p, &e)) {
-			x.out.progress = false; /* as run_point writes a sweep point's */
 			size_t n = 0;
 			char *t = effective_text(&x, &n);
 			same = t && same_file_text(dir, "config.yaml", t, n);
@@ -654,7 +704,7 @@ int batch_main(const struct batch_args *a)
 		}
 		rc = run_point(a, &sw, 0, outdir, true, &po[0]);
 		if (!rc && !a->quiet)
-			printf("\n  results in %s/\n", outdir);
+			printf("\n  results in %s/ (open %s/report.html)\n", outdir, outdir);
 		goto out;
 	}
 	snprintf(given, sizeof given, "%s%s", a->out ? "" : "results/", a->out ? a->out : name);
@@ -702,14 +752,18 @@ int batch_main(const struct batch_args *a)
 		fprintf(stderr, "mpsim: %s\n", e.msg);
 		results_discard(tmp);
 		wrc = e.status;
-	} else if (rc) {
-		fprintf(stderr,
-			"mpsim: %zu of %zu points did not complete (sweep.csv says why); the "
-			"others are in %s/, and `mpsim run %s --out %s --resume` runs only "
-			"what is missing\n",
-			sw.npoints - nok, sw.npoints, outdir, a->file, outdir);
-	} else if (!a->quiet) {
-		printf("\n  results in %s/ (sweep.csv, paper.csv, a folder per point)\n", outdir);
+	} else {
+		finish_folder(a, outdir);
+		if (rc)
+			fprintf(stderr,
+				"mpsim: %zu of %zu points did not complete (sweep.csv says why); "
+				"the others are in %s/, and `mpsim run %s --out %s --resume` runs "
+				"only what is missing\n",
+				sw.npoints - nok, sw.npoints, outdir, a->file, outdir);
+		else if (!a->quiet)
+			printf("\n  results in %s/ (report.html, sweep.csv,%s a folder per "
+			       "point)\n",
+			       outdir, sw.source ? " paper.csv," : "");
 	}
 	if (wrc)
 		rc = wrc;

@@ -24,8 +24,10 @@ struct batch_args {
 	int64_t seed;  /* -1: the file's */
 	unsigned jobs; /* points run at once; 0 = one per online CPU */
 	bool quiet;
-	bool run;    /* false: validate only */
-	bool resume; /* keep what an earlier run of this file into the folder completed */
+	bool run;      /* false: validate only */
+	bool resume;   /* keep what an earlier run of this file into the folder completed */
+	bool no_plots; /* no figures at the end (report.html is still written) */
+	bool progress; /* a plain progress line (for logs), even without a terminal */
 };
 
 /* Returns the exit status (0, 2 bad input, 3 internal, 4 I/O). */

@@ -21,7 +21,8 @@ enum samp_kind {
 	SAMP_PAUSES,
 	SAMP_DROPS,
 	SAMP_PAUSED,
-	SAMP_INGRESS
+	SAMP_INGRESS,
+	SAMP_TRACE /* series .. series + 3: cwnd, rate, RTT, path of conn */
 };
 #define group_names port_group_names
 
@@ -177,7 +178,38 @@ static int setup_samplers(struct sim *s, struct mp_err *e)
 							    .series = ts_series(s->ts, name),
 							    .conn = s->w.conns[i] });
 		}
+	if (o->traces) {
+		tp_world_trace(&s->w);
+		static const char *const fam[] = { "cwnd_bytes", "rate_gbps", "rtt_us", "path" };
+		for (uint32_t i = 0; i < s->w.nconns && i < o->traces_max; i++) {
+			struct ts_sampler sp = { .kind = SAMP_TRACE, .conn = s->w.conns[i] };
+			for (int k = 0; k < 4; k++) {
+				snprintf(name, sizeof name, "%s:flow%u", fam[k], i);
+				uint32_t id = ts_series(s->ts, name);
+				if (k == 0)
+					sp.series = id;
+			}
+			sampler_add(s, sp);
+		}
+	}
 	return MP_OK;
+}
+
+/* One trace sample of a connection: the four series after sp->series; a
+ * value the protocol does not keep is left out. */
+static void sample_trace(struct sim *s, struct ts_sampler *sp, simtime_t now, simtime_t dt)
+{
+	struct conn *c = sp->conn;
+	struct tp_trace t;
+	tp_trace_fill(c, &t);
+	double sent = (double)(c->sent_bytes - sp->prev);
+	sp->prev = c->sent_bytes;
+	if (isnan(t.rate) && c->started)
+		t.rate = sent * 8.0 / time_to_s(dt); /* a window protocol: what it sent */
+	double v[4] = { t.cwnd, t.rate / 1e9, t.rtt / 1e6, t.path };
+	for (uint32_t k = 0; k < 4; k++)
+		if (!isnan(v[k]))
+			ts_push(s->ts, now, sp->series + k, v[k]);
 }
 
 static void sample(void *obj, uint64_t arg)
@@ -250,6 +282,9 @@ static void sample(void *obj, uint64_t arg)
 		case SAMP_INGRESS:
 			v = (double)(sp->port->ingress_bytes[CLS_DATA] + sp->port->hdrm_used);
 			break;
+		case SAMP_TRACE:
+			sample_trace(s, sp, now, dt);
+			continue;
 		case SAMP_FLOW_TPUT:
 			v = (double)(sp->conn->acked_bytes - sp->conn->ts_acked_bytes) * 8.0 /
 			    time_to_s(dt) / 1e9;
@@ -716,8 +751,10 @@ static void progress(struct sim *s, bool final)
 	char eta[32] = "?";
 	if (frac > 0.001)
 		snprintf(eta, sizeof eta, "%.0fs", el / frac - el);
-	fprintf(stderr, "\r  t=%.1fus  flows %u/%u  %.1f Mev/s  ETA %s   %s", time_to_us(s->q.now),
-		s->w.ndone, s->w.nconns, evps / 1e6, eta, final ? "\n" : "");
+	fprintf(stderr, "%s  %s%st=%.1fus  flows %u/%u  %.1f Mev/s  ETA %s   %s",
+		s->progress_plain ? "" : "\r", s->progress_label ? s->progress_label : "",
+		s->progress_label ? ": " : "", time_to_us(s->q.now), s->w.ndone, s->w.nconns,
+		evps / 1e6, eta, final || s->progress_plain ? "\n" : "");
 	fflush(stderr);
 }
 
@@ -732,7 +769,7 @@ void sim_run(struct sim *s)
 			break;
 		if (s->show_progress) {
 			double now = sim_wall_now();
-			if (now - last > 0.5) {
+			if (now - last > (s->progress_plain ? 10.0 : 0.5)) {
 				progress(s, false);
 				last = now;
 			}
@@ -740,7 +777,7 @@ void sim_run(struct sim *s)
 	}
 	if (s->x->gen.stop_time && s->q.now < s->x->gen.stop_time)
 		s->q.now = s->x->gen.stop_time;
-	if (s->show_progress && sim_wall_now() - s->wall_start > 0.5)
+	if (s->show_progress && (s->progress_plain || sim_wall_now() - s->wall_start > 0.5))
 		progress(s, true);
 }
 

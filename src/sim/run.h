@@ -55,6 +55,8 @@ struct sim {
 	uint32_t nsamplers;
 	struct ts_sampler *samplers;
 	bool show_progress;
+	bool progress_plain;	    /* one line per report (logs), not a \r-rewritten one */
+	const char *progress_label; /* names the sweep point, or NULL */
 	double wall_start;
 	uint64_t progress_next;
 };

@@ -636,7 +636,13 @@ static const struct opt_desc mprdma_opts[] = {
 	OPT_END
 };
 
+static void mprdma_trace(const struct conn *c, struct tp_trace *t)
+{
+	t->cwnd = ((const struct mprdma_state *)c->priv)->cwnd * (double)tp_common(c)->mtu;
+}
+
 const struct transport_ops mprdma_transport_ops = {
+	.trace = mprdma_trace,
 	.name = "mprdma",
 	.summary = "MP-RDMA: one ECN window, ACK-clocked virtual paths, OOO-aware path selection",
 	.opts = mprdma_opts,

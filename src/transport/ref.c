@@ -241,7 +241,13 @@ static const struct opt_desc ref_opts[] = {
 	OPT_END
 };
 
+static void ref_trace(const struct conn *c, struct tp_trace *t)
+{
+	t->cwnd = (double)((const struct ref_state *)c->priv)->wnd_pkts * (double)tp_common(c)->mtu;
+}
+
 const struct transport_ops ref_transport_ops = {
+	.trace = ref_trace,
 	.name = "ref",
 	.summary = "reference: fixed window, per-packet ACKs, fixed/round-robin/random entropy",
 	.opts = ref_opts,

@@ -455,6 +455,7 @@ static const struct opt_desc roce_opts[] = {
 };
 
 const struct transport_ops roce_transport_ops = {
+	.trace = rocev2_trace,
 	.name = "roce",
 	.summary =
 	    "RoCEv2 RC: DCQCN, go-back-N, Q queue pairs per connection; switches lossless (PFC) "

@@ -305,3 +305,16 @@ void rocev2_on_timer(struct conn *c)
 	}
 	arm_timer(c);
 }
+
+void rocev2_trace(const struct conn *c, struct tp_trace *t)
+{
+	const struct rocev2_state *s = (const struct rocev2_state *)c->priv;
+	double sum = 0;
+	for (unsigned i = 0; i < s->nqp; i++) {
+		const struct rocev2_qp *q =
+		    (const struct rocev2_qp *)(s->qp + (size_t)i * s->cc->qp_size);
+		if (q->snd_una < q->npkts || c->stream)
+			sum += q->rate;
+	}
+	t->rate = sum;
+}

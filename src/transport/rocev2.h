@@ -170,5 +170,8 @@ struct packet *rocev2_next_packet(struct conn *c, unsigned flow);
 void rocev2_on_packet(struct conn *c, struct packet *p);
 void rocev2_on_timer(struct conn *c);
 void rocev2_close(struct conn *c);
+/* traces: the rate is the sum of the QPs' rates (a single QP's: its DCQCN or
+ * TIMELY rate) */
+void rocev2_trace(const struct conn *c, struct tp_trace *t);
 
 #endif

@@ -476,6 +476,11 @@ double strack_conn_cwnd(struct conn *c)
 	return st(c)->cc.cwnd;
 }
 
+static void strack_trace(const struct conn *c, struct tp_trace *t)
+{
+	t->cwnd = ((const struct strack_state *)c->priv)->cc.cwnd;
+}
+
 static void strack_close(struct conn *c)
 {
 	struct strack_state *s = st(c);
@@ -950,6 +955,7 @@ static const struct opt_desc strack_opts[] = {
 };
 
 const struct transport_ops strack_transport_ops = {
+	.trace = strack_trace,
 	.name = "strack",
 	.summary = "STrack: adaptive spraying over 256 entropies, delay+ECN window, coalesced "
 		   "SACKs, selective repair over lossy Ethernet",

@@ -211,6 +211,7 @@ static const struct opt_desc timely_opts[] = {
 };
 
 const struct transport_ops timely_transport_ops = {
+	.trace = rocev2_trace,
 	.name = "timely",
 	.summary = "TIMELY: RTT-gradient rate control (SIGCOMM 2015) over RoCEv2 RC (go-back-N, "
 		   "Q queue pairs); switches lossless (PFC) unless switch.mode says otherwise",

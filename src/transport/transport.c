@@ -2,6 +2,7 @@
  * (net/) and the protocols' ops tables; the protocol registry. */
 #include "transport/transport.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "core/bits.h"
@@ -45,6 +46,43 @@ static struct packet *nic_pull(void *ctx, struct nic_flow *nf)
 	if (c->done || c->idle)
 		return NULL;
 	return w->ops->next_packet(c, nf->index);
+}
+
+/* The tracing callbacks: the plain ones, plus what a trace samples. Every
+ * protocol's ACK and NACK echo the send time of the data packet that caused
+ * them (ts), so now - ts is the RTT a NIC would time, ACK coalescing
+ * included. */
+static void host_rx_trace(void *ctx, struct host *h, struct packet *p)
+{
+	struct tp_world *w = ctx;
+	MP_ASSERT(p->conn < w->nconns);
+	struct conn *c = w->conns[p->conn];
+	if ((p->type == PKT_ACK || p->type == PKT_NACK) && h == c->src && p->ts <= w->q->now)
+		c->trace_rtt = w->q->now - p->ts;
+	w->ops->on_packet(c, p);
+}
+
+static struct packet *nic_pull_trace(void *ctx, struct nic_flow *nf)
+{
+	struct packet *p = nic_pull(ctx, nf);
+	if (p && p->type == PKT_DATA)
+		((struct conn *)nf->owner)->trace_path = (uint32_t)p->entropy + 1;
+	return p;
+}
+
+void tp_world_trace(struct tp_world *w)
+{
+	w->fab->host_rx = host_rx_trace;
+	w->fab->nic_pull = nic_pull_trace;
+}
+
+void tp_trace_fill(const struct conn *c, struct tp_trace *t)
+{
+	t->cwnd = t->rate = NAN;
+	if (c->w->ops->trace && c->started)
+		c->w->ops->trace(c, t);
+	t->rtt = c->trace_rtt ? (double)c->trace_rtt : NAN;
+	t->path = c->trace_path ? (double)(c->trace_path - 1) : NAN;
 }
 
 void tp_world_init(struct tp_world *w, struct evq *q, struct fabric *fab,

@@ -67,6 +67,7 @@ struct tp_common {
 	}
 
 struct conn;
+struct tp_trace;
 
 struct transport_ops {
 	const char *name;
@@ -94,6 +95,18 @@ struct transport_ops {
 	void (*on_packet)(struct conn *c, struct packet *p);
 	void (*on_timer)(struct conn *c);
 	void (*close)(struct conn *c); /* optional: free what open allocated */
+	/* optional: the congestion state for traces (output.traces), read at
+	 * each sample, never on the packet path; a field the protocol does not
+	 * keep stays NAN */
+	void (*trace)(const struct conn *c, struct tp_trace *t);
+};
+
+/* What a protocol reports for a trace sample (tp_trace_fill fills the rest). */
+struct tp_trace {
+	double cwnd; /* congestion window, bytes (window-based protocols) */
+	double rate; /* the congestion control's rate, bit/s (rate-based ones) */
+	double rtt;  /* latest RTT sample at the sender, ps */
+	double path; /* entropy (UDP source port) of the latest data packet sent */
 };
 
 extern const struct transport_ops *const transport_registry[];
@@ -171,6 +184,9 @@ struct conn {
 	uint64_t rx_data_pkts;	 /* receiver: first copies of data packets (tp_rx_order) */
 	uint64_t rx_reordered;	 /* ... of them that arrived below the highest PSN seen */
 	uint32_t rx_order_top;	 /* tp_rx_order's highest PSN + 1, one PSN space */
+	/* traces (output.traces; written only when tracing, see tp_world_trace) */
+	simtime_t trace_rtt; /* latest ACK/NACK at the sender: now - echoed send time */
+	uint32_t trace_path; /* entropy of the latest data packet sent + 1 (0 = none) */
 	_Alignas(max_align_t) unsigned char priv[];
 };
 
@@ -454,6 +470,13 @@ void tp_post(struct conn *c, uint64_t bytes, uint32_t tag);
  * its first byte sent to its last byte acknowledged (ps). */
 simtime_t tp_ideal_fct(const struct conn *c, uint64_t bytes);
 void tp_world_free(struct tp_world *w);
+/* Tracing on: the host and NIC callbacks become ones that also note each
+ * connection's latest RTT sample and data path (c->trace_rtt, trace_path).
+ * Off (the default) the packet path is untouched. */
+void tp_world_trace(struct tp_world *w);
+/* A trace sample of c: the protocol's cwnd and rate (NAN when it keeps none),
+ * the latest RTT sample and path (NAN before the first). */
+void tp_trace_fill(const struct conn *c, struct tp_trace *t);
 
 /* Entity ids for event tie-breaking: connections sit above every node and port. */
 #define TP_ENTITY_BASE (1u << 22)

@@ -582,7 +582,13 @@ static const struct opt_desc udmp_opts[] = {
 	OPT_END
 };
 
+static void udmp_trace(const struct conn *c, struct tp_trace *t)
+{
+	t->rate = ((const struct udmp_state *)c->priv)->rate;
+}
+
 const struct transport_ops udmp_transport_ops = {
+	.trace = udmp_trace,
 	.name = "udmp",
 	.summary = "UDMP: delay-gradient rate, token pool, delay-assisted ACK-clocked multipath",
 	.opts = udmp_opts,

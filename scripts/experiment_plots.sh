@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Copies two figures of each experiment's latest results into
+# experiments/plots/<name>/, the PNGs experiments/README.md shows beside its
+# tables: a comparison with the paper first (ratio_*, then sweep_* with the
+# paper's marks), else a queue over time, else the first figure; for a sweep
+# without a paper section, the first time series of its first two points.
+#   scripts/experiment_plots.sh [RESULTS_DIR]    (default results)
+# Run the experiments first (mpsim run FILE, with gnuplot installed, or
+# mpsim plot results/NAME afterwards).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RES=${1:-results}
+for f in experiments/*/*.yaml; do
+	name=$(awk '$1 == "name:" { print $2; exit }' "$f")
+	figs=$RES/$name/plots/figures.tsv
+	if [ ! -s "$figs" ]; then
+		echo "$f: no plots in $RES/$name (not run yet?)" >&2
+		continue
+	fi
+	mkdir -p "experiments/plots/$name"
+	rm -f "experiments/plots/$name"/*.png
+	# a sweep without a paper section is a time-series figure (UDMP Fig. 1, 4):
+	# the first time series of its first two points, side by side
+	if [ -f "$RES/$name/sweep.csv" ] && [ ! -f "$RES/$name/paper.csv" ]; then
+		got=()
+		for p in "$RES/$name"/*/; do
+			[ ${#got[@]} -lt 2 ] || break
+			figs_p=$(cut -f1 "$p/plots/figures.tsv" 2>/dev/null || true)
+			fig=$(grep -m1 '^ts_goodput' <<<"$figs_p" || grep -m1 '^ts_' <<<"$figs_p" || true)
+			[ -n "$fig" ] || continue
+			pt=$(basename "$p")
+			cp "$p/plots/$fig.png" "experiments/plots/$name/${pt}_$fig.png"
+			got+=("$pt/$fig")
+		done
+		if [ ${#got[@]} -gt 0 ]; then
+			echo "$name: ${got[*]}"
+			continue
+		fi
+	fi
+	picked=()
+	order=(ratio_ sweep_ ts_queue ts_ '')
+	# without the paper's marks, the papers' usual axes: max FCT and slowdown;
+	# with only ratios in paper.csv, the max FCT beside the ratio
+	if [ ! -f "$RES/$name/paper.csv" ]; then
+		order=(sweep_max_fct sweep_max_slowdown sweep_ ts_queue ts_ '')
+	elif ! tail -n +2 "$RES/$name/paper.csv" | sed 's/^"[^"]*",//' | grep -qv '^"[^"]* of '; then
+		order=(ratio_ sweep_max_fct sweep_ ts_queue ts_ '')
+	fi
+	for pre in "${order[@]}"; do
+		while IFS=$'\t' read -r fig _; do
+			[ ${#picked[@]} -lt 2 ] || break
+			[[ $fig == "$pre"* ]] || continue
+			[[ " ${picked[*]:-} " == *" $fig "* ]] && continue
+			picked+=("$fig")
+		done <"$figs"
+	done
+	for fig in "${picked[@]}"; do
+		cp "$RES/$name/plots/$fig.png" "experiments/plots/$name/"
+	done
+	echo "$name: ${picked[*]}"
+done

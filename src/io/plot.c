@@ -1,0 +1,1100 @@
+/* plot.c - gnuplot figures of a results folder; see plot.h.
+ *
+ * Units are those people read: times in us (ms past 5 ms), queues and windows
+ * in KB or MB, rates in Gb/s, utilisation in %. An axis is logarithmic when
+ * its values are positive and span 20x or more (FCTs over message sizes from
+ * 4 KB to 100 MB, as the papers draw them); swept values sit evenly spaced
+ * along x in the sweep's order, as the papers draw message sizes. Series are thinned to at most
+ * PLOT_MAX_POINTS points each, keeping every bucket's min and max, so spikes
+ * survive and an SVG stays small.
+ */
+#include "io/plot.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/mem.h"
+#include "core/opt.h"
+#include "io/csv.h"
+#include "io/metrics.h"
+#include "stats/stats.h"
+
+#define PLOT_MAX_POINTS 4000
+#define PLOT_MAX_KEY 12 /* more lines than this: no legend, the count in the title */
+
+bool plot_have_gnuplot(char *path, size_t n)
+{
+	const char *p = getenv("PATH");
+	if (!p)
+		p = "/usr/bin:/bin";
+	while (*p) {
+		const char *c = strchr(p, ':');
+		size_t l = c ? (size_t)(c - p) : strlen(p);
+		if (l) {
+			snprintf(path, n, "%.*s/gnuplot", (int)l, p);
+			if (access(path, X_OK) == 0)
+				return true;
+		}
+		p += l + (c ? 1 : 0);
+	}
+	return false;
+}
+
+/* The folder being drawn: its script, its figure list, its file names. */
+struct plotter {
+	const char *dir; /* DIR/plots */
+	FILE *gp, *figs;
+	int nfig;
+	struct mp_err *e;
+};
+
+static FILE *pl_open(struct plotter *pl, const char *name)
+{
+	char path[4400];
+	snprintf(path, sizeof path, "%s/%s", pl->dir, name);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		mp_errf(pl->e, MP_EIO, "cannot write '%s': %s", path, strerror(errno));
+	return f;
+}
+
+/* gnuplot string literal: double quotes, with \ and " escaped */
+static void gp_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '\n') {
+			fputs("\\n", f);
+			continue;
+		}
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/* A figure: settings, then the caller's `plot` line, then fig_end. */
+static void fig_begin(struct plotter *pl, const char *name, const char *title, const char *xlabel,
+		      const char *ylabel, const char *caption)
+{
+	FILE *f = pl->gp;
+	fprintf(f, "\n# %s\nreset\nset encoding utf8\nset grid lc rgb '#dddddd'\n", name);
+	fprintf(f, "set terminal pngcairo noenhanced size 680,440 font 'DejaVu Sans,10'\n");
+	fprintf(f, "set output '%s.png'\nset title ", name);
+	gp_str(f, title);
+	fprintf(f, "\nset xlabel ");
+	gp_str(f, xlabel);
+	fprintf(f, "\nset ylabel ");
+	gp_str(f, ylabel);
+	fprintf(f, "\nset key outside right top box opaque\nset border 3\nset tics nomirror\n");
+	fprintf(pl->figs, "%s\t%s\n", name, caption);
+	pl->nfig++;
+}
+
+static void fig_end(struct plotter *pl, const char *name)
+{
+	fprintf(pl->gp,
+		"set terminal svg noenhanced size 900,540 dynamic font 'DejaVu Sans,11'\n"
+		"set output '%s.svg'\nreplot\nset output\n",
+		name);
+}
+
+static void set_log_if_wide(FILE *f, const char *axis, double lo, double hi)
+{
+	if (lo > 0 && hi / lo >= 20)
+		fprintf(f, "set logscale %s\nset format %s '%s'\n", axis, axis,
+			lo >= 1 ? "%.0f" : "%g");
+}
+
+/* ---- a run ---- */
+
+/* time axis: us, or ms when the run is longer than 20 ms */
+struct taxis {
+	double div;
+	const char *label;
+};
+static struct taxis time_axis(double tmax_us)
+{
+	return tmax_us > 5000 ? (struct taxis){ 1000, "time (ms)" }
+			      : (struct taxis){ 1, "time (us)" };
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* A CDF of n sorted values: at most PLOT_MAX_POINTS steps, always the last. */
+static void write_cdf(FILE *f, const double *v, size_t n, double div)
+{
+	size_t step = n > PLOT_MAX_POINTS ? n / PLOT_MAX_POINTS : 1;
+	for (size_t i = 0; i < n; i += step)
+		fprintf(f, "%.9g %.9g\n", v[i] / div, (double)(i + 1) / (double)n);
+	if ((n - 1) % step)
+		fprintf(f, "%.9g 1\n", v[n - 1] / div);
+}
+
+static void cdf_figure(struct plotter *pl, const char *name, double *v, size_t n, size_t total,
+		       const char *what, const char *caption)
+{
+	qsort(v, n, sizeof *v, cmp_dbl);
+	bool ms = v[n - 1] > 5000;
+	char dat[64], title[256], xl[64];
+	snprintf(dat, sizeof dat, "%s.dat", name);
+	FILE *d = pl_open(pl, dat);
+	if (!d)
+		return;
+	fprintf(d, "# %s (%s)  fraction of %s\n", what, ms ? "ms" : "us", what);
+	write_cdf(d, v, n, ms ? 1000 : 1);
+	fclose(d);
+	snprintf(title, sizeof title, "%s CDF: %zu completed of %zu", what, n, total);
+	snprintf(xl, sizeof xl, "%s (%s)", what, ms ? "ms" : "us");
+	fig_begin(pl, name, title, xl, "fraction", caption);
+	set_log_if_wide(pl->gp, "x", v[0], v[n - 1]);
+	fprintf(pl->gp, "set yrange [0:1.02]\nset key inside right bottom\n");
+	fprintf(pl->gp, "plot '%s' using 1:2 with steps lw 2 title 'all (%zu)'\n", dat, n);
+	fig_end(pl, name);
+}
+
+struct fl {
+	double bytes, fct, slow;
+};
+static int cmp_fl(const void *a, const void *b)
+{
+	const struct fl *x = a, *y = b;
+	return (x->bytes > y->bytes) - (x->bytes < y->bytes);
+}
+
+static void size_label(double bytes, char *buf, size_t n)
+{
+	if (bytes >= 1e6)
+		snprintf(buf, n, "%.3gMB", bytes / 1e6);
+	else if (bytes >= 1e3)
+		snprintf(buf, n, "%.3gKB", bytes / 1e3);
+	else
+		snprintf(buf, n, "%.0fB", bytes);
+}
+
+/* Slowdown by flow size: one bucket per distinct size when there are at most
+ * ten, else ten buckets of equal flow counts (size deciles), as HPCC and
+ * ConWeave draw it; mean and p99 per bucket. */
+static void slowdown_figure(struct plotter *pl, struct fl *f, size_t n, size_t total)
+{
+	qsort(f, n, sizeof *f, cmp_fl);
+	size_t ndist = 0;
+	for (size_t i = 0; i < n; i++)
+		ndist += i == 0 || f[i].bytes != f[i - 1].bytes;
+	size_t nb = ndist <= 10 ? ndist : 10;
+	FILE *d = pl_open(pl, "slowdown.dat");
+	if (!d)
+		return;
+	fprintf(d, "# bucket (largest size, flows)  mean  p99  slowdown\n");
+	double *v = mp_malloc(n * sizeof *v), lo = INFINITY, hi = 0;
+	size_t i = 0;
+	for (size_t b = 0; b < nb; b++) {
+		size_t end = ndist <= 10 ? i + 1 : (b + 1) * n / nb;
+		if (ndist <= 10)
+			while (end < n && f[end].bytes == f[i].bytes)
+				end++;
+		while (end < n && end > 0 && f[end].bytes == f[end - 1].bytes)
+			end++; /* a size never straddles two buckets */
+		if (end <= i)
+			continue;
+		size_t k = 0;
+		for (size_t j = i; j < end; j++)
+			v[k++] = f[j].slow;
+		struct dist_summary s;
+		stats_summarize(v, k, &s);
+		char lab[48];
+		size_label(f[end - 1].bytes, lab, sizeof lab);
+		fprintf(d, "\"%s%s (%zu)\" %.9g %.9g\n", ndist <= 10 ? "" : "<=", lab, k, s.mean,
+			s.p99);
+		lo = fmin(lo, s.mean);
+		hi = fmax(hi, s.p99);
+		i = end;
+		if (i >= n)
+			break;
+	}
+	mp_free(v);
+	fclose(d);
+	char title[160];
+	snprintf(title, sizeof title, "Slowdown (FCT / ideal) by flow size: %zu completed of %zu",
+		 n, total);
+	fig_begin(pl, "slowdown", title,
+		  ndist <= 10 ? "flow size (flows)" : "flow size decile: largest size (flows)",
+		  "slowdown",
+		  "Slowdown (FCT over the empty-network FCT) by flow size: mean and p99");
+	set_log_if_wide(pl->gp, "y", lo, hi);
+	if (!(lo > 0 && hi / lo >= 20) && lo >= 1)
+		fprintf(pl->gp, "set yrange [1:*]\n");
+	fprintf(pl->gp, "set xrange [-0.5:%zu.5]\nset key inside left top\n", nb - 1);
+	if (nb > 5)
+		fprintf(pl->gp, "set xtics rotate by -30\n");
+	fprintf(pl->gp, "plot 'slowdown.dat' using 0:2:xtic(1) with linespoints lw 2 pt 7 "
+			"title 'mean', '' using 0:3 with linespoints lw 2 pt 5 title 'p99'\n");
+	fig_end(pl, "slowdown");
+}
+
+static void run_flow_figures(struct plotter *pl, const char *rdir)
+{
+	char path[4400];
+	struct csv t;
+	snprintf(path, sizeof path, "%s/flows.csv", rdir);
+	if (!csv_read(path, &t))
+		return;
+	int cf = csv_col(&t, "fct_us"), cs = csv_col(&t, "slowdown"), cb = csv_col(&t, "bytes"),
+	    cc = csv_col(&t, "completed");
+	if (cf < 0 || cs < 0 || cb < 0 || cc < 0 || !t.nrows) {
+		csv_free(&t);
+		return;
+	}
+	double *v = mp_malloc(t.nrows * sizeof *v);
+	struct fl *f = mp_malloc(t.nrows * sizeof *f);
+	size_t n = 0;
+	for (size_t r = 0; r < t.nrows; r++) {
+		if (strcmp(csv_at(&t, r, (size_t)cc), "1"))
+			continue;
+		f[n] = (struct fl){ csv_num(&t, r, (size_t)cb), csv_num(&t, r, (size_t)cf),
+				    csv_num(&t, r, (size_t)cs) };
+		if (isnan(f[n].fct) || isnan(f[n].slow))
+			continue;
+		v[n] = f[n].fct;
+		n++;
+	}
+	if (n) {
+		cdf_figure(pl, "fct_cdf", v, n, t.nrows, "FCT",
+			   "Flow completion time CDF of the completed flows");
+		slowdown_figure(pl, f, n, t.nrows);
+	}
+	mp_free(v);
+	mp_free(f);
+	csv_free(&t);
+}
+
+static void run_coll_figure(struct plotter *pl, const char *rdir)
+{
+	char path[4400];
+	struct csv t;
+	snprintf(path, sizeof path, "%s/collectives.csv", rdir);
+	if (!csv_read(path, &t))
+		return;
+	int cc = csv_col(&t, "cct_us"), cd = csv_col(&t, "completed");
+	double *v = mp_malloc((t.nrows + 1) * sizeof *v);
+	size_t n = 0;
+	for (size_t r = 0; cc >= 0 && cd >= 0 && r < t.nrows; r++)
+		if (!strcmp(csv_at(&t, r, (size_t)cd), "1") && !isnan(csv_num(&t, r, (size_t)cc)))
+			v[n++] = csv_num(&t, r, (size_t)cc);
+	if (n)
+		cdf_figure(pl, "cct_cdf", v, n, t.nrows, "CCT",
+			   "Collective completion time CDF over jobs and iterations");
+	mp_free(v);
+	csv_free(&t);
+}
+
+/* How a family of time series is drawn. */
+struct family_style {
+	const char *family, *title, *ylabel;
+	double div; /* value / div is drawn; 0 = bytes, KB or MB by the largest */
+	bool points;
+};
+static const struct family_style family_styles[] = {
+	{ "queue_bytes", "Egress queue", "queue", 0, false },
+	{ "utilisation", "Link utilisation (per interval)", "utilisation (%)", 0.01, false },
+	{ "pause_frames", "PFC PAUSE frames sent per interval", "PAUSE frames", 1, false },
+	{ "drops", "Packets dropped per interval", "drops", 1, false },
+	{ "goodput_gbps", "Per-flow goodput (bytes acknowledged per interval)", "goodput (Gb/s)", 1,
+	  false },
+	{ "cwnd_bytes", "Congestion window", "cwnd", 0, false },
+	{ "rate_gbps", "Sending rate", "rate (Gb/s)", 1, false },
+	{ "rtt_us", "Latest RTT sample", "RTT (us)", 1, false },
+	{ "path", "Path of the latest data packet (its entropy)", "entropy", 1, true },
+};
+
+struct series {
+	char *name; /* after "family:" */
+	size_t fam;
+	double *t, *v;
+	size_t n, cap;
+};
+
+/* Thin to at most PLOT_MAX_POINTS: min and max of each bucket, in time order. */
+static void write_series(FILE *d, const struct series *s, double tdiv, double vdiv)
+{
+	size_t nb = PLOT_MAX_POINTS / 2;
+	if (s->n <= PLOT_MAX_POINTS) {
+		for (size_t i = 0; i < s->n; i++)
+			fprintf(d, "%.9g %.9g\n", s->t[i] / tdiv, s->v[i] / vdiv);
+		return;
+	}
+	for (size_t b = 0; b < nb; b++) {
+		size_t i0 = b * s->n / nb, i1 = (b + 1) * s->n / nb, lo = i0, hi = i0;
+		for (size_t i = i0; i < i1; i++) {
+			lo = s->v[i] < s->v[lo] ? i : lo;
+			hi = s->v[i] > s->v[hi] ? i : hi;
+		}
+		size_t a = lo < hi ? lo : hi, c = lo < hi ? hi : lo;
+		fprintf(d, "%.9g %.9g\n", s->t[a] / tdiv, s->v[a] / vdiv);
+		if (c != a)
+			fprintf(d, "%.9g %.9g\n", s->t[c] / tdiv, s->v[c] / vdiv);
+	}
+}
+
+static void run_ts_figures(struct plotter *pl, const char *rdir)
+{
+	char path[4400];
+	struct csv t;
+	snprintf(path, sizeof path, "%s/timeseries.csv", rdir);
+	if (!csv_read(path, &t) || t.ncols < 3) {
+		csv_free(&t);
+		return;
+	}
+	struct series *s = NULL;
+	size_t ns = 0, last = 0;
+	char **fams = NULL;
+	size_t nfam = 0;
+	double tmax = 0;
+	for (size_t r = 0; r < t.nrows; r++) {
+		const char *nm = csv_at(&t, r, 1);
+		double tv = csv_num(&t, r, 0), vv = csv_num(&t, r, 2);
+		if (isnan(tv) || isnan(vv))
+			continue;
+		size_t k = ns;
+		/* rows cycle through the series in order: try the next one first */
+		if (ns && !strcmp(s[(last + 1) % ns].name - 0, nm))
+			k = (last + 1) % ns;
+		else
+			for (k = 0; k < ns && strcmp(s[k].name, nm); k++)
+				;
+		if (k == ns) {
+			s = mp_realloc(s, (ns + 1) * sizeof *s);
+			memset(&s[ns], 0, sizeof *s);
+			s[ns].name = mp_strdup(nm);
+			const char *colon = strchr(nm, ':');
+			size_t fl = colon ? (size_t)(colon - nm) : strlen(nm);
+			size_t fi = 0;
+			while (fi < nfam && (strlen(fams[fi]) != fl || strncmp(fams[fi], nm, fl)))
+				fi++;
+			if (fi == nfam) {
+				fams = mp_realloc(fams, (nfam + 1) * sizeof *fams);
+				fams[nfam] = mp_malloc(fl + 1);
+				memcpy(fams[nfam], nm, fl);
+				fams[nfam++][fl] = '\0';
+			}
+			s[ns++].fam = fi;
+		}
+		last = k;
+		struct series *x = &s[k];
+		if (x->n == x->cap) {
+			x->cap = x->cap ? 2 * x->cap : 256;
+			x->t = mp_realloc(x->t, x->cap * sizeof *x->t);
+			x->v = mp_realloc(x->v, x->cap * sizeof *x->v);
+		}
+		x->t[x->n] = tv;
+		x->v[x->n++] = vv;
+		tmax = fmax(tmax, tv);
+	}
+	struct taxis ta = time_axis(tmax);
+	for (size_t fi = 0; fi < nfam; fi++) {
+		const struct family_style *st = NULL;
+		for (size_t j = 0; j < sizeof family_styles / sizeof *family_styles; j++)
+			if (!strcmp(family_styles[j].family, fams[fi]))
+				st = &family_styles[j];
+		size_t nmem = 0;
+		double vmax = 0;
+		for (size_t k = 0; k < ns; k++)
+			if (s[k].fam == fi) {
+				nmem++;
+				for (size_t i = 0; i < s[k].n; i++)
+					vmax = fmax(vmax, s[k].v[i]);
+			}
+		double div = st ? st->div : 1;
+		char ylabel[96], title[256], name[96], dat[112], caption[320];
+		snprintf(ylabel, sizeof ylabel, "%s", st ? st->ylabel : fams[fi]);
+		if (div == 0) {
+			div = vmax >= 2e6 ? 1e6 : vmax >= 2e3 ? 1e3 : 1;
+			snprintf(ylabel, sizeof ylabel, "%s (%s)", st->ylabel,
+				 div == 1e6   ? "MB"
+				 : div == 1e3 ? "KB"
+					      : "bytes");
+		}
+		snprintf(name, sizeof name, "ts_%s", fams[fi]);
+		snprintf(dat, sizeof dat, "%s.dat", name);
+		FILE *d = pl_open(pl, dat);
+		if (!d)
+			break;
+		fprintf(d, "# %s: one block per series, %s and the value\n", fams[fi], ta.label);
+		for (size_t k = 0, b = 0; k < ns; k++) {
+			if (s[k].fam != fi)
+				continue;
+			fprintf(d, "%s# %s\n", b++ ? "\n\n" : "", s[k].name);
+			write_series(d, &s[k], ta.div, div);
+		}
+		fclose(d);
+		snprintf(title, sizeof title, "%s: %s", st ? st->title : fams[fi], fams[fi]);
+		if (nmem > PLOT_MAX_KEY)
+			snprintf(title + strlen(title), sizeof title - strlen(title),
+				 ": %zu series, legend omitted", nmem);
+		snprintf(caption, sizeof caption, "Time series %s:*, sampled every output.interval",
+			 fams[fi]);
+		fig_begin(pl, name, title, ta.label, ylabel, caption);
+		if (nmem > PLOT_MAX_KEY)
+			fprintf(pl->gp, "unset key\n");
+		fprintf(pl->gp, "set yrange [0:*]\nplot ");
+		for (size_t k = 0, b = 0; k < ns; k++) {
+			if (s[k].fam != fi)
+				continue;
+			const char *member = strchr(s[k].name, ':');
+			member = member ? member + 1 : s[k].name;
+			fprintf(pl->gp, "%s'%s' index %zu using 1:2 with %s title ",
+				b ? ", \\\n  " : "", dat, b,
+				st && st->points ? "points pt 7 ps 0.5" : "lines lw 1.5");
+			gp_str(pl->gp, member);
+			b++;
+		}
+		fprintf(pl->gp, "\n");
+		fig_end(pl, name);
+	}
+	for (size_t k = 0; k < ns; k++) {
+		mp_free(s[k].name);
+		mp_free(s[k].t);
+		mp_free(s[k].v);
+	}
+	for (size_t fi = 0; fi < nfam; fi++)
+		mp_free(fams[fi]);
+	mp_free(fams);
+	mp_free(s);
+	csv_free(&t);
+}
+
+/* ---- a sweep ---- */
+
+/* A swept value as a number for the x axis: plain, or with a unit. */
+static bool axis_value(const char *s, double *v)
+{
+	char *end;
+	uint64_t u;
+	*v = strtod(s, &end);
+	if (end != s && !*end)
+		return true;
+	if (!opt_parse_time(s, &u) || !opt_parse_rate(s, &u) || !opt_parse_size(s, &u)) {
+		*v = (double)u;
+		return true;
+	}
+	return false;
+}
+
+/* "max_fct_us" -> M_MAX_FCT */
+static int metric_of_col(const char *col)
+{
+	for (int m = 0; m < M_N; m++) {
+		char c[96];
+		const char *u = metric_unit((enum metric_id)m);
+		snprintf(c, sizeof c, "%s%s%s", metric_defs[m].name, *u ? "_" : "", u);
+		if (!strcmp(c, col))
+			return m;
+	}
+	return -1;
+}
+
+struct sweepdata {
+	struct csv t;
+	size_t nkeys; /* columns 1..nkeys */
+	size_t xk;    /* the key drawn along x (0-based among keys) */
+	bool xnum, xlog;
+	double *x;    /* per row */
+	size_t *line; /* per row: which line */
+	char **lines; /* labels */
+	size_t nlines;
+	char **xvals; /* distinct x values, in order */
+	double *xpos;
+	size_t nx;
+};
+
+static const char *key_label(const char *key)
+{
+	const char *d = strrchr(key, '.');
+	return d ? d + 1 : key;
+}
+
+/* a row's label over keys other than skip1, skip2 (SIZE_MAX = none) */
+static void line_label(const struct sweepdata *sd, size_t r, size_t skip1, size_t skip2, char *buf,
+		       size_t n)
+{
+	size_t l = 0, used = 0;
+	buf[0] = '\0';
+	for (size_t k = 0; k < sd->nkeys; k++) {
+		if (k == skip1 || k == skip2)
+			continue;
+		const char *key = sd->t.head[k + 1], *v = csv_at(&sd->t, r, k + 1);
+		if (strchr(key, '.'))
+			l += (size_t)snprintf(buf + l, l < n ? n - l : 0, "%s%s=%s",
+					      used ? " " : "", key_label(key), v);
+		else
+			l += (size_t)snprintf(buf + l, l < n ? n - l : 0, "%s%s", used ? " " : "",
+					      v);
+		used++;
+	}
+	if (!used)
+		snprintf(buf, n, "ours");
+}
+
+static size_t intern(char ***v, size_t *n, const char *s)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*v)[i], s))
+			return i;
+	*v = mp_realloc(*v, (*n + 1) * sizeof **v);
+	(*v)[*n] = mp_strdup(s);
+	return (*n)++;
+}
+
+static bool sweep_load(struct sweepdata *sd, const char *dir)
+{
+	char path[4400];
+	memset(sd, 0, sizeof *sd);
+	snprintf(path, sizeof path, "%s/sweep.csv", dir);
+	if (!csv_read(path, &sd->t) || sd->t.ncols < 2)
+		return false;
+	size_t k = 1;
+	while (k < sd->t.ncols && metric_of_col(sd->t.head[k]) < 0)
+		k++;
+	sd->nkeys = k - 1;
+	/* x: the last key whose values are all numbers, else the last key */
+	sd->xk = sd->nkeys ? sd->nkeys - 1 : 0;
+	for (size_t j = sd->nkeys; j-- > 0;) {
+		bool num = sd->t.nrows > 0;
+		double v;
+		for (size_t r = 0; r < sd->t.nrows && num; r++)
+			num = axis_value(csv_at(&sd->t, r, j + 1), &v);
+		if (num) {
+			sd->xk = j;
+			sd->xnum = true;
+			break;
+		}
+	}
+	size_t nr = sd->t.nrows;
+	sd->x = mp_calloc(nr + 1, sizeof *sd->x);
+	sd->line = mp_calloc(nr + 1, sizeof *sd->line);
+	double lo = INFINITY, hi = 0;
+	for (size_t r = 0; r < nr; r++) {
+		char lab[512];
+		const char *xv = sd->nkeys ? csv_at(&sd->t, r, sd->xk + 1) : "run";
+		size_t xi = intern(&sd->xvals, &sd->nx, xv);
+		sd->xpos = mp_realloc(sd->xpos, sd->nx * sizeof *sd->xpos);
+		/* evenly spaced in the sweep's order, as the papers draw message sizes
+		 * and systems (a log axis crowded 48-100 MB into a corner) */
+		sd->xpos[xi] = (double)xi;
+		sd->x[r] = sd->xpos[xi];
+		lo = fmin(lo, sd->x[r]);
+		hi = fmax(hi, sd->x[r]);
+		line_label(sd, r, sd->xk, SIZE_MAX, lab, sizeof lab);
+		sd->line[r] = intern(&sd->lines, &sd->nlines, lab);
+	}
+	sd->xlog = false;
+	(void)lo;
+	(void)hi;
+	return nr > 0;
+}
+
+static void sd_free(struct sweepdata *sd)
+{
+	for (size_t i = 0; i < sd->nlines; i++)
+		mp_free(sd->lines[i]);
+	for (size_t i = 0; i < sd->nx; i++)
+		mp_free(sd->xvals[i]);
+	mp_free(sd->lines);
+	mp_free(sd->xvals);
+	mp_free(sd->xpos);
+	mp_free(sd->x);
+	mp_free(sd->line);
+	csv_free(&sd->t);
+}
+
+/* skip: an x value with nothing to draw (a ratio's own reference), or NULL */
+static void sweep_xaxis(struct plotter *pl, const struct sweepdata *sd, const char *skip)
+{
+	FILE *f = pl->gp;
+	double lo = INFINITY, hi = -INFINITY;
+	fprintf(f, "set xtics (");
+	for (size_t i = 0, k = 0; i < sd->nx; i++) {
+		if (skip && !strcmp(skip, sd->xvals[i]))
+			continue;
+		fprintf(f, "%s", k++ ? ", " : "");
+		gp_str(f, sd->xvals[i]);
+		fprintf(f, " %.9g", sd->xpos[i]);
+		lo = fmin(lo, sd->xpos[i]);
+		hi = fmax(hi, sd->xpos[i]);
+	}
+	fprintf(f, ")\n");
+	if (sd->xlog)
+		fprintf(f, "set logscale x\n");
+	else if (lo <= hi)
+		fprintf(f, "set xrange [%.9g:%.9g]\n", lo - 0.5, hi + 0.5);
+	if (sd->nx > 6)
+		fprintf(f, "set xtics rotate by -30\n");
+	/* room at both ends, so a mark on the first or last value is whole */
+	fprintf(f, "set offsets graph 0.05, graph 0.05, graph 0.08, 0\n");
+}
+
+/* Does paper.csv's point "system=strack size=16MB" name row r? */
+static bool point_is_row(const struct sweepdata *sd, const char *point, size_t r)
+{
+	char buf[1024];
+	snprintf(buf, sizeof buf, "%s", point);
+	char *save = NULL;
+	for (char *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		char *eq = strchr(tok, '=');
+		if (!eq)
+			return false;
+		*eq = '\0';
+		size_t k = 0;
+		while (k < sd->nkeys && strcmp(sd->t.head[k + 1], tok) &&
+		       strcmp(key_label(sd->t.head[k + 1]), tok))
+			k++;
+		if (k == sd->nkeys || strcmp(csv_at(&sd->t, r, k + 1), eq + 1))
+			return false;
+	}
+	return true;
+}
+
+/* the metrics a sweep draws when they vary, besides those the paper names */
+static const int sweep_metrics[] = {
+	M_MEAN_FCT,	    M_P99_FCT,	    M_MAX_FCT,	   M_MAX_SLOWDOWN,
+	M_GOODPUT,	    M_MEAN_TPUT,    M_P99_TPUT,	   M_DROPS,
+	M_RETX_BYTES,	    M_PAUSE_FRAMES, M_MAX_QUEUE,   M_MAX_QUEUE_LAST_HOP,
+	M_MAX_QUEUE_FABRIC, M_P99_OOD,	    M_CONVERGENCE, M_QUEUE_SETTLE,
+	M_QUEUE_DRAIN,	    M_CCT_MEAN,	    M_CCT_MAX,	   M_BUSBW_MEAN,
+};
+
+static void metric_figure(struct plotter *pl, const struct sweepdata *sd, int m, int col,
+			  const struct csv *paper)
+{
+	size_t nr = sd->t.nrows;
+	double lo = INFINITY, hi = 0;
+	bool any = false, varies = false;
+	double first = NAN;
+	for (size_t r = 0; r < nr; r++) {
+		double v = csv_num(&sd->t, r, (size_t)col);
+		if (isnan(v))
+			continue;
+		if (any && v != first)
+			varies = true;
+		if (!any)
+			first = v;
+		any = true;
+		lo = fmin(lo, v);
+		hi = fmax(hi, v);
+	}
+	/* the paper's plain values for this metric */
+	size_t npaper = 0;
+	char name[96], dat[112], pdat[120];
+	snprintf(name, sizeof name, "sweep_%s", metric_defs[m].name);
+	snprintf(dat, sizeof dat, "%s.dat", name);
+	snprintf(pdat, sizeof pdat, "%s_paper.dat", name);
+	FILE *pd = NULL;
+	for (size_t p = 0; paper && p < paper->nrows; p++) {
+		if (strcmp(csv_at(paper, p, 1), metric_defs[m].name))
+			continue;
+		double pv = csv_num(paper, p, 3);
+		for (size_t r = 0; r < nr && !isnan(pv); r++) {
+			if (!point_is_row(sd, csv_at(paper, p, 0), r))
+				continue;
+			if (!pd && !(pd = pl_open(pl, pdat)))
+				return;
+			if (!npaper)
+				fprintf(pd, "# x  the paper's value  line\n");
+			fprintf(pd, "%.9g %.9g %zu\n", sd->x[r], pv, sd->line[r] + 1);
+			npaper++;
+			lo = fmin(lo, pv);
+			hi = fmax(hi, pv);
+			break;
+		}
+	}
+	if (pd)
+		fclose(pd);
+	if (!any || (!varies && !npaper))
+		return;
+	FILE *d = pl_open(pl, dat);
+	if (!d)
+		return;
+	fprintf(d, "# one block per line (system); x, %s\n", sd->t.head[col]);
+	for (size_t l = 0; l < sd->nlines; l++) {
+		fprintf(d, "%s# %s\n", l ? "\n\n" : "", sd->lines[l]);
+		for (size_t r = 0; r < nr; r++)
+			if (sd->line[r] == l)
+				fprintf(d, "%.9g %.9g\n", sd->x[r],
+					csv_num(&sd->t, r, (size_t)col));
+	}
+	fclose(d);
+	const char *u = metric_unit((enum metric_id)m);
+	char title[256], ylabel[96], xlabel[128], caption[400];
+	snprintf(title, sizeof title, "%s against %s%s", metric_defs[m].name,
+		 sd->nkeys ? sd->t.head[sd->xk + 1] : "the run",
+		 npaper ? "\nlines: ours; large open marks: the paper" : "");
+	snprintf(ylabel, sizeof ylabel, "%s%s%s%s", metric_defs[m].name, *u ? " (" : "",
+		 *u ? (!strcmp(u, "Gbps") ? "Gb/s" : u) : "", *u ? ")" : "");
+	snprintf(xlabel, sizeof xlabel, "%s", sd->nkeys ? sd->t.head[sd->xk + 1] : "");
+	snprintf(caption, sizeof caption, "%s against %s%s", metric_defs[m].help, xlabel,
+		 npaper ? "; the paper's values as large open marks in the colour of their line"
+			: "");
+	fig_begin(pl, name, title, xlabel, ylabel, caption);
+	sweep_xaxis(pl, sd, NULL);
+	if (lo > 0 && hi / lo >= 20)
+		set_log_if_wide(pl->gp, "y", lo, hi);
+	else
+		fprintf(pl->gp, "set yrange [0:*]\n");
+	if (sd->nlines > PLOT_MAX_KEY)
+		fprintf(pl->gp, "unset key\n");
+	fprintf(pl->gp, "plot ");
+	for (size_t l = 0; l < sd->nlines; l++) {
+		fprintf(pl->gp,
+			"%s'%s' index %zu using 1:2 with linespoints lt %zu lw 2 pt 7 title ",
+			l ? ", \\\n  " : "", dat, l, l + 1);
+		gp_str(pl->gp, sd->lines[l]);
+	}
+	if (npaper)
+		fprintf(pl->gp,
+			", \\\n  '%s' using 1:2:3 with points pt 6 ps 3 lw 2 lc variable "
+			"title 'paper'",
+			pdat);
+	fprintf(pl->gp, "\n");
+	fig_end(pl, name);
+}
+
+/* "max_fct of system=roce,qps=4" */
+static void ratio_figure(struct plotter *pl, const struct sweepdata *sd, const struct csv *paper,
+			 const char *rname, int idx)
+{
+	char base[96], changes[512];
+	const char *of = strstr(rname, " of ");
+	snprintf(base, sizeof base, "%.*s", (int)(of - rname), rname);
+	snprintf(changes, sizeof changes, "%s", of + 4);
+	int m = -1;
+	for (int j = 0; j < M_N; j++)
+		if (!strcmp(metric_defs[j].name, base))
+			m = j;
+	const char *u = m >= 0 ? metric_unit((enum metric_id)m) : "";
+	char colname[128];
+	snprintf(colname, sizeof colname, "%s%s%s", base, *u ? "_" : "", u);
+	int col = csv_col(&sd->t, colname);
+	if (col < 0)
+		return;
+	/* the changed keys and their target values */
+	size_t ck[8], nck = 0;
+	const char *cv[8];
+	char cbuf[512];
+	snprintf(cbuf, sizeof cbuf, "%s", changes);
+	char *save = NULL;
+	for (char *tok = strtok_r(cbuf, ",", &save); tok && nck < 8;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		if (!eq)
+			return;
+		*eq = '\0';
+		size_t k = 0;
+		while (k < sd->nkeys && strcmp(sd->t.head[k + 1], tok) &&
+		       strcmp(key_label(sd->t.head[k + 1]), tok))
+			k++;
+		if (k == sd->nkeys)
+			return;
+		ck[nck] = k;
+		cv[nck++] = eq + 1;
+	}
+	size_t nr = sd->t.nrows;
+	char name[64], dat[80], pdat[96];
+	snprintf(name, sizeof name, "ratio_%d", idx);
+	snprintf(dat, sizeof dat, "%s.dat", name);
+	snprintf(pdat, sizeof pdat, "%s_paper.dat", name);
+	/* ours at every row that is not itself the target: m(target) / m(row) */
+	char **lines = NULL;
+	size_t nlines = 0, *rl = mp_calloc(nr + 1, sizeof *rl);
+	double *ours = mp_malloc((nr + 1) * sizeof *ours), lo = INFINITY, hi = 0;
+	for (size_t r = 0; r < nr; r++) {
+		ours[r] = NAN;
+		bool is_target = true;
+		for (size_t j = 0; j < nck; j++)
+			is_target &= !strcmp(csv_at(&sd->t, r, ck[j] + 1), cv[j]);
+		if (is_target)
+			continue;
+		for (size_t q = 0; q < nr; q++) {
+			bool match = true;
+			for (size_t k = 0; k < sd->nkeys && match; k++) {
+				const char *want = csv_at(&sd->t, r, k + 1);
+				for (size_t j = 0; j < nck; j++)
+					if (ck[j] == k)
+						want = cv[j];
+				match = !strcmp(csv_at(&sd->t, q, k + 1), want);
+			}
+			if (match) {
+				ours[r] = csv_num(&sd->t, q, (size_t)col) /
+					  csv_num(&sd->t, r, (size_t)col);
+				break;
+			}
+		}
+		char lab[512];
+		line_label(sd, r, sd->xk, SIZE_MAX, lab, sizeof lab);
+		rl[r] = intern(&lines, &nlines, lab);
+		if (isfinite(ours[r]) && ours[r] > 0) {
+			lo = fmin(lo, ours[r]);
+			hi = fmax(hi, ours[r]);
+		}
+	}
+	bool *keep = NULL, any_kept = false;
+	FILE *d = pl_open(pl, dat), *pd = NULL;
+	if (!d)
+		goto out;
+	/* the lines the paper speaks of (its points' lines), when it names any:
+	 * the other systems' ratios to the reference would only crowd them */
+	keep = mp_calloc(nlines + 1, sizeof *keep);
+	for (size_t p = 0; p < paper->nrows; p++)
+		for (size_t r = 0; r < nr && !strcmp(csv_at(paper, p, 1), rname); r++)
+			if (point_is_row(sd, csv_at(paper, p, 0), r)) {
+				keep[rl[r]] = any_kept = true;
+				break;
+			}
+	fprintf(d, "# %s over each point's; one block per line\n", rname);
+	for (size_t l = 0; l < nlines; l++) {
+		fprintf(d, "%s# %s\n", l ? "\n\n" : "", lines[l]);
+		for (size_t r = 0; r < nr; r++)
+			if (rl[r] == l && !isnan(ours[r]))
+				fprintf(d, "%.9g %.9g\n", sd->x[r], ours[r]);
+	}
+	fclose(d);
+	size_t npaper = 0;
+	for (size_t p = 0; p < paper->nrows; p++) {
+		if (strcmp(csv_at(paper, p, 1), rname))
+			continue;
+		for (size_t r = 0; r < nr; r++)
+			if (point_is_row(sd, csv_at(paper, p, 0), r)) {
+				if (!pd && !(pd = pl_open(pl, pdat)))
+					goto out;
+				double pv = csv_num(paper, p, 3);
+				fprintf(pd, "%.9g %.9g %zu\n", sd->x[r], pv, rl[r] + 1);
+				if (pv > 0) {
+					lo = fmin(lo, pv);
+					hi = fmax(hi, pv);
+				}
+				npaper++;
+				break;
+			}
+	}
+	if (pd)
+		fclose(pd);
+	char title[700], ylabel[700], caption[900];
+	snprintf(title, sizeof title, "%s / this point's\nlines: ours; large open marks: the paper",
+		 rname);
+	snprintf(ylabel, sizeof ylabel, "%s at %s / at this point", base, changes);
+	snprintf(caption, sizeof caption,
+		 "%s at %s divided by %s at each point (above 1: the point is the faster of the "
+		 "two for a time); the paper's ratios as large open marks",
+		 base, changes, base);
+	const char *skip = NULL; /* a ratio over the x key: its reference has no ratio */
+	for (size_t j = 0; j < nck; j++)
+		if (ck[j] == sd->xk && nck == 1)
+			skip = cv[j];
+	fig_begin(pl, name, title, sd->nkeys ? sd->t.head[sd->xk + 1] : "", ylabel, caption);
+	sweep_xaxis(pl, sd, skip);
+	if (lo > 0 && hi / lo >= 20)
+		set_log_if_wide(pl->gp, "y", lo, hi);
+	else
+		fprintf(pl->gp, "set yrange [0:*]\n");
+	fprintf(pl->gp, "plot 1 with lines lc rgb '#888888' dt 2 notitle");
+	for (size_t l = 0; l < nlines; l++) {
+		if (any_kept && !keep[l])
+			continue;
+		fprintf(pl->gp,
+			", \\\n  '%s' index %zu using 1:2 with linespoints lt %zu lw 2 pt 7 "
+			"title ",
+			dat, l, l + 1);
+		gp_str(pl->gp, lines[l]);
+	}
+	if (npaper)
+		fprintf(pl->gp,
+			", \\\n  '%s' using 1:2:3 with points pt 6 ps 3 lw 2 lc variable "
+			"title 'paper'",
+			pdat);
+	fprintf(pl->gp, "\n");
+	fig_end(pl, name);
+out:
+	mp_free(keep);
+	for (size_t l = 0; l < nlines; l++)
+		mp_free(lines[l]);
+	mp_free(lines);
+	mp_free(rl);
+	mp_free(ours);
+}
+
+static void sweep_figures(struct plotter *pl, const char *rdir)
+{
+	struct sweepdata sd;
+	if (!sweep_load(&sd, rdir)) {
+		sd_free(&sd);
+		return;
+	}
+	struct csv paper;
+	char path[4400];
+	snprintf(path, sizeof path, "%s/paper.csv", rdir);
+	bool have_paper = csv_read(path, &paper) && paper.ncols >= 5;
+	/* ratio comparisons, one figure per distinct "metric of key=value" */
+	char **seen = NULL;
+	size_t nseen = 0;
+	for (size_t p = 0; have_paper && p < paper.nrows; p++) {
+		const char *rn = csv_at(&paper, p, 1);
+		if (!strstr(rn, " of "))
+			continue;
+		size_t before = nseen;
+		size_t i = intern(&seen, &nseen, rn);
+		if (nseen > before)
+			ratio_figure(pl, &sd, &paper, rn, (int)i);
+	}
+	for (size_t i = 0; i < nseen; i++)
+		mp_free(seen[i]);
+	mp_free(seen);
+	bool drawn[M_N] = { false };
+	/* the paper's metrics first, then the usual ones */
+	for (size_t p = 0; have_paper && p < paper.nrows; p++)
+		for (int m = 0; m < M_N; m++)
+			if (!drawn[m] && !strcmp(csv_at(&paper, p, 1), metric_defs[m].name)) {
+				char c[96];
+				const char *u = metric_unit((enum metric_id)m);
+				snprintf(c, sizeof c, "%s%s%s", metric_defs[m].name, *u ? "_" : "",
+					 u);
+				int col = csv_col(&sd.t, c);
+				if (col >= 0)
+					metric_figure(pl, &sd, m, col, &paper);
+				drawn[m] = true;
+			}
+	for (size_t i = 0; i < sizeof sweep_metrics / sizeof *sweep_metrics; i++) {
+		int m = sweep_metrics[i];
+		if (drawn[m])
+			continue;
+		char c[96];
+		const char *u = metric_unit((enum metric_id)m);
+		snprintf(c, sizeof c, "%s%s%s", metric_defs[m].name, *u ? "_" : "", u);
+		int col = csv_col(&sd.t, c);
+		if (col >= 0)
+			metric_figure(pl, &sd, m, col, have_paper ? &paper : NULL);
+		drawn[m] = true;
+	}
+	if (have_paper)
+		csv_free(&paper);
+	sd_free(&sd);
+}
+
+/* ---- running gnuplot ---- */
+
+static int run_gnuplot(const char *gnuplot, const char *dir, struct mp_err *e)
+{
+	char log[4500];
+	snprintf(log, sizeof log, "%s/gnuplot.log", dir);
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0)
+		return mp_errf(e, MP_EIO, "cannot start gnuplot: %s", strerror(errno));
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+			close(fd);
+		}
+		if (chdir(dir) != 0)
+			_exit(127);
+		execl(gnuplot, "gnuplot", "plot.gp", (char *)NULL);
+		_exit(127);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return mp_errf(e, MP_EIO, "waiting for gnuplot: %s", strerror(errno));
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return mp_errf(e, MP_EIO, "gnuplot failed on '%s/plot.gp' (see %s)", dir, log);
+	return MP_OK;
+}
+
+static bool exists(const char *dir, const char *name)
+{
+	char p[4600];
+	snprintf(p, sizeof p, "%s/%s", dir, name);
+	return access(p, F_OK) == 0;
+}
+
+static int plot_one(const char *gnuplot, const char *rdir, bool sweep, struct mp_err *e)
+{
+	char pdir[4400];
+	snprintf(pdir, sizeof pdir, "%s/plots", rdir);
+	if (mkdir(pdir, 0777) != 0 && errno != EEXIST)
+		return mp_errf(e, MP_EIO, "cannot create '%s': %s", pdir, strerror(errno));
+	struct plotter pl = { .dir = pdir, .e = e };
+	pl.gp = pl_open(&pl, "plot.gp");
+	pl.figs = pl.gp ? pl_open(&pl, "figures.tsv") : NULL;
+	if (!pl.gp || !pl.figs) {
+		if (pl.gp)
+			fclose(pl.gp);
+		return e->status;
+	}
+	fprintf(pl.gp, "# Figures of the results folder above, written by mpsim; run\n"
+		       "# `gnuplot plot.gp` in this folder to redraw them.\n");
+	if (sweep) {
+		sweep_figures(&pl, rdir);
+	} else {
+		run_flow_figures(&pl, rdir);
+		run_ts_figures(&pl, rdir);
+		run_coll_figure(&pl, rdir);
+	}
+	int bad = ferror(pl.gp) | ferror(pl.figs);
+	bad |= fclose(pl.gp) != 0;
+	bad |= fclose(pl.figs) != 0;
+	if (bad && !e->status)
+		mp_errf(e, MP_EIO, "error writing the plot script in '%s'", pdir);
+	if (e->status)
+		return e->status;
+	return pl.nfig ? run_gnuplot(gnuplot, pdir, e) : MP_OK;
+}
+
+int plot_dir(const char *dir, bool points, struct mp_err *e)
+{
+	char gnuplot[4200];
+	bool sweep = exists(dir, "sweep.csv");
+	if (!sweep && !exists(dir, "flows.csv"))
+		return mp_errf(e, MP_EUSER,
+			       "'%s' is not an mpsim results folder (expected flows.csv or "
+			       "sweep.csv in it)",
+			       dir);
+	if (!plot_have_gnuplot(gnuplot, sizeof gnuplot))
+		return mp_errf(e, MP_EUSER,
+			       "gnuplot is not installed (not found on PATH); install the Debian "
+			       "package %s: apt-get install %s",
+			       PLOT_GNUPLOT_PACKAGE, PLOT_GNUPLOT_PACKAGE);
+	if (plot_one(gnuplot, dir, sweep, e))
+		return e->status;
+	if (!sweep || !points)
+		return MP_OK;
+	/* the points' folders */
+	DIR *d = opendir(dir);
+	if (!d)
+		return mp_errf(e, MP_EIO, "cannot read '%s': %s", dir, strerror(errno));
+	struct dirent *de;
+	char sub[4400];
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "plots"))
+			continue;
+		snprintf(sub, sizeof sub, "%s/%s", dir, de->d_name);
+		struct stat st;
+		if (stat(sub, &st) == 0 && S_ISDIR(st.st_mode) && exists(sub, "flows.csv") &&
+		    plot_one(gnuplot, sub, false, e))
+			break;
+	}
+	closedir(d);
+	return e->status;
+}

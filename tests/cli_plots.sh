@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# cli_plots.sh MPSIM REPO_ROOT - plots and report.html of results folders.
+#
+# The quick example and experiment files are run; each results folder (and each
+# sweep point's) must hold plots/figures.tsv naming at least one figure, a PNG
+# and an SVG per figure, and report.html whose structure holds: every image it
+# inlines names a PNG that exists, every table has as many rows as its
+# data-rows says, the paper table as many rows as paper.csv, and every paper
+# value of paper.csv appears in it. `mpsim plot` without gnuplot on PATH names
+# the package to install and exits 2.
+set -euo pipefail
+
+MPSIM=${1:?usage: cli_plots.sh MPSIM REPO_ROOT}
+ROOT=${2:?usage: cli_plots.sh MPSIM REPO_ROOT}
+MPSIM=$(cd "$(dirname "$MPSIM")" && pwd)/$(basename "$MPSIM")
+ROOT=$(cd "$ROOT" && pwd)
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+nfail=0
+fail() { # fail WHAT EXPECTED GOT
+	printf 'FAIL [%s]\n  expected: %s\n  got:      %s\n' "$1" "$2" "$3" >&2
+	nfail=$((nfail + 1))
+}
+
+# check_report DIR: report.html's images and tables against the folder
+check_report() {
+	local d=$1 r=$1/report.html
+	[ -s "$r" ] || { fail "$d" "report.html" "none"; return; }
+	grep -q '^<!DOCTYPE html>' "$r" || fail "$r" "an HTML page" "$(head -c 80 "$r")"
+	local f
+	for f in $(grep -o 'data-file="[^"]*"' "$r" | cut -d'"' -f2); do
+		[ -s "$d/$f" ] || fail "$r" "inlined $f exists" "missing"
+	done
+	# every table: its <tr> rows, less the header, equal data-rows
+	local bad
+	bad=$(awk '/<table/ { match($0, /data-rows="[0-9]+"/); want = substr($0, RSTART + 11, RLENGTH - 12); n = -1; in_t = 1 }
+		in_t && /^<tr>/ { n++ }
+		/<\/table>/ && in_t { if (n != want) print want " rows declared, " n " found"; in_t = 0 }' "$r")
+	[ -z "$bad" ] || fail "$r tables" "rows as declared" "$bad"
+	if [ -f "$d/paper.csv" ]; then
+		local want got
+		want=$(($(wc -l <"$d/paper.csv") - 1))
+		got=$(grep -o '<table class="paper" data-rows="[0-9]*"' "$r" | grep -o '[0-9]*"$' | tr -d '"')
+		[ "$got" = "$want" ] || fail "$r paper table" "$want rows (paper.csv)" "${got:-none}"
+		# every paper value, in its row, to the four digits the table shows
+		local paper_tab v shown i=0
+		paper_tab=$(awk '/<table class="paper"/ { p = 1 } p && /^<tr><td>/ { print } /<\/table>/ { p = 0 }' "$r")
+		while IFS= read -r line; do
+			i=$((i + 1))
+			v=$(printf '%s\n' "$line" | sed 's/"[^"]*"//g' | cut -d, -f4)
+			shown=$(sed -n "${i}p" <<<"$paper_tab" | sed 's/<td class="n">/\n@/g' | grep '^@' | sed -n 1p | sed 's/^@//; s/<.*//')
+			awk -v a="$v" -v b="$shown" 'BEGIN { d = a - b; if (d < 0) d = -d; m = a < 0 ? -a : a;
+				exit !(b != "" && d <= 1e-3 * m + 1e-9) }' ||
+				fail "$r paper value" "$v shown in row $i" "'$shown'"
+		done < <(tail -n +2 "$d/paper.csv")
+	fi
+}
+
+# check_plots DIR: figures.tsv names figures, each a PNG and an SVG
+check_plots() {
+	local d=$1 n=0 name
+	[ -s "$d/plots/figures.tsv" ] || { fail "$d" "plots/figures.tsv with figures" "none"; return; }
+	while IFS=$'\t' read -r name _; do
+		n=$((n + 1))
+		[ -s "$d/plots/$name.png" ] || fail "$d/plots" "$name.png" "missing"
+		[ -s "$d/plots/$name.svg" ] || fail "$d/plots" "$name.svg" "missing"
+	done <"$d/plots/figures.tsv"
+	[ "$n" -gt 0 ] || fail "$d/plots" "at least one figure" "0"
+}
+
+if command -v gnuplot >/dev/null; then
+	# the quick files (under a few seconds each); the others take minutes
+	for f in examples/quickstart.yaml examples/incast_lossless.yaml \
+		experiments/udmp/collision.yaml experiments/udmp/incast3.yaml \
+		experiments/strack/incast_32to1_strack.yaml; do
+		out=$T/$(basename "$f" .yaml)
+		if ! "$MPSIM" run "$ROOT/$f" --out "$out" -q -j 2 >"$T/log" 2>&1; then
+			fail "$f" "runs" "$(tail -3 "$T/log")"
+			continue
+		fi
+		check_plots "$out"
+		check_report "$out"
+		if [ -f "$out/sweep.csv" ]; then
+			for p in "$out"/*/; do
+				[ -f "$p/summary.json" ] || continue
+				check_plots "$p"
+				check_report "$p"
+			done
+		fi
+	done
+	# a sweep with a paper section and ratio entries: its ratio figure is drawn
+	s=$T/incast3
+	grep -q '^ratio_\|^sweep_' "$s/plots/figures.tsv" ||
+		fail "incast3 sweep figures" "sweep_* figures" "$(cut -f1 "$s/plots/figures.tsv" | tr '\n' ' ')"
+	# the time series of the collision experiment are drawn (its result is there)
+	grep -q '^ts_goodput_gbps' "$T/collision/system-udmp/plots/figures.tsv" ||
+		fail "collision plots" "ts_goodput_gbps" "$(cut -f1 "$T/collision/system-udmp/plots/figures.tsv" | tr '\n' ' ')"
+	# an incomplete flow (collision stops on purpose): finish, FCT and slowdown
+	# empty, never 0; delivered_bytes says how far it got
+	bad=$(awk -F, 'NR > 1 && $11 == 0 && ($6 != "" || $7 != "" || $9 != "" || $12 <= 0)' \
+		"$T/collision/system-udmp/flows.csv")
+	n0=$(awk -F, 'NR > 1 && $11 == 0' "$T/collision/system-udmp/flows.csv" | wc -l)
+	[ "$n0" -gt 0 ] && [ -z "$bad" ] ||
+		fail "incomplete flows in flows.csv" "empty finish/FCT/slowdown, delivered_bytes > 0" "$n0 incomplete; $bad"
+	# redrawing a folder gives the same figure list
+	cp "$T/quickstart/plots/figures.tsv" "$T/figs.before"
+	"$MPSIM" plot "$T/quickstart" >/dev/null
+	cmp -s "$T/figs.before" "$T/quickstart/plots/figures.tsv" ||
+		fail "mpsim plot again" "the same figures" "$(cat "$T/quickstart/plots/figures.tsv")"
+else
+	echo "SKIP: gnuplot is not installed (scripts/deps.sh installs gnuplot-nox)"
+	MPSIM_NO_PLOTS=1 "$MPSIM" run "$ROOT/examples/quickstart.yaml" --out "$T/quickstart" -q
+fi
+
+# the README's sweep snippets validate when pasted at the end of the quickstart file
+for k in 1 2; do
+	{
+		cat "$ROOT/examples/quickstart.yaml"
+		awk -v k=$k '/^A file may sweep parameters/ { on = 1 }
+			on && /^```yaml/ { n++; inb = (n == k); next }
+			inb && /^```/ { exit }
+			inb { print }' "$ROOT/README.md"
+	} >"$T/snippet$k.yaml"
+	grep -q '^sweep:' "$T/snippet$k.yaml" || fail "README snippet $k" "a sweep: block" "none"
+	MPSIM_NO_PLOTS=1 "$MPSIM" validate "$T/snippet$k.yaml" >"$T/log" 2>&1 ||
+		fail "README snippet $k in quickstart.yaml" "validates" "$(cat "$T/log")"
+done
+
+# the experiments' index: one row per experiment file, each table as declared
+"$MPSIM" index "$ROOT/experiments" "$T/idx" >/dev/null || fail "mpsim index" "exit 0" "exit $?"
+nexp=$(find "$ROOT/experiments" -name '*.yaml' | wc -l)
+rows=$(grep -o 'class="experiments" data-rows="[0-9]*"' "$T/idx/index.html" | grep -o '[0-9]*' | awk '{ s += $1 } END { print s + 0 }')
+[ "$rows" = "$nexp" ] || fail "index.html" "$nexp experiment rows" "$rows"
+bad=$(awk '/<table/ { match($0, /data-rows="[0-9]+"/); want = substr($0, RSTART + 11, RLENGTH - 12); n = -1; t = 1 }
+	t && /^<tr>/ { n++ } /<\/table>/ && t { if (n != want) print want " declared, " n " found"; t = 0 }' "$T/idx/index.html")
+[ -z "$bad" ] || fail "index.html tables" "rows as declared" "$bad"
+
+# --progress: a plain line per sweep point, naming it, even without a terminal
+MPSIM_NO_PLOTS=1 "$MPSIM" run "$ROOT/experiments/udmp/incast3.yaml" --out "$T/prog" -q -j 2 \
+	--progress 2>"$T/prog.err" >/dev/null || fail "--progress run" "exit 0" "$(tail -2 "$T/prog.err")"
+for pt in "pattern=b system=udmp" "pattern=c system=mprdma"; do
+	grep -q "^  $pt: t=.*flows 3/3" "$T/prog.err" ||
+		fail "--progress" "a line '$pt: t=... flows 3/3'" "$(cat "$T/prog.err")"
+done
+grep -q $'\r' "$T/prog.err" && fail "--progress" "plain lines, no carriage return" "a \\r"
+
+# without gnuplot: mpsim plot names the package, exit 2
+set +e
+msg=$(env PATH=/nonexistent "$MPSIM" plot "$T/quickstart" 2>&1)
+rc=$?
+set -e
+[ "$rc" = 2 ] || fail "plot without gnuplot" "exit 2" "exit $rc"
+grep -q "gnuplot-nox" <<<"$msg" || fail "plot without gnuplot" "names gnuplot-nox" "$msg"
+# a folder that is not a results folder: exit 2, a sentence
+set +e
+msg=$("$MPSIM" plot "$T" 2>&1)
+rc=$?
+set -e
+[ "$rc" = 2 ] || fail "plot on a non-results folder" "exit 2" "exit $rc: $msg"
+
+[ "$nfail" = 0 ] || { echo "$nfail failure(s)" >&2; exit 1; }
+echo "ok"
