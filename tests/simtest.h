@@ -35,6 +35,24 @@ static inline void simtest_run(const char *yaml, struct run_result *r)
 	exp_free(&x);
 }
 
+/* Runs `yaml` twice and asserts the runs are the same: flows, events, and
+ * every flow's FCT and retransmitted bytes; at least min_flows flows. */
+static inline void simtest_assert_deterministic(const char *yaml, size_t min_flows)
+{
+	struct run_result a, b;
+	simtest_run(yaml, &a);
+	simtest_run(yaml, &b);
+	assert_true(a.nflows > min_flows);
+	assert_int_equal(a.nflows, b.nflows);
+	assert_int_equal(a.events, b.events);
+	for (size_t i = 0; i < a.nflows; i++) {
+		assert_int_equal(a.flows[i].fct, b.flows[i].fct);
+		assert_int_equal(a.flows[i].retx_bytes, b.flows[i].retx_bytes);
+	}
+	run_result_free(&a);
+	run_result_free(&b);
+}
+
 /* Write `text` to a temporary file named after `tag` and this process;
  * `path` (n bytes) receives its name. */
 static inline void simtest_temp_file(char *path, size_t n, const char *tag, const char *text)

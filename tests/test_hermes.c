@@ -156,18 +156,7 @@ static const char *det_yaml = "seed: 9\n"
 static void test_deterministic(void **state)
 {
 	(void)state;
-	struct run_result a, b;
-	simtest_run(det_yaml, &a);
-	simtest_run(det_yaml, &b);
-	assert_true(a.nflows > 20);
-	assert_int_equal(a.nflows, b.nflows);
-	assert_int_equal(a.events, b.events);
-	for (size_t i = 0; i < a.nflows; i++) {
-		assert_int_equal(a.flows[i].fct, b.flows[i].fct);
-		assert_int_equal(a.flows[i].retx_bytes, b.flows[i].retx_bytes);
-	}
-	run_result_free(&a);
-	run_result_free(&b);
+	simtest_assert_deterministic(det_yaml, 20);
 }
 
 int main(void)
