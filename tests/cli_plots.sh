@@ -103,6 +103,28 @@ if command -v gnuplot >/dev/null; then
 	n0=$(awk -F, 'NR > 1 && $11 == 0' "$T/collision/system-udmp/flows.csv" | wc -l)
 	[ "$n0" -gt 0 ] && [ -z "$bad" ] ||
 		fail "incomplete flows in flows.csv" "empty finish/FCT/slowdown, delivered_bytes > 0" "$n0 incomplete; $bad"
+	# a sweep of collectives: one CCT CDF per algorithm, a line per transport,
+	# each line every job of its point
+	cat >"$T/cct.yaml" <<'EOF2'
+name: cct_sweep
+seed: 1
+topology: {type: leaf_spine, hosts_per_leaf: 4, leaves: 4, spines: 2, host_rate: 100Gbps, fabric_rate: 100Gbps}
+transport: {type: strack}
+collective: {type: allreduce, algorithm: ring, size: 256KB, ranks: 4, jobs: 4, placement: random}
+sweep:
+  transport.type: [strack, roce]
+  collective.algorithm: [ring, halving_doubling]
+EOF2
+	if "$MPSIM" run "$T/cct.yaml" --out "$T/cct" -q -j 2 >"$T/log" 2>&1; then
+		figs=$(cut -f1 "$T/cct/plots/figures.tsv" | grep -c '^sweep_cct_cdf_')
+		[ "$figs" = 2 ] || fail "collective sweep" "2 sweep_cct_cdf figures" "$figs"
+		lines=$(grep -c '^# .*fraction of 4 jobs' "$T/cct/plots/sweep_cct_cdf_0.dat")
+		rows=$(grep -c '^[0-9]' "$T/cct/plots/sweep_cct_cdf_0.dat")
+		[ "$lines" = 2 ] && [ "$rows" = 8 ] ||
+			fail "sweep_cct_cdf_0.dat" "2 lines of 4 jobs" "$lines lines, $rows rows"
+	else
+		fail "collective sweep" "runs" "$(tail -3 "$T/log")"
+	fi
 	# redrawing a folder gives the same figure list
 	cp "$T/quickstart/plots/figures.tsv" "$T/figs.before"
 	"$MPSIM" plot "$T/quickstart" >/dev/null

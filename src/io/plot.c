@@ -281,24 +281,34 @@ static void run_flow_figures(struct plotter *pl, const char *rdir)
 	csv_free(&t);
 }
 
-static void run_coll_figure(struct plotter *pl, const char *rdir)
+/* The completed collectives' CCTs of one run folder (NULL when it has none);
+ * *total counts every row, completed or not. */
+static double *read_ccts(const char *rdir, size_t *n, size_t *total)
 {
 	char path[4400];
 	struct csv t;
+	*n = *total = 0;
 	snprintf(path, sizeof path, "%s/collectives.csv", rdir);
 	if (!csv_read(path, &t))
-		return;
+		return NULL;
 	int cc = csv_col(&t, "cct_us"), cd = csv_col(&t, "completed");
 	double *v = mp_malloc((t.nrows + 1) * sizeof *v);
-	size_t n = 0;
 	for (size_t r = 0; cc >= 0 && cd >= 0 && r < t.nrows; r++)
 		if (!strcmp(csv_at(&t, r, (size_t)cd), "1") && !isnan(csv_num(&t, r, (size_t)cc)))
-			v[n++] = csv_num(&t, r, (size_t)cc);
+			v[(*n)++] = csv_num(&t, r, (size_t)cc);
+	*total = t.nrows;
+	csv_free(&t);
+	return v;
+}
+
+static void run_coll_figure(struct plotter *pl, const char *rdir)
+{
+	size_t n, total;
+	double *v = read_ccts(rdir, &n, &total);
 	if (n)
-		cdf_figure(pl, "cct_cdf", v, n, t.nrows, "CCT",
+		cdf_figure(pl, "cct_cdf", v, n, total, "CCT",
 			   "Collective completion time CDF over jobs and iterations");
 	mp_free(v);
-	csv_free(&t);
 }
 
 /* How a family of time series is drawn. */
@@ -934,6 +944,70 @@ out:
 	mp_free(ours);
 }
 
+/* A sweep of collectives: one CCT CDF figure per value of the other keys,
+ * a line per value of the first key (the STrack paper's Fig. 25-28: the CDF
+ * of 64 jobs' completion times, one line per transport). */
+static void sweep_cct_cdfs(struct plotter *pl, const struct sweepdata *sd, const char *rdir)
+{
+	if (sd->nkeys == 0)
+		return;
+	char **groups = NULL;
+	size_t ngroups = 0;
+	size_t *grp = mp_calloc(sd->t.nrows + 1, sizeof *grp);
+	for (size_t r = 0; r < sd->t.nrows; r++) {
+		char lab[512];
+		line_label(sd, r, 0, SIZE_MAX, lab, sizeof lab);
+		grp[r] = intern(&groups, &ngroups, sd->nkeys > 1 ? lab : "all");
+	}
+	for (size_t g = 0; g < ngroups; g++) {
+		char name[64], dat[80], path[4400];
+		snprintf(name, sizeof name, "sweep_cct_cdf_%zu", g);
+		snprintf(dat, sizeof dat, "%s.dat", name);
+		FILE *d = NULL;
+		size_t nidx = 0, *rows = mp_calloc(sd->t.nrows + 1, sizeof *rows);
+		double lo = INFINITY, hi = 0;
+		for (size_t r = 0; r < sd->t.nrows; r++) {
+			if (grp[r] != g)
+				continue;
+			size_t n, total;
+			snprintf(path, sizeof path, "%s/%s", rdir, csv_at(&sd->t, r, 0));
+			double *v = read_ccts(path, &n, &total);
+			if (n && (d || (d = pl_open(pl, dat)))) {
+				qsort(v, n, sizeof *v, cmp_dbl);
+				fprintf(d, "%s# %s: CCT (us)  fraction of %zu jobs\n",
+					nidx ? "\n\n" : "", csv_at(&sd->t, r, 1), total);
+				write_cdf(d, v, n, 1);
+				lo = fmin(lo, v[0]);
+				hi = fmax(hi, v[n - 1]);
+				rows[nidx++] = r;
+			}
+			mp_free(v);
+		}
+		if (d) {
+			fclose(d);
+			char title[600];
+			snprintf(title, sizeof title, "CCT CDF: %s", groups[g]);
+			fig_begin(pl, name, title, "CCT (us)", "fraction of jobs",
+				  "Collective completion time CDF, one line per value of the first "
+				  "swept key");
+			set_log_if_wide(pl->gp, "x", lo, hi);
+			fprintf(pl->gp, "set yrange [0:1.02]\nplot ");
+			for (size_t i = 0; i < nidx; i++) {
+				fprintf(pl->gp, "%s'%s' index %zu using 1:2 with steps lw 2 title ",
+					i ? ", \\\n  " : "", dat, i);
+				gp_str(pl->gp, csv_at(&sd->t, rows[i], 1));
+			}
+			fprintf(pl->gp, "\n");
+			fig_end(pl, name);
+		}
+		mp_free(rows);
+	}
+	for (size_t g = 0; g < ngroups; g++)
+		mp_free(groups[g]);
+	mp_free(groups);
+	mp_free(grp);
+}
+
 static void sweep_figures(struct plotter *pl, const char *rdir)
 {
 	struct sweepdata sd;
@@ -986,6 +1060,7 @@ static void sweep_figures(struct plotter *pl, const char *rdir)
 			metric_figure(pl, &sd, m, col, have_paper ? &paper : NULL);
 		drawn[m] = true;
 	}
+	sweep_cct_cdfs(pl, &sd, rdir);
 	if (have_paper)
 		csv_free(&paper);
 	sd_free(&sd);

@@ -736,8 +736,9 @@ static void progress(struct sim *s, bool final)
 {
 	double el = sim_wall_now() - s->wall_start;
 	double evps = el > 0 ? (double)s->q.processed / el : 0;
-	/* progress: the larger of flows done and bytes acknowledged */
-	double frac = s->w.nconns ? (double)s->w.ndone / s->w.nconns : 0;
+	/* progress: the larger of flows (messages) done and bytes acknowledged;
+	 * a collective's queue pairs live to the end, so count its messages */
+	double frac = s->flows.n ? (double)s->nflows_done / (double)s->flows.n : 0;
 	uint64_t acked = 0, total = 0;
 	for (uint32_t i = 0; i < s->w.nconns; i++) {
 		acked += s->w.conns[i]->acked_bytes;
@@ -751,9 +752,9 @@ static void progress(struct sim *s, bool final)
 	char eta[32] = "?";
 	if (frac > 0.001)
 		snprintf(eta, sizeof eta, "%.0fs", el / frac - el);
-	fprintf(stderr, "%s  %s%st=%.1fus  flows %u/%u  %.1f Mev/s  ETA %s   %s",
+	fprintf(stderr, "%s  %s%st=%.1fus  flows %zu/%zu  %.1f Mev/s  ETA %s   %s",
 		s->progress_plain ? "" : "\r", s->progress_label ? s->progress_label : "",
-		s->progress_label ? ": " : "", time_to_us(s->q.now), s->w.ndone, s->w.nconns,
+		s->progress_label ? ": " : "", time_to_us(s->q.now), s->nflows_done, s->flows.n,
 		evps / 1e6, eta, final || s->progress_plain ? "\n" : "");
 	fflush(stderr);
 }
