@@ -86,7 +86,8 @@ int fuzz_values_run(const char *text, struct mp_err *e, uint64_t *events)
 		struct run_result r;
 		sim_collect(&s, &r);
 		double m[M_N];
-		metrics_compute(&r, x.out.convergence_band, x.out.settle_queue, m);
+		metrics_compute(&r, x.out.convergence_band, x.out.convergence_jain,
+				x.out.settle_queue, m);
 		FILE *devnull = fopen("/dev/null", "w");
 		if (devnull) {
 			results_print_table(devnull, &x, &r);

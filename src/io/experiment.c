@@ -68,6 +68,10 @@ const struct opt_desc exp_output_opts[] = {
 	  0.001, 10,
 	  "the convergence metric: every running flow within this fraction of their mean "
 	  "throughput" },
+	{ "convergence_jain", OPT_DOUBLE, offsetof(struct exp_output, convergence_jain), "0.95",
+	  0.001, 1,
+	  "the convergence_jain metric: Jain's fairness index of the running flows' "
+	  "throughput at or above this" },
 	{ "settle_queue", OPT_SIZE, offsetof(struct exp_output, settle_queue), "0", 0, 1e12,
 	  "the queue_settle metric: when the first sampled queue stays at or below this; "
 	  "0 = off" },

@@ -79,6 +79,7 @@ struct exp_output {
 	bool traces;			/* per-connection cwnd, rate, RTT, path series */
 	uint64_t traces_max;		/* at most this many connections are traced */
 	double convergence_band;	/* the convergence metric's tolerance */
+	double convergence_jain;	/* convergence_jain's floor of Jain's index */
 	uint64_t settle_queue;		/* the queue_settle metric's threshold, bytes */
 	bool progress;			/* a progress line on a terminal */
 	struct opt_strlist paused;	/* "<group>" or "a-b": fraction of each interval paused */

@@ -43,6 +43,12 @@ const struct metric_def metric_defs[M_N] = {
 			    "from the last flow start until every running flow's sampled "
 			    "throughput stays within output.convergence_band of their mean "
 			    "(needs output.flow_throughput)" },
+	[M_CONVERGENCE_JAIN] = { "convergence_jain", MK_TIME,
+				 "from the last flow start until Jain's fairness index of the "
+				 "running "
+				 "flows' sampled throughput stays at or above "
+				 "output.convergence_jain "
+				 "(needs output.flow_throughput)" },
 	[M_QUEUE_SETTLE] = { "queue_settle", MK_TIME,
 			     "from the last flow start until the first sampled queue "
 			     "(output.queues) stays at or below output.settle_queue" },
@@ -93,10 +99,11 @@ static double pct(const double *v, size_t n, double p)
 /* Convergence from the per-flow throughput series ("goodput_gbps:flowN",
  * sampled every interval, each the mean over the interval before it): a sample
  * counts when at least two flows ran through its whole interval; it is fair
- * when each of them is within band of their mean. The answer is the end of the
- * first fair sample after which every counted sample up to the first
- * completion is fair, measured from the last flow start. */
-static double convergence(const struct run_result *r, double band)
+ * when each of them is within band of their mean (band > 0), or when Jain's
+ * index (sum x)^2 / (n sum x^2) is at least jain (band = 0). The answer is the
+ * end of the first fair sample after which every counted sample up to the
+ * first completion is fair, measured from the last flow start. */
+static double convergence(const struct run_result *r, double band, double jain)
 {
 	static const char prefix[] = "goodput_gbps:flow";
 	size_t np = strlen(prefix);
@@ -130,7 +137,7 @@ static double convergence(const struct run_result *r, double band)
 	bool have_prev = false;
 	while (i < r->ts.n) {
 		simtime_t t = r->ts.rows[i].t;
-		double sum = 0, lo = INFINITY, hi = -INFINITY;
+		double sum = 0, sq = 0, lo = INFINITY, hi = -INFINITY;
 		unsigned cnt = 0;
 		for (; i < r->ts.n && r->ts.rows[i].t == t; i++) {
 			int64_t f = flow_of[r->ts.rows[i].series];
@@ -141,6 +148,7 @@ static double convergence(const struct run_result *r, double band)
 				continue;
 			double v = r->ts.rows[i].value;
 			sum += v;
+			sq += v * v;
 			cnt++;
 			lo = v < lo ? v : lo;
 			hi = v > hi ? v : hi;
@@ -148,7 +156,9 @@ static double convergence(const struct run_result *r, double band)
 		bool counted = have_prev && cnt >= 2 && prev_t >= last_start && t <= first_finish;
 		if (counted) {
 			double mean = sum / cnt;
-			bool fair = mean > 0 && lo >= (1 - band) * mean && hi <= (1 + band) * mean;
+			bool fair = mean > 0 &&
+				    (band > 0 ? lo >= (1 - band) * mean && hi <= (1 + band) * mean
+					      : sum * sum >= jain * cnt * sq);
 			if (!fair)
 				cand = SIMTIME_MAX;
 			else if (cand == SIMTIME_MAX)
@@ -200,7 +210,8 @@ static double queue_settle(const struct run_result *r, uint64_t thr, bool first_
 	return settled != SIMTIME_MAX ? (double)(settled - last_start) : NAN;
 }
 
-void metrics_compute(const struct run_result *r, double band, uint64_t settle, double v[M_N])
+void metrics_compute(const struct run_result *r, double band, double jain, uint64_t settle,
+		     double v[M_N])
 {
 	for (int i = 0; i < M_N; i++)
 		v[i] = NAN;
@@ -271,7 +282,8 @@ void metrics_compute(const struct run_result *r, double band, uint64_t settle, d
 		v[M_REORDER_RATIO] = (double)reord / (double)data;
 	v[M_P99_OOD] = r->ood_p99;
 	v[M_MAX_OOD] = r->ood_max;
-	v[M_CONVERGENCE] = convergence(r, band);
+	v[M_CONVERGENCE] = convergence(r, band, 0);
+	v[M_CONVERGENCE_JAIN] = convergence(r, 0, jain);
 	v[M_QUEUE_SETTLE] = queue_settle(r, settle, false);
 	v[M_QUEUE_DRAIN] = queue_settle(r, settle, true);
 	size_t nc = 0;

@@ -38,6 +38,7 @@ enum metric_id {
 	M_P99_OOD,
 	M_MAX_OOD,
 	M_CONVERGENCE,
+	M_CONVERGENCE_JAIN,
 	M_QUEUE_SETTLE,
 	M_QUEUE_DRAIN,
 	M_CCT_MEAN,
@@ -61,9 +62,11 @@ extern const struct metric_def metric_defs[M_N];
 /* Index of `name`, or -1. */
 int metric_find(const char *name);
 /* Fill v[M_N] from a finished run; `band` is the convergence tolerance
- * (output.convergence_band), `settle` the queue_settle threshold in bytes
+ * (output.convergence_band), `jain` the convergence_jain floor
+ * (output.convergence_jain), `settle` the queue_settle threshold in bytes
  * (output.settle_queue; 0 = not asked). */
-void metrics_compute(const struct run_result *r, double band, uint64_t settle, double v[M_N]);
+void metrics_compute(const struct run_result *r, double band, double jain, uint64_t settle,
+		     double v[M_N]);
 /* A value in the unit people read (us, MB, Gb/s, plain), for tables. */
 double metric_display(enum metric_id m, double v);
 const char *metric_unit(enum metric_id m);

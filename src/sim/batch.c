@@ -344,7 +344,8 @@ static int run_point(const struct batch_args *a, const struct sweep *sw, size_t 
 		    time_to_us(r.sim_end),
 		    r.ts.n ? " (the time series hold the result: timeseries.csv, plots/ts_*)" : "");
 	}
-	metrics_compute(&r, x.out.convergence_band, x.out.settle_queue, po->m);
+	metrics_compute(&r, x.out.convergence_band, x.out.convergence_jain, x.out.settle_queue,
+			po->m);
 	po->ok = true;
 	struct sbuf paper = { 0 };
 	if (sw->source && !sw->nkeys) {
