@@ -29,21 +29,21 @@ static void test_quadrant(void **state)
 	assert_true(fabs(mcc_window(&p, 4, MCC_PARTIAL, true, true) - 2) < 1e-12);
 }
 
-#define FABRIC                                                                                   \
-	"topology: {type: leaf_spine, hosts_per_leaf: 4, leaves: 2, spines: 8, host_rate: "      \
-	"100Gbps, fabric_rate: 100Gbps, host_delay: 1us, fabric_delay: 1us}\n"                   \
-	"switch: {buffer: 32MB, mode: lossless, kmin: 400KB, kmax: 1600KB, pmax: 0.2}\n"         \
-	"lb: {type: ar}\n"                                                                       \
-	"collective: {type: alltoall, size: 16MB, ranks: 2, jobs: 4, placement: list, hosts: "   \
+#define FABRIC                                                                                 \
+	"topology: {type: leaf_spine, hosts_per_leaf: 4, leaves: 2, spines: 8, host_rate: "    \
+	"100Gbps, fabric_rate: 100Gbps, host_delay: 1us, fabric_delay: 1us}\n"                 \
+	"switch: {buffer: 32MB, mode: lossless, kmin: 400KB, kmax: 1600KB, pmax: 0.2}\n"       \
+	"lb: {type: ar}\n"                                                                     \
+	"collective: {type: alltoall, size: 16MB, ranks: 2, jobs: 4, placement: list, hosts: " \
 	"[0, 4, 1, 5, 2, 6, 3, 7]}\n"
 #define ROCE "{type: roce, mtu: 1048B, header: 48B, preset: hpcc, reorder_buffer: 4096"
 
 struct out {
-	double busbw;		/* mean over the jobs, Gb/s */
-	uint64_t marks, drops;	/* ECN marks, drops of any kind */
-	uint64_t max_queue;	/* bytes, any switch port */
-	double wmin, wmean;	/* MCC's window over its decisions, chunks */
-	uint64_t n[3];		/* MCC's decisions by quadrant */
+	double busbw;	       /* mean over the jobs, Gb/s */
+	uint64_t marks, drops; /* ECN marks, drops of any kind */
+	uint64_t max_queue;    /* bytes, any switch port */
+	double wmin, wmean;    /* MCC's window over its decisions, chunks */
+	uint64_t n[3];	       /* MCC's decisions by quadrant */
 };
 
 static void run(const char *events, const char *transport, const char *ccl, struct out *o)
@@ -65,7 +65,8 @@ static void run(const char *events, const char *transport, const char *ccl, stru
 	o->wmin = 1e9;
 	if (r.qp_trace) { /* time,job,src,dst,window,...,quadrant */
 		uint32_t rows = 0;
-		for (char *line = strchr(r.qp_trace, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+		for (char *line = strchr(r.qp_trace, '\n'); line && line[1];
+		     line = strchr(line + 1, '\n')) {
 			double t, w;
 			unsigned job, src, dst;
 			if (sscanf(line + 1, "%lf,%u,%u,%u,%lf", &t, &job, &src, &dst, &w) != 5)
@@ -101,8 +102,8 @@ static void test_partial(void **state)
 		      mcc.busbw, dcqcn.busbw, (unsigned long long)dcqcn.marks, pfc.busbw,
 		      (unsigned long long)mcc.n[0], (unsigned long long)mcc.n[1],
 		      (unsigned long long)mcc.n[2], mcc.wmin, mcc.wmean);
-	assert_true(mcc.n[1] > 0);		/* the quadrant saw partial congestion */
-	assert_true(dcqcn.marks > 0);		/* DCQCN heard of the hot spine */
+	assert_true(mcc.n[1] > 0);		    /* the quadrant saw partial congestion */
+	assert_true(dcqcn.marks > 0);		    /* DCQCN heard of the hot spine */
 	assert_true(mcc.busbw > 1.1 * dcqcn.busbw); /* and cut all of its paths for it */
 	assert_true(mcc.busbw > 1.1 * pfc.busbw);
 	assert_int_equal(mcc.drops + dcqcn.drops + pfc.drops, 0);

@@ -71,11 +71,13 @@ static const struct opt_desc mcc_opts[] = {
 	CCL_COMMON_OPTS(struct mcc_params),
 	{ "chunk", OPT_SIZE, offsetof(struct mcc_params, chunk), "64KiB", 1, 1e12,
 	  "message chunk, the unit of the window (the slides: typically 64 KB)" },
-	{ "init_window", OPT_DOUBLE, offsetof(struct mcc_params, init_window), "0", 0, MCC_MAX_WINDOW,
+	{ "init_window", OPT_DOUBLE, offsetof(struct mcc_params, init_window), "0", 0,
+	  MCC_MAX_WINDOW,
 	  "first window, chunks; 0 = the path's BDP in chunks + 1 (ours: fills an idle pipe)" },
 	{ "min_window", OPT_DOUBLE, offsetof(struct mcc_params, min_window), "1", 1, MCC_MAX_WINDOW,
 	  "smallest window, chunks (ours: one chunk, a CCL does not pace)" },
-	{ "max_window", OPT_DOUBLE, offsetof(struct mcc_params, max_window), "64", 1, MCC_MAX_WINDOW,
+	{ "max_window", OPT_DOUBLE, offsetof(struct mcc_params, max_window), "64", 1,
+	  MCC_MAX_WINDOW,
 	  "largest window, chunks (ours: 64 x 64 KiB = NCCL's 8 steps of 512 KiB)" },
 	{ "ai", OPT_DOUBLE, offsetof(struct mcc_params, ai), "1", 0, 1e6,
 	  "additive increase, chunks per window of non-congested completions (ours, TCP's)" },
@@ -86,7 +88,8 @@ static const struct opt_desc mcc_opts[] = {
 	  "target_msg_delay = the idle-path-set delay of the channel's outstanding bytes + this; 0 "
 	  "= the path's base RTT (ours)" },
 	{ "target_max_delay", OPT_TIME, offsetof(struct mcc_params, target_max_delay), "0", 0, 1e12,
-	  "a chunk's largest packet RTT sample above this is partial congestion; 0 = 2 x the path's "
+	  "a chunk's largest packet RTT sample above this is partial congestion; 0 = 2 x the "
+	  "path's "
 	  "base RTT (ours)" },
 	{ "partial", OPT_ENUM, offsetof(struct mcc_params, partial), "hold", 0, 0,
 	  "what partial congestion (packet delay high, message delay low) does: hold (the slides), "
@@ -160,8 +163,8 @@ static void chan_ready(struct ccl_chan *ch, struct mcc_chan *c)
 	c->target_max = p->target_max_delay ? p->target_max_delay : 2 * c->base_rtt;
 	double w = p->init_window;
 	if (!w) {
-		uint64_t bdp = (uint64_t)((unsigned __int128)q0->bottleneck_bps * q0->base_rtt / 8u /
-					  PS_PER_S);
+		uint64_t bdp = (uint64_t)((unsigned __int128)q0->bottleneck_bps * q0->base_rtt /
+					  8u / PS_PER_S);
 		w = ceil((double)bdp / (double)p->chunk) + 1;
 	}
 	c->cwnd = fmax(p->min_window, fmin(p->max_window, w));
@@ -237,7 +240,8 @@ static void mcc_part_done(struct ccl_chan *ch, struct ccl_part *pt, bool rx)
 	const struct mcc_params *p = params_of(ch);
 	struct mcc_chan *c = ccl_priv(ch);
 	struct ccl *l = ch->ccl;
-	simtime_t now = ccl_now(l), msg_delay = now - pt->posted, target = c->slot_target[pt->sched];
+	simtime_t now = ccl_now(l), msg_delay = now - pt->posted,
+		  target = c->slot_target[pt->sched];
 	simtime_t pkt_delay = c->pkt_max;
 	bool may_cut = pt->posted >= c->last_cut;
 	enum mcc_quadrant qd = mcc_classify(msg_delay, target, pkt_delay, c->target_max);
@@ -245,8 +249,8 @@ static void mcc_part_done(struct ccl_chan *ch, struct ccl_part *pt, bool rx)
 	c->n[qd]++;
 	if (p->enable) {
 		/* bytes the window must hold to keep the line rate at this delay */
-		double need = (double)ch->qp[0]->nf.port->rate_bps * (double)msg_delay / 8 /
-			      (double)PS_PER_S;
+		double need =
+		    (double)ch->qp[0]->nf.port->rate_bps * (double)msg_delay / 8 / (double)PS_PER_S;
 		double w = mcc_window(p, c->cwnd, qd, may_cut, c->cwnd * (double)p->chunk < need);
 		if (w < c->cwnd)
 			c->last_cut = now;
@@ -256,8 +260,9 @@ static void mcc_part_done(struct ccl_chan *ch, struct ccl_part *pt, bool rx)
 	}
 	if (p->trace) {
 		if (!l->trace_len)
-			ccl_trace(l, "time_us,job,src,dst,window,inflight,msg_delay_us,"
-				     "target_msg_delay_us,pkt_delay_us,target_max_delay_us,quadrant\n");
+			ccl_trace(
+			    l, "time_us,job,src,dst,window,inflight,msg_delay_us,"
+			       "target_msg_delay_us,pkt_delay_us,target_max_delay_us,quadrant\n");
 		ccl_trace(l, "%.3f,%u,%u,%u,%.3f,%u,%.3f,%.3f,%.3f,%.3f,%s\n", time_to_us(now),
 			  ch->job, ch->src, ch->dst, c->cwnd, c->inflight, time_to_us(msg_delay),
 			  time_to_us(target), time_to_us(pkt_delay), time_to_us(c->target_max),
@@ -270,8 +275,9 @@ static void mcc_part_done(struct ccl_chan *ch, struct ccl_part *pt, bool rx)
 
 const struct ccl_sched_ops mcc_ops = {
 	.name = "mcc",
-	.summary = "MCC (slides): a window of message chunks per channel, grown, held or cut by the "
-		   "quadrant of message delay and sampled packet delay",
+	.summary =
+	    "MCC (slides): a window of message chunks per channel, grown, held or cut by the "
+	    "quadrant of message delay and sampled packet delay",
 	.opts = mcc_opts,
 	.params_size = sizeof(struct mcc_params),
 	.priv_size = sizeof(struct mcc_chan),

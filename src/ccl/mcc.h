@@ -51,9 +51,9 @@ struct mcc_chan {
 	simtime_t last_cut;	     /* chunks posted before it do not cut again */
 	simtime_t pkt_max;	     /* largest RTT sample since the last chunk completion */
 	bool ready;
-	uint64_t n[3];	   /* decisions by quadrant (enum mcc_quadrant) */
-	double cwnd_min;   /* smallest window since the first decision */
-	uint32_t nfree;	   /* free slots on the stack below */
+	uint64_t n[3];	 /* decisions by quadrant (enum mcc_quadrant) */
+	double cwnd_min; /* smallest window since the first decision */
+	uint32_t nfree;	 /* free slots on the stack below */
 	uint16_t free_slot[MCC_MAX_WINDOW];
 	simtime_t slot_target[MCC_MAX_WINDOW]; /* per chunk in flight: target_msg_delay */
 };
