@@ -62,8 +62,10 @@ static const struct ccl_sched_ops stripe_ops = {
 };
 
 extern const struct ccl_sched_ops cast_ops; /* cast.c */
+extern const struct ccl_sched_ops mcc_ops;  /* mcc.c */
 
-const struct ccl_sched_ops *const ccl_registry[] = { &rr_ops, &stripe_ops, &cast_ops, NULL };
+const struct ccl_sched_ops *const ccl_registry[] = { &rr_ops, &stripe_ops, &cast_ops, &mcc_ops,
+						     NULL };
 
 const struct ccl_sched_ops *ccl_find(const char *name)
 {
@@ -83,6 +85,16 @@ static void intra_done(void *ctx, uint32_t id)
 	}
 }
 
+/* The transport's RTT hook: a sample of one of the layer's queue pairs goes to
+ * its channel's scheduler; plain connections' samples are ignored. */
+static void ccl_rtt(void *ctx, struct conn *c, simtime_t rtt)
+{
+	struct ccl *l = ctx;
+	if (c->id >= l->conn_cap || !l->conn_chan[c->id])
+		return;
+	l->ops->rtt(l->chans[l->conn_chan[c->id] - 1], l->conn_qp[c->id], rtt);
+}
+
 void ccl_init(struct ccl *l, struct tp_world *w, const struct ccl_sched_ops *ops,
 	      const void *params, const struct intra_cfg *srv, uint32_t nmsgs)
 {
@@ -98,6 +110,8 @@ void ccl_init(struct ccl *l, struct tp_world *w, const struct ccl_sched_ops *ops
 		l->intra.ctx = l;
 		l->has_intra = true;
 	}
+	if (ops->rtt)
+		tp_world_rtt_hook(w, ccl_rtt, l);
 }
 
 static uint64_t chan_hash(uint32_t job, uint32_t src, uint32_t dst)
@@ -147,8 +161,16 @@ struct ccl_chan *ccl_chan_get(struct ccl *l, uint32_t job, uint32_t src, uint32_
 	ch->intra = l->has_intra && intra_same(&l->intra, src, dst);
 	ch->nqp = ch->intra ? 0 : (uint32_t)ccl_common(l)->qps;
 	ch->qp = mp_calloc(ch->nqp ? ch->nqp : 1, sizeof *ch->qp);
-	for (uint32_t q = 0; q < ch->nqp; q++)
-		ch->qp[q] = tp_stream_add(l->w, src, dst, q);
+	for (uint32_t q = 0; q < ch->nqp; q++) {
+		struct conn *c = ch->qp[q] = tp_stream_add(l->w, src, dst, q);
+		if (l->ops->rtt) {
+			uint32_t cap0 = l->conn_cap;
+			tp_grow((void **)&l->conn_chan, sizeof *l->conn_chan, &cap0, c->id + 1);
+			tp_grow((void **)&l->conn_qp, sizeof *l->conn_qp, &l->conn_cap, c->id + 1);
+			l->conn_chan[c->id] = l->nchans + 1;
+			l->conn_qp[c->id] = q;
+		}
+	}
 	l->chans[l->nchans++] = ch;
 	slots_insert(l, ch->id);
 	return ch;
@@ -234,6 +256,8 @@ void ccl_free(struct ccl *l)
 	mp_free(l->slot);
 	mp_free(l->parts);
 	mp_free(l->msgs);
+	mp_free(l->conn_chan);
+	mp_free(l->conn_qp);
 	mp_free(l->trace);
 	if (l->has_intra)
 		intra_free(&l->intra);

@@ -89,6 +89,10 @@ struct ccl_sched_ops {
 	void (*post)(struct ccl_chan *ch, struct ccl_msg *m);
 	/* optional: part pt completed at the receiver (rx) or at the sender */
 	void (*part_done)(struct ccl_chan *ch, struct ccl_part *pt, bool rx);
+	/* optional: an RTT sample of queue pair qp of ch (an ACK or NACK at the
+	 * sender, tp_world_rtt_hook). Called from inside the transport: note it,
+	 * post nothing. Only schedulers that have it turn the hook on. */
+	void (*rtt)(struct ccl_chan *ch, uint32_t qp, simtime_t rtt);
 };
 
 extern const struct ccl_sched_ops *const ccl_registry[]; /* NULL-terminated */
@@ -106,6 +110,10 @@ struct ccl {
 	/* parts by tag (the transport's message tag) */
 	struct ccl_part *parts;
 	uint32_t nparts, parts_cap;
+	/* per connection id: 1 + the index of the channel whose queue pair it
+	 * is (0: not the layer's), and that queue pair; kept when ops->rtt */
+	uint32_t *conn_chan, *conn_qp;
+	uint32_t conn_cap;
 	struct ccl_msg *msgs; /* one per workload message, by id */
 	uint32_t nmsgs;
 	/* the poster's completion callback: message id, at the receiver or not */

@@ -36,6 +36,11 @@ static void arm_timer(struct conn *c)
 			t = q->last_prog + p->rto;
 		if (q->snd_nxt < q->npkts && q->next_tx > now && q->next_tx < t)
 			t = q->next_tx;
+		/* paced until exactly now and off the NIC's round robin: an ACK
+		 * arriving at the instant the pacing timer was due re-arms the
+		 * timer for a later deadline, so the timer would not wake it */
+		if (q->snd_nxt < q->npkts && q->next_tx == now && !tp_flow(c, i)->active)
+			tp_activate_flow(c, i);
 	}
 	tp_timer_set(c, t);
 }

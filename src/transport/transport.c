@@ -48,17 +48,20 @@ static struct packet *nic_pull(void *ctx, struct nic_flow *nf)
 	return w->ops->next_packet(c, nf->index);
 }
 
-/* The tracing callbacks: the plain ones, plus what a trace samples. Every
- * protocol's ACK and NACK echo the send time of the data packet that caused
- * them (ts), so now - ts is the RTT a NIC would time, ACK coalescing
- * included. */
-static void host_rx_trace(void *ctx, struct host *h, struct packet *p)
+/* The observing callbacks (traces, RTT samples): the plain ones, plus what
+ * a trace samples and the RTT hook hears. Every protocol's ACK and NACK echo
+ * the send time of the data packet that caused them (ts), so now - ts is the
+ * RTT a NIC would time, ACK coalescing included. */
+static void host_rx_obs(void *ctx, struct host *h, struct packet *p)
 {
 	struct tp_world *w = ctx;
 	MP_ASSERT(p->conn < w->nconns);
 	struct conn *c = w->conns[p->conn];
-	if ((p->type == PKT_ACK || p->type == PKT_NACK) && h == c->src && p->ts <= w->q->now)
+	if ((p->type == PKT_ACK || p->type == PKT_NACK) && h == c->src && p->ts <= w->q->now) {
 		c->trace_rtt = w->q->now - p->ts;
+		if (w->on_rtt)
+			w->on_rtt(w->rtt_ctx, c, c->trace_rtt);
+	}
 	w->ops->on_packet(c, p);
 }
 
@@ -72,8 +75,16 @@ static struct packet *nic_pull_trace(void *ctx, struct nic_flow *nf)
 
 void tp_world_trace(struct tp_world *w)
 {
-	w->fab->host_rx = host_rx_trace;
+	w->fab->host_rx = host_rx_obs;
 	w->fab->nic_pull = nic_pull_trace;
+}
+
+void tp_world_rtt_hook(struct tp_world *w, void (*fn)(void *ctx, struct conn *c, simtime_t rtt),
+		       void *ctx)
+{
+	w->on_rtt = fn;
+	w->rtt_ctx = ctx;
+	w->fab->host_rx = host_rx_obs;
 }
 
 void tp_trace_fill(const struct conn *c, struct tp_trace *t)

@@ -131,6 +131,12 @@ struct tp_world {
 	/* out-of-order degree of every data packet a multipath receiver noted
 	 * (tp_rx_ood): ood_hist[min(ood, TP_OOD_MAX)], allocated with the world */
 	uint64_t *ood_hist;
+	/* optional (tp_world_rtt_hook): every ACK or NACK that reaches its
+	 * sender reports the RTT sample it carries, now - the echoed send time
+	 * of the data packet that caused it, before the protocol sees it. From
+	 * inside the packet path: the callee only notes it (posts nothing). */
+	void (*on_rtt)(void *ctx, struct conn *c, simtime_t rtt);
+	void *rtt_ctx;
 };
 #define TP_OOD_MAX 65535
 
@@ -474,6 +480,12 @@ void tp_world_free(struct tp_world *w);
  * connection's latest RTT sample and data path (c->trace_rtt, trace_path).
  * Off (the default) the packet path is untouched. */
 void tp_world_trace(struct tp_world *w);
+/* RTT samples on: the host callback becomes one that also hands every
+ * ACK's or NACK's RTT sample at the sender to fn (w->on_rtt), whatever the
+ * protocol; combines with tp_world_trace. Off (the default) the packet path
+ * is untouched. */
+void tp_world_rtt_hook(struct tp_world *w, void (*fn)(void *ctx, struct conn *c, simtime_t rtt),
+		       void *ctx);
 /* A trace sample of c: the protocol's cwnd and rate (NAN when it keeps none),
  * the latest RTT sample and path (NAN before the first). */
 void tp_trace_fill(const struct conn *c, struct tp_trace *t);

@@ -1,0 +1,150 @@
+/* test_mcc.c - MCC (ccl/mcc.c): the quadrant and the window law by hand, and
+ * the two congestion cases of the slides on an 8-spine leaf-spine with
+ * switch adaptive routing and PFC: partial (one spine's links at a quarter
+ * rate, which AR at the source leaf cannot see downstream) and global (every
+ * spine's link into the receivers' leaf slowed so the path set carries
+ * 100 Gb/s for 4 senders of 100 Gb/s: the load of a 4 -> 1 incast). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "simtest.h"
+#include "ccl/mcc.h"
+
+static void test_quadrant(void **state)
+{
+	(void)state;
+	assert_int_equal(mcc_classify(10, 20, 5, 8), MCC_NONE);
+	assert_int_equal(mcc_classify(10, 20, 9, 8), MCC_PARTIAL);
+	assert_int_equal(mcc_classify(21, 20, 5, 8), MCC_GLOBAL);
+	assert_int_equal(mcc_classify(21, 20, 9, 8), MCC_GLOBAL);
+	struct mcc_params p = { .min_window = 1, .max_window = 64, .ai = 1, .md = 0.5 };
+	assert_true(fabs(mcc_window(&p, 4, MCC_NONE, true, false) - 4.25) < 1e-12);
+	assert_true(fabs(mcc_window(&p, 4, MCC_PARTIAL, true, false) - 4) < 1e-12);
+	assert_true(fabs(mcc_window(&p, 4, MCC_PARTIAL, true, true) - 4.25) < 1e-12);
+	assert_true(fabs(mcc_window(&p, 4, MCC_GLOBAL, true, false) - 2) < 1e-12);
+	assert_true(fabs(mcc_window(&p, 4, MCC_GLOBAL, false, false) - 4) < 1e-12);
+	assert_true(fabs(mcc_window(&p, 1.5, MCC_GLOBAL, true, false) - 1) < 1e-12);
+	p.partial = MCC_PARTIAL_CUT;
+	assert_true(fabs(mcc_window(&p, 4, MCC_PARTIAL, true, true) - 2) < 1e-12);
+}
+
+#define FABRIC                                                                                 \
+	"topology: {type: leaf_spine, hosts_per_leaf: 4, leaves: 2, spines: 8, host_rate: "    \
+	"100Gbps, fabric_rate: 100Gbps, host_delay: 1us, fabric_delay: 1us}\n"                 \
+	"switch: {buffer: 32MB, mode: lossless, kmin: 400KB, kmax: 1600KB, pmax: 0.2}\n"       \
+	"lb: {type: ar}\n"                                                                     \
+	"collective: {type: alltoall, size: 16MB, ranks: 2, jobs: 4, placement: list, hosts: " \
+	"[0, 4, 1, 5, 2, 6, 3, 7]}\n"
+#define ROCE "{type: roce, mtu: 1048B, header: 48B, preset: hpcc, reorder_buffer: 4096"
+
+struct out {
+	double busbw;	       /* mean over the jobs, Gb/s */
+	uint64_t marks, drops; /* ECN marks, drops of any kind */
+	uint64_t max_queue;    /* bytes, any switch port */
+	double wmin, wmean;    /* MCC's window over its decisions, chunks */
+	uint64_t n[3];	       /* MCC's decisions by quadrant */
+};
+
+static void run(const char *events, const char *transport, const char *ccl, struct out *o)
+{
+	char yaml[4096];
+	snprintf(yaml, sizeof yaml, "name: t\n%sevents: [%s]\ntransport: %s}\nccl: %s\n", FABRIC,
+		 events, transport, ccl);
+	struct run_result r;
+	simtest_run(yaml, &r);
+	memset(o, 0, sizeof *o);
+	assert_int_equal(r.ncolls, 4);
+	for (size_t i = 0; i < r.ncolls; i++) {
+		assert_true(r.colls[i].completed);
+		o->busbw += r.colls[i].busbw / 1e9 / (double)r.ncolls;
+	}
+	o->marks = r.net.ecn_marks;
+	o->drops = r.net.drops_buffer + r.net.drops_link + r.net.drops_no_route;
+	o->max_queue = r.net.max_queue_bytes;
+	o->wmin = 1e9;
+	if (r.qp_trace) { /* time,job,src,dst,window,...,quadrant */
+		uint32_t rows = 0;
+		for (char *line = strchr(r.qp_trace, '\n'); line && line[1];
+		     line = strchr(line + 1, '\n')) {
+			double t, w;
+			unsigned job, src, dst;
+			if (sscanf(line + 1, "%lf,%u,%u,%u,%lf", &t, &job, &src, &dst, &w) != 5)
+				continue;
+			o->wmin = fmin(o->wmin, w);
+			o->wmean += w;
+			rows++;
+			char *end = strchr(line + 1, '\n'), *q = end;
+			while (q > line && q[-1] != ',')
+				q--;
+			o->n[*q == 'n' ? 0 : *q == 'p' ? 1 : 2]++;
+		}
+		o->wmean /= rows ? rows : 1;
+	}
+	run_result_free(&r);
+}
+
+/* One spine's links to leaf1 and back at 25 Gb/s (a hot spine: 1 of 8 paths,
+ * the path set still carries 725 Gb/s for 400 Gb/s of demand each way).
+ * Ideal: each rank sends 8 MB at 100 Gb/s with 1000 of 1048 B payload,
+ * busbw 95.4 Gb/s. */
+#define HOT "{at: 0us, link: spine3-leaf1, action: rate, value: 25Gbps}"
+
+static void test_partial(void **state)
+{
+	(void)state;
+	struct out mcc, dcqcn, pfc;
+	run(HOT, ROCE ", dcqcn: false", "{type: mcc, trace: true}", &mcc);
+	run(HOT, ROCE, "{type: stripe}", &dcqcn);
+	run(HOT, ROCE ", dcqcn: false", "{type: stripe}", &pfc);
+	print_message("partial: busbw mcc %.1f, dcqcn %.1f (%llu marks), pfc only %.1f Gb/s; mcc "
+		      "decisions none %llu partial %llu global %llu, window min %.2f mean %.2f\n",
+		      mcc.busbw, dcqcn.busbw, (unsigned long long)dcqcn.marks, pfc.busbw,
+		      (unsigned long long)mcc.n[0], (unsigned long long)mcc.n[1],
+		      (unsigned long long)mcc.n[2], mcc.wmin, mcc.wmean);
+	assert_true(mcc.n[1] > 0);		    /* the quadrant saw partial congestion */
+	assert_true(dcqcn.marks > 0);		    /* DCQCN heard of the hot spine */
+	assert_true(mcc.busbw > 1.1 * dcqcn.busbw); /* and cut all of its paths for it */
+	assert_true(mcc.busbw > 1.1 * pfc.busbw);
+	assert_int_equal(mcc.drops + dcqcn.drops + pfc.drops, 0);
+}
+
+/* Every spine's link into leaf1 (and back) at 12.5 Gb/s: the path set
+ * carries 100 Gb/s for 4 senders each way. MCC's windows fall to the floor,
+ * one chunk, so the fabric holds at most 4 senders x 1 chunk (256 KiB) per
+ * direction beyond what the wires carry; PFC alone fills the buffer to its
+ * XOFF thresholds. Lossless: nothing is dropped. */
+static void test_global(void **state)
+{
+	(void)state;
+	char ev[1024] = "";
+	for (int i = 0; i < 8; i++)
+		snprintf(ev + strlen(ev), sizeof ev - strlen(ev),
+			 "%s{at: 0us, link: spine%d-leaf1, action: rate, value: 12.5Gbps}",
+			 i ? ", " : "", i);
+	struct out mcc, pfc;
+	run(ev, ROCE ", dcqcn: false", "{type: mcc, trace: true}", &mcc);
+	run(ev, ROCE ", dcqcn: false", "{type: stripe}", &pfc);
+	print_message("global: mcc window min %.2f mean %.2f (init 3.33), decisions global %llu of "
+		      "%llu, max queue %.1f KB (pfc only %.1f KB), busbw %.1f (pfc only %.1f)\n",
+		      mcc.wmin, mcc.wmean, (unsigned long long)mcc.n[2],
+		      (unsigned long long)(mcc.n[0] + mcc.n[1] + mcc.n[2]), mcc.max_queue / 1e3,
+		      pfc.max_queue / 1e3, mcc.busbw, pfc.busbw);
+	assert_true(mcc.wmin <= 1.0 + 1e-9);
+	assert_true(mcc.wmean < 2);
+	assert_true(mcc.n[2] > mcc.n[0] + mcc.n[1]);
+	assert_true(mcc.max_queue <= 4 * 65536);
+	assert_true(pfc.max_queue > 10 * mcc.max_queue);
+	assert_int_equal(mcc.drops, 0);
+	assert_true(mcc.busbw > 0.85 * pfc.busbw); /* bounded queue, not lost throughput */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_quadrant),
+		cmocka_unit_test(test_partial),
+		cmocka_unit_test(test_global),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
