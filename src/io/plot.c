@@ -359,6 +359,88 @@ static void write_series(FILE *d, const struct series *s, double tdiv, double vd
 	}
 }
 
+/* A single run's paper values on its time series: the times the paper gives
+ * for settling and convergence as vertical lines (measured, as the metrics
+ * are, from the last flow start), its queue depths as horizontal ones; ours
+ * beside each in the label. */
+static const struct {
+	const char *family;
+	enum metric_id m;
+} ts_marks[] = {
+	{ "goodput_gbps", M_CONVERGENCE },     { "goodput_gbps", M_CONVERGENCE_JAIN },
+	{ "queue_bytes", M_QUEUE_SETTLE },     { "queue_bytes", M_QUEUE_DRAIN },
+	{ "queue_bytes", M_MAX_QUEUE },	       { "queue_bytes", M_MAX_QUEUE_LAST_HOP },
+	{ "queue_bytes", M_MAX_QUEUE_FABRIC },
+};
+
+static void ts_paper_marks(struct plotter *pl, const struct csv *paper, double last_start_us,
+			   const char *family, double tdiv, double vdiv)
+{
+	int pm = csv_col(paper, "metric"), pp = csv_col(paper, "paper"),
+	    po = csv_col(paper, "ours");
+	if (pm < 0 || pp < 0 || po < 0)
+		return;
+	unsigned n = 0;
+	fprintf(pl->gp, "set style textbox opaque noborder\n");
+	for (size_t r = 0; r < paper->nrows; r++)
+		for (size_t j = 0; j < sizeof ts_marks / sizeof *ts_marks; j++) {
+			enum metric_id m = ts_marks[j].m;
+			if (strcmp(ts_marks[j].family, family) ||
+			    strcmp(csv_at(paper, r, (size_t)pm), metric_defs[m].name))
+				continue;
+			double pv = csv_num(paper, r, (size_t)pp),
+			       ov = csv_num(paper, r, (size_t)po);
+			if (isnan(pv))
+				continue;
+			char lab[160];
+			snprintf(lab, sizeof lab, "paper %s %.4g %s (ours %.4g)",
+				 metric_defs[m].name, pv, metric_unit(m), ov);
+			n++;
+			if (metric_defs[m].kind == MK_TIME) {
+				double x = (last_start_us + pv) / tdiv;
+				fprintf(pl->gp,
+					"set arrow from %.9g, graph 0 to %.9g, graph 1 nohead dt 2 "
+					"lw 1.5 lc rgb '#cc0000'\nset label ",
+					x, x);
+				gp_str(pl->gp, lab);
+				fprintf(pl->gp,
+					" at %.9g, graph %.2f left offset 0.5,0 front boxed tc rgb "
+					"'#cc0000'\n",
+					x, 0.97 - 0.06 * n);
+			} else {
+				double y = pv * 1e6 / vdiv; /* MB -> the figure's unit */
+				fprintf(pl->gp,
+					"set arrow from graph 0, first %.9g to graph 1, first %.9g "
+					"nohead dt 2 lw 1.5 lc rgb '#cc0000'\nset label ",
+					y, y);
+				gp_str(pl->gp, lab);
+				fprintf(pl->gp,
+					" at graph 0.02, first %.9g left offset 0,0.7 tc rgb "
+					"'#cc0000'\n",
+					y);
+			}
+		}
+}
+
+/* The largest flow start in flows.csv (us), 0 when none. */
+static double last_flow_start_us(const char *rdir)
+{
+	char path[4400];
+	struct csv t;
+	double m = 0;
+	snprintf(path, sizeof path, "%s/flows.csv", rdir);
+	if (!csv_read(path, &t))
+		return 0;
+	int c = csv_col(&t, "start_us");
+	for (size_t r = 0; c >= 0 && r < t.nrows; r++) {
+		double v = csv_num(&t, r, (size_t)c);
+		if (!isnan(v) && v > m)
+			m = v;
+	}
+	csv_free(&t);
+	return m;
+}
+
 static void run_ts_figures(struct plotter *pl, const char *rdir)
 {
 	char path[4400];
@@ -414,6 +496,10 @@ static void run_ts_figures(struct plotter *pl, const char *rdir)
 		tmax = fmax(tmax, tv);
 	}
 	struct taxis ta = time_axis(tmax);
+	struct csv paper;
+	snprintf(path, sizeof path, "%s/paper.csv", rdir);
+	bool have_paper = csv_read(path, &paper);
+	double last_start = have_paper ? last_flow_start_us(rdir) : 0;
 	for (size_t fi = 0; fi < nfam; fi++) {
 		const struct family_style *st = NULL;
 		for (size_t j = 0; j < sizeof family_styles / sizeof *family_styles; j++)
@@ -459,6 +545,8 @@ static void run_ts_figures(struct plotter *pl, const char *rdir)
 		fig_begin(pl, name, title, ta.label, ylabel, caption);
 		if (nmem > PLOT_MAX_KEY)
 			fprintf(pl->gp, "unset key\n");
+		if (have_paper)
+			ts_paper_marks(pl, &paper, last_start, fams[fi], ta.div, div);
 		fprintf(pl->gp, "set yrange [0:*]\nplot ");
 		for (size_t k = 0, b = 0; k < ns; k++) {
 			if (s[k].fam != fi)
@@ -483,6 +571,8 @@ static void run_ts_figures(struct plotter *pl, const char *rdir)
 		mp_free(fams[fi]);
 	mp_free(fams);
 	mp_free(s);
+	if (have_paper)
+		csv_free(&paper);
 	csv_free(&t);
 }
 
