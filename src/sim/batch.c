@@ -963,8 +963,8 @@ static int run_points_rank(const struct batch_args *a, const struct sweep *sw)
 			nap();
 	}
 	ranks_send(0, TAG_BYE, NULL, 0);
-	if (!rc)
-		rmdir(scratch);
+	if (!rc) /* with what a killed point left half-written in it */
+		results_discard(scratch);
 	for (size_t i = 0; i < NSTOP; i++)
 		sigaction(stop_sigs[i], &old[i], NULL);
 	mp_free(pts);
@@ -1099,9 +1099,9 @@ int batch_main(const struct batch_args *a)
 		if (!ranks_rank())
 			fprintf(stderr,
 				"mpsim: note: %s has no sweep: it runs on rank 0 alone, the other "
-				"%d ranks have nothing to do (one experiment over several ranks "
+				"%d rank%s nothing to do (one experiment over several ranks "
 				"is not built)\n",
-				a->file, ranks_size() - 1);
+				a->file, ranks_size() - 1, ranks_size() > 2 ? "s have" : " has");
 		if (ranks_rank()) {
 			sweep_free(&sw);
 			return 0;
