@@ -42,3 +42,12 @@ if(CLANG_FORMAT)
     ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/*.h)
   add_test(NAME format COMMAND ${CLANG_FORMAT} --dry-run --Werror ${MPSIM_FORMAT_FILES})
 endif()
+# A sweep over MPI ranks against the same sweep with -j 2 (needs mpirun); a
+# build without MPI is checked to refuse a launcher's several ranks.
+if(MPSIM_MPI AND MPI_C_FOUND AND MPIEXEC_EXECUTABLE)
+  add_test(NAME mpi_sweep COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/mpi_sweep.sh
+    $<TARGET_FILE:mpsim> ${MPIEXEC_EXECUTABLE})
+else()
+  add_test(NAME mpi_sweep COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/mpi_sweep.sh
+    $<TARGET_FILE:mpsim> --without-mpi)
+endif()

@@ -12,6 +12,7 @@
 #include "io/report.h"
 #include "io/results.h"
 #include "sim/batch.h"
+#include "sim/ranks.h"
 
 static const char usage_text[] =
     "mpsim - a packet-level simulator for multipath transports, congestion control\n"
@@ -49,7 +50,8 @@ static const char usage_text[] =
     "  --seed N             override the experiment's seed\n"
     "  --set key.path=value override one option, e.g. --set topology.leaves=4\n"
     "                       --set transport.entropy=rr (repeatable)\n"
-    "  --jobs N, -j N       sweep points run at once (default: one per CPU)\n"
+    "  --jobs N, -j N       sweep points run at once (default: one per CPU; under\n"
+    "                       mpirun -n R, one per rank: rank 0 hands out the points)\n"
     "  --quiet              no summary table\n"
     "  --resume             keep what an earlier run into the same folder completed\n"
     "                       with the same configuration; run only the points of a\n"
@@ -89,7 +91,8 @@ static const char run_usage[] =
     "  --out DIR            results folder (an existing mpsim results folder is replaced)\n"
     "  --seed N             override the experiment's seed\n"
     "  --set key.path=value override one option, e.g. --set topology.leaves=4 (repeatable)\n"
-    "  --jobs N, -j N       sweep points run at once (default: one per CPU)\n"
+    "  --jobs N, -j N       sweep points run at once (default: one per CPU; under\n"
+    "                       mpirun -n R, one per rank: rank 0 hands out the points)\n"
     "  --quiet, -q          no summary table\n"
     "  --no-plots           skip the plots (report.html is still written)\n"
     "  --progress           a plain progress line every 10 s, also without a terminal\n"
@@ -353,6 +356,27 @@ int main(int argc, char **argv)
 	/* a closed stdout (mpsim run ... | head) must not kill a run and its
 	 * results: writes to it fail quietly instead */
 	signal(SIGPIPE, SIG_IGN);
+	/* started by mpirun (or another MPI launcher) with several ranks: a
+	 * sweep's points spread over them (sim/batch.c); one rank is a plain run */
+	int rank = 0;
+	char var[64];
+	if (ranks_launched(&rank, var, sizeof var) > 1) {
+		char lib[128];
+		if (!ranks_built(lib, sizeof lib)) {
+			if (rank == 0)
+				fprintf(stderr,
+					"mpsim: started by an MPI launcher as one of several ranks "
+					"(%s), but this mpsim was built without MPI, so every rank "
+					"would run the whole experiment into the same folder; "
+					"expected an mpsim built with MPI (scripts/deps.sh --mpi, "
+					"then make build), or a run without mpirun (--jobs N runs "
+					"a sweep's points on this machine's cores)\n",
+					var);
+			return 2;
+		}
+		if (ranks_init(&argc, &argv))
+			return 3;
+	}
 	struct args a;
 	int rc = parse_args(argc, argv, &a);
 	if (!rc && a.help)
@@ -360,5 +384,6 @@ int main(int argc, char **argv)
 	else if (!rc)
 		rc = cmd_run(&a, !strcmp(cmd, "run"));
 	mp_free(a.sets);
+	ranks_finalize();
 	return rc;
 }

@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -416,5 +417,154 @@ int results_commit(const char *tmp, const char *outdir, struct mp_err *e)
 			"mpsim: kept '%s': it holds files mpsim did not write whose names the "
 			"new results use\n",
 			old);
+	return MP_OK;
+}
+
+/* ---- a folder as bytes (a sweep point sent from an MPI rank) --------------------- */
+
+/* The record stream: per entry, a kind byte ('d' a folder, 'f' a file), its
+ * path relative to the packed folder with a terminating 0, and for a file its
+ * size as 8 bytes, least significant first, then its bytes. A folder comes
+ * before what it holds. */
+struct pack {
+	char *b;
+	size_t n, cap;
+};
+
+static void pack_put(struct pack *p, const void *s, size_t n)
+{
+	if (p->n + n > p->cap) {
+		p->cap = (p->n + n) * 2 + 4096;
+		p->b = mp_realloc(p->b, p->cap);
+	}
+	memcpy(p->b + p->n, s, n);
+	p->n += n;
+}
+
+static int pack_dir(struct pack *p, const char *root, const char *rel, struct mp_err *e)
+{
+	char dir[4400], path[4400], sub[4400];
+	if (*rel)
+		join(dir, sizeof dir, root, rel);
+	else
+		snprintf(dir, sizeof dir, "%s", root);
+	DIR *d = opendir(dir);
+	if (!d)
+		return mp_errf(e, MP_EIO, "cannot read '%s': %s", dir, strerror(errno));
+	struct dirent *de;
+	int rc = MP_OK;
+	while (!rc && (de = readdir(d)) != NULL) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (*rel)
+			join(sub, sizeof sub, rel, de->d_name);
+		else
+			snprintf(sub, sizeof sub, "%s", de->d_name);
+		join(path, sizeof path, dir, de->d_name);
+		struct stat st;
+		if (lstat(path, &st) != 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			pack_put(p, "d", 1);
+			pack_put(p, sub, strlen(sub) + 1);
+			rc = pack_dir(p, root, sub, e);
+			continue;
+		}
+		if (!S_ISREG(st.st_mode)) /* nothing mpsim writes */
+			continue;
+		FILE *f = fopen(path, "rb");
+		if (!f) {
+			rc = mp_errf(e, MP_EIO, "cannot read '%s': %s", path, strerror(errno));
+			break;
+		}
+		size_t at = p->n;
+		unsigned char len[8] = { 0 };
+		pack_put(p, "f", 1);
+		pack_put(p, sub, strlen(sub) + 1);
+		pack_put(p, len, sizeof len);
+		size_t start = p->n, k;
+		char chunk[65536];
+		while ((k = fread(chunk, 1, sizeof chunk, f)) > 0)
+			pack_put(p, chunk, k);
+		if (ferror(f)) {
+			rc = mp_errf(e, MP_EIO, "error reading '%s'", path);
+			p->n = at;
+		}
+		fclose(f);
+		uint64_t size = p->n - start;
+		for (int i = 0; i < 8 && !rc; i++)
+			p->b[start - 8 + i] = (char)(size >> (8 * i));
+	}
+	closedir(d);
+	return rc;
+}
+
+int results_pack(const char *dir, char **buf, size_t *n, struct mp_err *e)
+{
+	struct pack p = { 0 };
+	int rc = pack_dir(&p, dir, "", e);
+	if (rc) {
+		mp_free(p.b);
+		p.b = NULL;
+		p.n = 0;
+	}
+	*buf = p.b;
+	*n = p.n;
+	return rc;
+}
+
+/* a relative path with no empty, "." or ".." part: stays inside the folder */
+static bool safe_rel(const char *s)
+{
+	if (!*s || *s == '/')
+		return false;
+	for (const char *c = s; *c;) {
+		size_t l = strcspn(c, "/");
+		if (l == 0 || (l == 1 && c[0] == '.') || (l == 2 && c[0] == '.' && c[1] == '.'))
+			return false;
+		c += l;
+		c += *c == '/';
+	}
+	return true;
+}
+
+int results_unpack(const char *dir, const char *buf, size_t n, struct mp_err *e)
+{
+	char path[4400];
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+		return mp_errf(e, MP_EIO, "cannot create '%s': %s", dir, strerror(errno));
+	size_t i = 0;
+	while (i < n) {
+		char kind = buf[i++];
+		const char *rel = buf + i;
+		const char *end = memchr(rel, '\0', n - i);
+		if ((kind != 'd' && kind != 'f') || !end || !safe_rel(rel))
+			return mp_errf(e, MP_EIO, "'%s': a damaged folder record at byte %zu", dir,
+				       i - 1);
+		i += (size_t)(end - rel) + 1;
+		if (!join(path, sizeof path, dir, rel))
+			return mp_errf(e, MP_EIO, "'%s/%s': path too long", dir, rel);
+		if (kind == 'd') {
+			if (mkdir(path, 0777) != 0 && errno != EEXIST)
+				return mp_errf(e, MP_EIO, "cannot create '%s': %s", path,
+					       strerror(errno));
+			continue;
+		}
+		uint64_t size = 0;
+		if (n - i < 8)
+			return mp_errf(e, MP_EIO, "'%s': a damaged file record", path);
+		for (int k = 0; k < 8; k++)
+			size |= (uint64_t)(unsigned char)buf[i + k] << (8 * k);
+		i += 8;
+		if (size > n - i)
+			return mp_errf(e, MP_EIO, "'%s': a damaged file record", path);
+		FILE *f = fopen(path, "wb");
+		if (!f)
+			return mp_errf(e, MP_EIO, "cannot write '%s': %s", path, strerror(errno));
+		bool ok = fwrite(buf + i, 1, size, f) == size;
+		if (fclose(f) != 0 || !ok)
+			return mp_errf(e, MP_EIO, "error writing '%s'", path);
+		i += size;
+	}
 	return MP_OK;
 }

@@ -43,6 +43,12 @@ int results_commit(const char *tmp, const char *outdir, struct mp_err *e);
  * point that --resume keeps). */
 int results_adopt(const char *outdir, const char *tmp, const char *name, struct mp_err *e);
 void results_discard(const char *tmp);
+/* A folder's files and subfolders as one buffer (released with mp_free), and
+ * that buffer written out again as folder dir (created; paths that would
+ * leave it are refused): how an MPI rank hands a sweep point's folder to the
+ * rank that owns the results, whether or not they share a file system. */
+int results_pack(const char *dir, char **buf, size_t *n, struct mp_err *e);
+int results_unpack(const char *dir, const char *buf, size_t n, struct mp_err *e);
 void results_print_table(FILE *f, const struct experiment *x, const struct run_result *r);
 
 #endif

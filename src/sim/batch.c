@@ -24,6 +24,7 @@
 #include "io/report.h"
 #include "io/results.h"
 #include "io/sweep.h"
+#include "sim/ranks.h"
 #include "sim/run.h"
 
 /* growable text */
@@ -465,16 +466,16 @@ static unsigned default_jobs(void)
 	return n > 0 ? (unsigned)n : 1;
 }
 
-/* What a child's wait status says, for sweep.csv; returns the exit status
- * the sweep reports for it. */
-static int describe_status(int status, char *why, size_t n)
+/* What a point process's end says, for sweep.csv: code is its exit status
+ * (-1 when it did not exit), sig the signal that killed it (0 when none).
+ * Returns the exit status the sweep reports for it. */
+static int describe_end(int code, int sig, char *why, size_t n)
 {
-	if (WIFSIGNALED(status)) {
-		int sig = WTERMSIG(status);
+	if (sig) {
 		snprintf(why, n, "failed: killed by signal %d (%s)", sig, strsignal(sig));
 		return 3;
 	}
-	int st = WIFEXITED(status) ? WEXITSTATUS(status) : 3;
+	int st = code >= 0 ? code : 3;
 	const char *what = st == 2   ? "bad input"
 			   : st == 3 ? "internal error"
 			   : st == 4 ? "results could not be written"
@@ -483,8 +484,103 @@ static int describe_status(int status, char *why, size_t n)
 	return st ? st : 3;
 }
 
+/* a wait status as (exit code, signal) for describe_end */
+static void wait_end(int status, int *code, int *sig)
+{
+	*sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	*code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
 #define NSTOP (sizeof stop_sigs / sizeof *stop_sigs)
+
+/* Start point p in a child process that writes its folder at dir (and its
+ * figures in POINT_FILE). Returns its pid, or -1 with *po saying why. */
+static pid_t spawn_point(const struct batch_args *a, const struct sweep *sw, size_t p,
+			 const char *dir, pid_t parent, const struct sigaction *old,
+			 struct point_out *po)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		snprintf(po->why, sizeof po->why, "failed: fork: %s", strerror(errno));
+		po->status = 3;
+		return -1;
+	}
+	if (pid == 0) {
+#ifdef __linux__
+		/* a sweep that dies takes its children along */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+#endif
+		if (getppid() != parent)
+			_exit(3);
+		for (size_t i = 0; i < NSTOP; i++)
+			sigaction(stop_sigs[i], &old[i], NULL);
+		struct point_out o = { 0 };
+		int st = run_point(a, sw, p, dir, false, &o);
+		if (!st && write_point_file(dir, &o))
+			st = 4;
+		fflush(NULL);
+		_exit(st);
+	}
+	return pid;
+}
+
+/* The parent's side of point p's end, its folder at dir: its figures, or
+ * what happened to it. */
+static void point_ended(int code, int sig, const char *dir, struct point_out *po)
+{
+	if (code == 0 && !sig) {
+		po->ok = read_point_file(dir, po);
+		if (!po->ok) {
+			snprintf(po->why, sizeof po->why,
+				 "failed: its figures could not be read back");
+			po->status = 4;
+		}
+	} else {
+		po->status = describe_end(code, sig, po->why, sizeof po->why);
+	}
+}
+
+/* The line a finished point gets (on stderr when it failed, --quiet or not);
+ * rank >= 0 names the MPI rank that ran it. */
+static void point_line(const struct batch_args *a, const struct sweep *sw, size_t p,
+		       const struct point_out *po, size_t ndone_ok, int rank)
+{
+	char pv[256], v[64], on[32] = "";
+	point_values(sw, p, pv, sizeof pv);
+	if (rank >= 0)
+		snprintf(on, sizeof on, ", rank %d", rank);
+	if (!po->ok)
+		fprintf(stderr, "mpsim: point %s %s%s%s%s\n", pv, po->why, *on ? " (" : "",
+			on + (*on ? 2 : 0), *on ? ")" : "");
+	if (!a->quiet) {
+		fmt_metric(M_MAX_FCT, po->ok ? po->m[M_MAX_FCT] : NAN, v, sizeof v);
+		printf("  [%zu/%zu] %s: %s (max FCT %s, %.1f s%s)\n", ndone_ok, sw->npoints, pv,
+		       po->ok ? "done" : "FAILED", v, po->wall_s, on);
+		fflush(stdout);
+	}
+}
+
+static void point_dir(const struct sweep *sw, size_t p, const char *under, char *dir, size_t n)
+{
+	char name[SWEEP_NAME_MAX + 2];
+	sweep_point_name(sw, p, name, sizeof name);
+	snprintf(dir, n, "%s/%s", under, name);
+}
+
+/* After a stop signal: the points that did not complete and were not
+ * reported otherwise are "not run". */
+static void mark_interrupted(const struct sweep *sw, struct point_out *po)
+{
+	for (size_t p = 0; p < sw->npoints; p++)
+		if (!po[p].ok && !po[p].status) {
+			snprintf(po[p].why, sizeof po[p].why,
+				 "not run: the sweep was interrupted by signal %d (%s)",
+				 (int)stop_signal, strsignal(stop_signal));
+			po[p].status = 128 + stop_signal;
+		}
+}
 
 /* Run every point not already done (po[p].ok); children write their folders
  * under tmp, each with its figures in POINT_FILE. A point that fails does not
@@ -513,42 +609,22 @@ static int run_points(const struct batch_args *a, const struct sweep *sw, const 
 				next++;
 				continue;
 			}
-			char dir[4700], name[SWEEP_NAME_MAX + 2];
-			sweep_point_name(sw, next, name, sizeof name);
-			snprintf(dir, sizeof dir, "%s/%s", tmp, name);
-			pid_t pid = fork();
+			char dir[4700];
+			point_dir(sw, next, tmp, dir, sizeof dir);
+			pid_t pid = spawn_point(a, sw, next, dir, parent, old, &po[next]);
 			if (pid < 0) {
-				snprintf(po[next].why, sizeof po[next].why, "failed: fork: %s",
-					 strerror(errno));
-				po[next].status = 3;
 				if (!rc)
 					rc = 3;
 				next++;
 				done++;
 				continue;
 			}
-			if (pid == 0) {
-#ifdef __linux__
-				/* a sweep that dies takes its children along */
-				prctl(PR_SET_PDEATHSIG, SIGTERM);
-#endif
-				if (getppid() != parent)
-					_exit(3);
-				for (size_t i = 0; i < NSTOP; i++)
-					sigaction(stop_sigs[i], &old[i], NULL);
-				struct point_out o = { 0 };
-				int st = run_point(a, sw, next, dir, false, &o);
-				if (!st && write_point_file(dir, &o))
-					st = 4;
-				fflush(NULL);
-				_exit(st);
-			}
 			pids[next++] = pid;
 			running++;
 		}
 		if (!running)
 			break;
-		int status;
+		int status, code, sig;
 		pid_t pid = wait(&status);
 		if (pid < 0) {
 			if (errno == EINTR)
@@ -563,33 +639,15 @@ static int run_points(const struct batch_args *a, const struct sweep *sw, const 
 		pids[p] = -1;
 		running--;
 		done++;
-		char dir[4700], name[SWEEP_NAME_MAX + 2], pv[256];
-		sweep_point_name(sw, p, name, sizeof name);
-		snprintf(dir, sizeof dir, "%s/%s", tmp, name);
-		if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-			po[p].ok = read_point_file(dir, &po[p]);
-			if (!po[p].ok) {
-				snprintf(po[p].why, sizeof po[p].why,
-					 "failed: its figures could not be read back");
-				po[p].status = 4;
-			}
-		} else {
-			po[p].status = describe_status(status, po[p].why, sizeof po[p].why);
-		}
+		char dir[4700];
+		point_dir(sw, p, tmp, dir, sizeof dir);
+		wait_end(status, &code, &sig);
+		point_ended(code, sig, dir, &po[p]);
 		if (po[p].ok)
 			ndone_ok++;
 		else if (!rc)
 			rc = po[p].status;
-		point_values(sw, p, pv, sizeof pv);
-		if (!po[p].ok) /* on stderr, --quiet or not */
-			fprintf(stderr, "mpsim: point %s %s\n", pv, po[p].why);
-		if (!a->quiet) {
-			char v[64];
-			fmt_metric(M_MAX_FCT, po[p].ok ? po[p].m[M_MAX_FCT] : NAN, v, sizeof v);
-			printf("  [%zu/%zu] %s: %s (max FCT %s, %.1f s)\n", ndone_ok, sw->npoints,
-			       pv, po[p].ok ? "done" : "FAILED", v, po[p].wall_s);
-			fflush(stdout);
-		}
+		point_line(a, sw, p, &po[p], ndone_ok, -1);
 	}
 	if (stop_signal) {
 		for (size_t p = 0; p < next; p++)
@@ -597,17 +655,319 @@ static int run_points(const struct batch_args *a, const struct sweep *sw, const 
 				kill(pids[p], SIGTERM);
 		while (wait(NULL) > 0 || errno == EINTR)
 			;
-		for (size_t p = 0; p < sw->npoints; p++)
-			if (!po[p].ok && !po[p].status) {
-				snprintf(po[p].why, sizeof po[p].why,
-					 "not run: the sweep was interrupted by signal %d (%s)",
-					 (int)stop_signal, strsignal(stop_signal));
-				po[p].status = 128 + stop_signal;
-			}
+		mark_interrupted(sw, po);
 		rc = 128 + stop_signal;
 	}
 	for (size_t i = 0; i < NSTOP; i++)
 		sigaction(stop_sigs[i], &old[i], NULL);
+	mp_free(pids);
+	return rc;
+}
+
+/* ---- a sweep over MPI ranks ------------------------------------------------------
+ *
+ * `mpirun -n N mpsim run FILE`: rank 0 owns the results folder (the partial
+ * folder, --resume, sweep.csv, the manifest and the final rename) and hands
+ * out the points one at a time to whichever rank asks, itself included:
+ * point costs differ fifty-fold within one figure, so a static stripe would
+ * leave ranks idle behind the slowest. Each rank runs its points as -j does,
+ * in child processes (-j N of them at once per rank, 1 by default). A rank
+ * other than 0 writes a point into a scratch folder of its own machine and
+ * sends the folder's bytes to rank 0, which writes them under the partial
+ * folder exactly where a local child would have: no shared file system is
+ * assumed for the results (the experiment file and any file it names must be
+ * readable at the same path on every rank, as the mpsim binary is).
+ *
+ * Messages: a rank asks (TAG_ASK) when it has a free slot; rank 0 answers
+ * with a point, WORK_NONE (no point left: finish and say goodbye) or
+ * WORK_STOP (the sweep was interrupted: stop the points and say goodbye). A
+ * finished point is TAG_DONE: {point, exit code, signal} and the folder's
+ * bytes. TAG_BYE ends a rank's part. MPI keeps the order of one sender's
+ * messages, so a rank's points are all in before its goodbye.
+ */
+enum { TAG_ASK = 1, TAG_WORK, TAG_DONE, TAG_BYE };
+#define WORK_NONE (-1)
+#define WORK_STOP (-2)
+
+static void nap(void)
+{
+	struct timespec ts = { 0, RANKS_POLL_US * 1000L };
+	nanosleep(&ts, NULL);
+}
+
+/* the next point from p on that is neither done nor handed out */
+static size_t next_point(const struct sweep *sw, const struct point_out *po, const bool *handed,
+			 size_t p)
+{
+	while (p < sw->npoints && (po[p].ok || handed[p]))
+		p++;
+	return p;
+}
+
+/* Rank 0's side: like run_points, with the other ranks as further slots. */
+static int run_points_root(const struct batch_args *a, const struct sweep *sw, const char *tmp,
+			   struct point_out *po, int *byes)
+{
+	unsigned jobs = a->jobs ? a->jobs : 1;
+	int nranks = ranks_size(), rc = 0;
+	size_t next = 0, running = 0, ndone_ok = 0;
+	pid_t *pids = mp_calloc(sw->npoints, sizeof *pids);
+	bool *handed = mp_calloc(sw->npoints, sizeof *handed);
+	pid_t parent = getpid();
+	struct sigaction sa = { .sa_handler = on_stop }, old[NSTOP];
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < NSTOP; i++)
+		sigaction(stop_sigs[i], &sa, &old[i]);
+	for (size_t p = 0; p < sw->npoints; p++)
+		ndone_ok += po[p].ok;
+	fflush(stdout);
+	for (;;) {
+		bool busy = false;
+		if (stop_signal) {
+			/* what completed is written first, at once: mpirun gives
+			 * its ranks a second (odls_base_sigkill_timeout) after its
+			 * TERM before it kills them; the ranks are told to stop, and
+			 * their goodbyes are taken after the commit (ranks_drain) */
+			for (size_t p = 0; p < sw->npoints; p++)
+				if (pids[p] > 0)
+					kill(pids[p], SIGTERM);
+			while (wait(NULL) > 0 || errno == EINTR)
+				;
+			for (int r = 1; r < nranks; r++)
+				ranks_post(r, TAG_WORK, WORK_STOP);
+			break;
+		}
+		while (running < jobs && (next = next_point(sw, po, handed, next)) < sw->npoints) {
+			char dir[4700];
+			point_dir(sw, next, tmp, dir, sizeof dir);
+			handed[next] = true;
+			pid_t pid = spawn_point(a, sw, next, dir, parent, old, &po[next]);
+			if (pid < 0) {
+				if (!rc)
+					rc = 3;
+				continue;
+			}
+			pids[next] = pid;
+			running++;
+			busy = true;
+		}
+		int status, code, sig, src, tag;
+		pid_t pid;
+		while (running && (pid = waitpid(-1, &status, WNOHANG)) > 0) {
+			size_t p = 0;
+			while (p < sw->npoints && pids[p] != pid)
+				p++;
+			if (p == sw->npoints)
+				continue;
+			pids[p] = -1;
+			running--;
+			busy = true;
+			char dir[4700];
+			point_dir(sw, p, tmp, dir, sizeof dir);
+			wait_end(status, &code, &sig);
+			point_ended(code, sig, dir, &po[p]);
+			if (po[p].ok)
+				ndone_ok++;
+			else if (!rc)
+				rc = po[p].status;
+			point_line(a, sw, p, &po[p], ndone_ok, 0);
+		}
+		while (ranks_probe(&src, &tag)) {
+			size_t n = 0;
+			busy = true;
+			if (tag == TAG_ASK) {
+				mp_free(ranks_recv(src, tag, &n));
+				next = next_point(sw, po, handed, next);
+				if (next == sw->npoints) {
+					ranks_post(src, TAG_WORK, WORK_NONE);
+				} else {
+					handed[next] = true;
+					ranks_post(src, TAG_WORK, (int64_t)next);
+				}
+			} else if (tag == TAG_DONE) {
+				int64_t *h = ranks_recv(src, tag, &n);
+				char *bytes = ranks_recv(src, tag, &n);
+				size_t p = (size_t)h[0];
+				struct mp_err e = { 0 };
+				char dir[4700];
+				MP_ASSERT(p < sw->npoints && handed[p]);
+				point_dir(sw, p, tmp, dir, sizeof dir);
+				if (n && results_unpack(dir, bytes, n, &e))
+					fprintf(stderr, "mpsim: point from rank %d: %s\n", src,
+						e.msg);
+				point_ended((int)h[1], (int)h[2], dir, &po[p]);
+				if (po[p].ok)
+					ndone_ok++;
+				else if (!rc)
+					rc = po[p].status;
+				point_line(a, sw, p, &po[p], ndone_ok, src);
+				mp_free(h);
+				mp_free(bytes);
+			} else {
+				mp_free(ranks_recv(src, tag, &n));
+				*byes += tag == TAG_BYE;
+			}
+		}
+		if (!running && *byes == nranks - 1 &&
+		    next_point(sw, po, handed, next) == sw->npoints)
+			break;
+		if (!busy)
+			nap();
+	}
+	if (stop_signal) {
+		mark_interrupted(sw, po);
+		rc = 128 + stop_signal;
+	}
+	for (size_t i = 0; i < NSTOP; i++)
+		sigaction(stop_sigs[i], &old[i], NULL);
+	mp_free(handed);
+	mp_free(pids);
+	return rc;
+}
+
+/* Rank 0 after an interrupted sweep's commit: take every message until each
+ * other rank said goodbye (a point it still reports comes too late). */
+static void ranks_drain(int byes)
+{
+	while (byes < ranks_size() - 1) {
+		int src, tag;
+		size_t n;
+		if (!ranks_probe(&src, &tag)) {
+			nap();
+			continue;
+		}
+		if (tag == TAG_DONE) /* its header, then its folder */
+			mp_free(ranks_recv(src, tag, &n));
+		mp_free(ranks_recv(src, tag, &n));
+		byes += tag == TAG_BYE;
+	}
+}
+
+/* Any other rank's side: ask for points, run them in a scratch folder, send
+ * each folder to rank 0. Returns 0, or an exit status when its scratch
+ * folder cannot be made. */
+static int run_points_rank(const struct batch_args *a, const struct sweep *sw)
+{
+	unsigned jobs = a->jobs ? a->jobs : 1;
+	pid_t *pids = mp_calloc(jobs, sizeof *pids);
+	size_t *pts = mp_calloc(jobs, sizeof *pts), running = 0;
+	bool asked = false, over = false, stopped = false;
+	int rc = 0;
+	pid_t parent = getpid();
+	char scratch[4200];
+	const char *td = getenv("TMPDIR");
+	snprintf(scratch, sizeof scratch, "%s/mpsim-rank%d-XXXXXX", td && *td ? td : "/tmp",
+		 ranks_rank());
+	if (!mkdtemp(scratch)) {
+		fprintf(stderr, "mpsim: rank %d: cannot create a scratch folder '%s': %s\n",
+			ranks_rank(), scratch, strerror(errno));
+		over = true; /* takes no point, says goodbye */
+		rc = 4;
+	}
+	struct sigaction sa = { .sa_handler = on_stop }, old[NSTOP];
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < NSTOP; i++)
+		sigaction(stop_sigs[i], &sa, &old[i]);
+	for (;;) {
+		bool busy = false;
+		int src, tag, status;
+		if ((stop_signal || stopped) && !over) {
+			over = true;
+			for (size_t j = 0; j < jobs; j++)
+				if (pids[j] > 0)
+					kill(pids[j], SIGTERM);
+		}
+		if (!asked && !over && running < jobs) {
+			ranks_send(0, TAG_ASK, NULL, 0);
+			asked = true;
+		}
+		while (ranks_probe(&src, &tag)) {
+			busy = true;
+			if (tag != TAG_WORK) { /* nothing else comes to this rank */
+				size_t n;
+				mp_free(ranks_recv(src, tag, &n));
+				continue;
+			}
+			int64_t v = ranks_take(src, tag);
+			asked = false;
+			if (v == WORK_STOP) { /* rank 0 was interrupted */
+				stopped = true;
+				if (!over)
+					for (size_t j = 0; j < jobs; j++)
+						if (pids[j] > 0)
+							kill(pids[j], SIGTERM);
+			}
+			if (v >= 0 && over) { /* this rank is stopping: said as -j would */
+				int64_t h[3] = { v, -1, stop_signal ? stop_signal : SIGTERM };
+				ranks_send(0, TAG_DONE, h, sizeof h);
+				ranks_send(0, TAG_DONE, NULL, 0);
+			}
+			if (v < 0 || over) {
+				over = true;
+				continue;
+			}
+			size_t j = 0;
+			while (pids[j] > 0)
+				j++;
+			char dir[4700];
+			struct point_out o = { 0 };
+			point_dir(sw, (size_t)v, scratch, dir, sizeof dir);
+			pid_t pid = spawn_point(a, sw, (size_t)v, dir, parent, old, &o);
+			if (pid < 0) { /* reported as an internal error */
+				int64_t h[3] = { v, 3, 0 };
+				ranks_send(0, TAG_DONE, h, sizeof h);
+				ranks_send(0, TAG_DONE, NULL, 0);
+				continue;
+			}
+			pids[j] = pid;
+			pts[j] = (size_t)v;
+			running++;
+		}
+		pid_t pid;
+		while (running && (pid = waitpid(-1, &status, WNOHANG)) > 0) {
+			size_t j = 0;
+			while (j < jobs && pids[j] != pid)
+				j++;
+			if (j == jobs)
+				continue;
+			pids[j] = 0;
+			running--;
+			busy = true;
+			int code, sig;
+			wait_end(status, &code, &sig);
+			if (stopped) { /* rank 0 has written the sweep without it */
+				char dir[4700];
+				point_dir(sw, pts[j], scratch, dir, sizeof dir);
+				results_discard(dir);
+				continue;
+			}
+			char dir[4700], *bytes = NULL;
+			size_t n = 0;
+			struct mp_err e = { 0 };
+			point_dir(sw, pts[j], scratch, dir, sizeof dir);
+			struct stat st;
+			if (stat(dir, &st) == 0 && results_pack(dir, &bytes, &n, &e)) {
+				fprintf(stderr, "mpsim: rank %d: %s\n", ranks_rank(), e.msg);
+				if (!code && !sig)
+					code = 4;
+			}
+			int64_t h[3] = { (int64_t)pts[j], code, sig };
+			ranks_send(0, TAG_DONE, h, sizeof h);
+			ranks_send(0, TAG_DONE, bytes, n);
+			mp_free(bytes);
+			results_discard(dir);
+		}
+		if (over && !running)
+			break;
+		if (!busy)
+			nap();
+	}
+	ranks_send(0, TAG_BYE, NULL, 0);
+	if (!rc) /* with what a killed point left half-written in it */
+		results_discard(scratch);
+	for (size_t i = 0; i < NSTOP; i++)
+		sigaction(stop_sigs[i], &old[i], NULL);
+	mp_free(pts);
 	mp_free(pids);
 	return rc;
 }
@@ -645,23 +1005,113 @@ static size_t resume_points(const struct batch_args *a, const struct sweep *sw, 
 	return kept;
 }
 
+/* a file's bytes, hashed (0 when it cannot be read) */
+static uint64_t file_hash(const char *path)
+{
+	uint64_t h = 14695981039346656037ull;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 0;
+	int c;
+	while ((c = fgetc(f)) != EOF)
+		h = (h ^ (unsigned char)c) * 1099511628211ull;
+	fclose(f);
+	return h;
+}
+
+/* Under MPI, before anything runs: did every rank read the same file and
+ * parse it alike (lrc, with e)? Prints what went wrong once and returns the
+ * exit status every rank shares (0: go on). */
+static int ranks_agree(const struct batch_args *a, int lrc, const struct mp_err *e)
+{
+	int rank = ranks_rank();
+	uint64_t h = file_hash(a->file);
+	int64_t v[4] = { lrc, (int64_t)h, (int64_t)~h, rank == 0 ? lrc : -1 };
+	ranks_allmax(v, 4);
+	if (v[3]) { /* rank 0's own error: said once, by rank 0 */
+		if (!rank)
+			fprintf(stderr, "mpsim: %s\n", e->msg);
+		return (int)v[3];
+	}
+	if (v[0]) { /* what only another machine sees (a file missing there) */
+		char host[256] = "?";
+		gethostname(host, sizeof host);
+		host[sizeof host - 1] = '\0';
+		if (lrc)
+			fprintf(stderr, "mpsim: rank %d on %s: %s\n", rank, host, e->msg);
+		return (int)v[0];
+	}
+	if (v[1] != (int64_t)h || v[2] != (int64_t)~h) {
+		if (!rank)
+			fprintf(stderr,
+				"mpsim: %s: the MPI ranks read different contents at this path; "
+				"expected the same experiment file on every machine\n",
+				a->file);
+		return MP_EUSER;
+	}
+	return 0;
+}
+
+/* A rank other than 0 in a sweep: wait for rank 0's go (its checks of the
+ * file, the results folder and --resume), take points, then share the
+ * sweep's exit status. */
+static int batch_rank(const struct batch_args *a, const struct sweep *sw)
+{
+	int64_t go = 0, fin = 0;
+	ranks_bcast(&go, sizeof go);
+	if (go)
+		return (int)go;
+	int rc = run_points_rank(a, sw);
+	ranks_bcast(&fin, sizeof fin);
+	return fin ? (int)fin : rc;
+}
+
 int batch_main(const struct batch_args *a)
 {
 	struct cfg_doc doc;
 	struct mp_err e = { 0 };
 	struct sweep sw;
 	int rc = 0;
-	memset(&sw, 0, sizeof sw);
-	if (cfg_load_file(a->file, &doc, &e)) {
-		fprintf(stderr, "mpsim: %s\n", e.msg);
-		return e.status;
+	/* under mpirun with several ranks: a sweep's points spread over them;
+	 * validate and a run without a sweep are rank 0's alone */
+	bool mpi = ranks_active() && ranks_size() > 1, go_sent = false;
+	int byes = 0; /* the other ranks that ended their part of the sweep */
+	if (mpi && !a->run) {
+		if (ranks_rank())
+			return 0;
+		mpi = false;
 	}
-	rc = sweep_parse(&sw, &doc, a->sets, a->nsets, &e);
-	cfg_free(&doc);
-	if (rc) {
+	memset(&sw, 0, sizeof sw);
+	rc = cfg_load_file(a->file, &doc, &e);
+	if (!rc) {
+		rc = sweep_parse(&sw, &doc, a->sets, a->nsets, &e);
+		cfg_free(&doc);
+	}
+	if (mpi)
+		rc = ranks_agree(a, rc, &e);
+	else if (rc)
 		fprintf(stderr, "mpsim: %s\n", e.msg);
+	if (rc) {
 		sweep_free(&sw);
-		return e.status;
+		return rc;
+	}
+	if (mpi && !sw.nkeys) {
+		if (!ranks_rank())
+			fprintf(stderr,
+				"mpsim: note: %s has no sweep: it runs on rank 0 alone, the other "
+				"%d rank%s nothing to do (one experiment over several ranks "
+				"is not built)\n",
+				a->file, ranks_size() - 1, ranks_size() > 2 ? "s have" : " has");
+		if (ranks_rank()) {
+			sweep_free(&sw);
+			return 0;
+		}
+		mpi = false;
+	}
+	if (mpi && ranks_rank()) {
+		rc = batch_rank(a, &sw);
+		sweep_free(&sw);
+		return rc;
 	}
 	char name[256] = "experiment", given[4400], outdir[4096], tmp[4400];
 	struct point_out *po = mp_calloc(sw.npoints, sizeof *po);
@@ -717,13 +1167,24 @@ int batch_main(const struct batch_args *a)
 	}
 	size_t kept = a->resume ? resume_points(a, &sw, outdir, po) : 0;
 	if (!a->quiet) {
-		printf("%s: %zu points, %u at a time", name, sw.npoints,
-		       a->jobs ? a->jobs : default_jobs());
+		if (mpi)
+			printf("%s: %zu points over %d MPI ranks, %u at a time on each", name,
+			       sw.npoints, ranks_size(), a->jobs ? a->jobs : 1);
+		else
+			printf("%s: %zu points, %u at a time", name, sw.npoints,
+			       a->jobs ? a->jobs : default_jobs());
 		if (a->resume)
 			printf(" (%zu kept from the earlier run)", kept);
 		printf("\n");
 	}
-	rc = run_points(a, &sw, tmp, po);
+	if (mpi) {
+		int64_t go = 0;
+		ranks_bcast(&go, sizeof go);
+		go_sent = true;
+		rc = run_points_root(a, &sw, tmp, po, &byes);
+	} else {
+		rc = run_points(a, &sw, tmp, po);
+	}
 	size_t nok = 0;
 	for (size_t p = 0; p < sw.npoints; p++)
 		nok += po[p].ok;
@@ -771,6 +1232,13 @@ int batch_main(const struct batch_args *a)
 	mp_free(sc.s);
 	mp_free(pc.s);
 out:
+	if (mpi) { /* the other ranks wait for rank 0's go, or its end */
+		int64_t v = rc;
+		MP_ASSERT(go_sent || rc);
+		if (go_sent)
+			ranks_drain(byes);
+		ranks_bcast(&v, sizeof v);
+	}
 	mp_free(po);
 	sweep_free(&sw);
 	return rc;
