@@ -249,6 +249,25 @@ static void test_failures(void **state)
 	double gbps = 10e6 * 8 / time_to_s(r.flows[0].fct) / 1e9;
 	assert_true(gbps > 38 && gbps <= 40);
 	run_result_free(&r);
+	/* one way: left's port toward right at 40 Gb/s carries the data; the
+	 * same change at right's port toward left slows only the ACKs */
+	simtest_run("topology: {type: dumbbell}\n"
+		    "transport: {type: ref}\n"
+		    "workload: {type: incast, senders: 1, receiver: 1, size: 10MB}\n"
+		    "events: [{at: 0us, link: left-right, one_way: true, action: rate, value: "
+		    "40Gbps}]\n",
+		    &r);
+	double one = 10e6 * 8 / time_to_s(r.flows[0].fct) / 1e9; /* its ACKs run at 100 */
+	assert_true(one >= gbps && one <= 40);
+	run_result_free(&r);
+	simtest_run("topology: {type: dumbbell}\n"
+		    "transport: {type: ref}\n"
+		    "workload: {type: incast, senders: 1, receiver: 1, size: 10MB}\n"
+		    "events: [{at: 0us, link: right-left, one_way: true, action: rate, value: "
+		    "40Gbps}]\n",
+		    &r);
+	assert_true(10e6 * 8 / time_to_s(r.flows[0].fct) / 1e9 > 2 * gbps);
+	run_result_free(&r);
 	/* a slow switch: 5 us extra at each egress of `right` delays the last data
 	 * packet (right -> h1) and its ACK (right -> left) by 5 us each */
 	struct run_result base;

@@ -1,7 +1,8 @@
 /* test_mcc.c - MCC (ccl/mcc.c): the quadrant and the window law by hand, and
  * the two congestion cases of the slides on an 8-spine leaf-spine with
- * switch adaptive routing and PFC: partial (one spine's links at a quarter
- * rate, which AR at the source leaf cannot see downstream) and global (every
+ * switch adaptive routing and PFC: partial (one of 8 paths at a quarter rate
+ * where the sending leaf's AR sees it; and, harder, downstream of it) and
+ * global (every
  * spine's link into the receivers' leaf slowed so the path set carries
  * 100 Gb/s for 4 senders of 100 Gb/s: the load of a 4 -> 1 incast). */
 #include <math.h>
@@ -84,21 +85,63 @@ static void run(const char *events, const char *transport, const char *ccl, stru
 	run_result_free(&r);
 }
 
-/* One spine's links to leaf1 and back at 25 Gb/s (a hot spine: 1 of 8 paths,
- * the path set still carries 725 Gb/s for 400 Gb/s of demand each way).
- * Ideal: each rank sends 8 MB at 100 Gb/s with 1000 of 1048 B payload,
- * busbw 95.4 Gb/s. */
-#define HOT "{at: 0us, link: spine3-leaf1, action: rate, value: 25Gbps}"
+/* Partial congestion that AR can absorb (the slides' premise): one of the 8
+ * paths slowed where the sending leaf's AR sees it, each leaf's uplink to
+ * spine3 at 25 Gb/s (one way: spine3's downlinks stay at 100 Gb/s). The path
+ * set carries 7 x 100 + 25 = 725 Gb/s for 4 senders, more than their NICs'
+ * 400, so each sender's capacity is its NIC: 100 Gb/s of wire, 95.4 Gb/s of
+ * 1000 B payloads in 1048 B packets. */
+#define UPLINK                                                                        \
+	"{at: 0us, link: leaf0-spine3, one_way: true, action: rate, value: 25Gbps}, " \
+	"{at: 0us, link: leaf1-spine3, one_way: true, action: rate, value: 25Gbps}"
 
 static void test_partial(void **state)
+{
+	(void)state;
+	struct out mcc, dcqcn, pfc;
+	run(UPLINK, ROCE ", dcqcn: false", "{type: mcc, trace: true}", &mcc);
+	run(UPLINK, ROCE, "{type: stripe}", &dcqcn);
+	run(UPLINK, ROCE ", dcqcn: false", "{type: stripe}", &pfc);
+	double paths = 7 * 100.0 + 25, per_sender = fmin(100.0, paths / 4);
+	double capacity = per_sender * 1000 / 1048; /* payload, Gb/s */
+	print_message("partial (uplink): busbw mcc %.1f, dcqcn %.1f (%llu marks), pfc only %.1f "
+		      "Gb/s of %.1f; mcc decisions none %llu partial %llu global %llu, window min "
+		      "%.2f mean %.2f (init 3.33)\n",
+		      mcc.busbw, dcqcn.busbw, (unsigned long long)dcqcn.marks, pfc.busbw, capacity,
+		      (unsigned long long)mcc.n[0], (unsigned long long)mcc.n[1],
+		      (unsigned long long)mcc.n[2], mcc.wmin, mcc.wmean);
+	/* the window never shrinks: no decision cuts, the smallest is the first */
+	assert_int_equal(mcc.n[2], 0);
+	assert_true(fabs(mcc.wmin - 10.0 / 3) < 1e-3); /* init: BDP 2.33 chunks + 1, printed */
+	assert_true(mcc.busbw >= 0.9 * capacity);
+	/* DCQCN does not drop here: AR keeps every queue under kmin, so no packet
+	 * is marked and DCQCN runs exactly as PFC alone (the issue expected a
+	 * drop; experiments/README.md, MCC, says why it does not come) */
+	assert_int_equal(dcqcn.marks, 0);
+	assert_true(fabs(dcqcn.busbw - pfc.busbw) < 1e-9);
+	assert_true(dcqcn.busbw >= 0.9 * capacity);
+	assert_int_equal(mcc.drops + dcqcn.drops + pfc.drops, 0);
+}
+
+/* The harder case, kept: one spine's links to leaf1 and back at 25 Gb/s.
+ * Toward leaf1 the slow link is downstream of leaf0's AR, which sees it only
+ * once PFC pauses leaf0's port to spine3 (dynamic XOFF near 4 MB here, never
+ * reached): every sender keeps an eighth of its packets on spine3, and a
+ * sprayed stream delivered in order moves at 8 x its share of the slow link,
+ * 8 x 25 / 4 = 50 Gb/s. What MCC calls global is then the pipe as AR uses
+ * it. Asserted: MCC over 1.1x DCQCN and PFC alone, no drops. */
+#define HOT "{at: 0us, link: spine3-leaf1, action: rate, value: 25Gbps}"
+
+static void test_downstream(void **state)
 {
 	(void)state;
 	struct out mcc, dcqcn, pfc;
 	run(HOT, ROCE ", dcqcn: false", "{type: mcc, trace: true}", &mcc);
 	run(HOT, ROCE, "{type: stripe}", &dcqcn);
 	run(HOT, ROCE ", dcqcn: false", "{type: stripe}", &pfc);
-	print_message("partial: busbw mcc %.1f, dcqcn %.1f (%llu marks), pfc only %.1f Gb/s; mcc "
-		      "decisions none %llu partial %llu global %llu, window min %.2f mean %.2f\n",
+	print_message("downstream: busbw mcc %.1f, dcqcn %.1f (%llu marks), pfc only %.1f Gb/s; "
+		      "mcc decisions none %llu partial %llu global %llu, window min %.2f mean "
+		      "%.2f\n",
 		      mcc.busbw, dcqcn.busbw, (unsigned long long)dcqcn.marks, pfc.busbw,
 		      (unsigned long long)mcc.n[0], (unsigned long long)mcc.n[1],
 		      (unsigned long long)mcc.n[2], mcc.wmin, mcc.wmean);
@@ -144,6 +187,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_quadrant),
 		cmocka_unit_test(test_partial),
+		cmocka_unit_test(test_downstream),
 		cmocka_unit_test(test_global),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

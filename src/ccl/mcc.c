@@ -33,7 +33,16 @@
  *    (enough to fill an idle pipe from the first round trip, as a NIC CC
  *    starts at line rate).
  *  - Message delay: post to sender completion of a chunk (the last byte
- *    acknowledged), what the CCL sees.
+ *    acknowledged), what the CCL sees. A chunk completes with its slowest
+ *    packet, so a packet that lags on one hot path lengthens its chunk by
+ *    that lag: with the defaults below a lag over one base RTT is both
+ *    "partial" (packet) and, when that packet is the chunk's last, "global"
+ *    (message). Taking the spread of the chunk's packet RTTs off its delay
+ *    was tried and not kept: behind a hole the reorder buffer acknowledges
+ *    nothing, so the spread is taken over a few samples and the cuts barely
+ *    moved (experiments/README.md, MCC). Where the lag comes from a link
+ *    downstream of the sending leaf's AR, the cut is right: the sprayed,
+ *    in-order stream runs at paths x its share of the slow link.
  *  - target_msg_delay, topology-aware: the delay the chunk would see on an
  *    idle path set given what the channel already has outstanding when it
  *    is posted, i.e. the empty-fabric completion time (ccl_ideal_fct: every

@@ -109,6 +109,9 @@ static const struct opt_desc event_opts[] = {
 	  (const char *const[]){ "down", "up", "rate", "delay", "loss", "proc_delay", NULL } },
 	{ "value", OPT_STRING, offsetof(struct exp_event, value), "", 0, 0,
 	  "new rate (rate), delay (delay, proc_delay) or loss probability (loss)" },
+	{ "one_way", OPT_BOOL, offsetof(struct exp_event, one_way), "false", 0, 0,
+	  "action rate on a link a-b only: change a's port toward b and leave b's toward a (a "
+	  "slow uplink whose downlink is not)" },
 	OPT_END
 };
 
@@ -244,6 +247,16 @@ static int load_events(struct experiment *x, struct mp_err *e)
 		if (!*v->link == !*v->node)
 			return cfg_errf_line(e, &x->doc, m->line, sec,
 					     "expected exactly one of link (a-b) or node");
+		if (v->one_way && (!*v->link || v->action != LINK_RATE)) {
+			const struct cfg_node *on = cfg_get(m, "one_way");
+			char okey[48];
+			snprintf(okey, sizeof okey, "%s.one_way", sec);
+			return cfg_errf_line(e, &x->doc, on ? on->line : m->line, okey,
+					     "expected one_way: true only with a link and action "
+					     "rate (got %s %s)",
+					     *v->link ? "action" : "a node, action",
+					     event_opts[3].choices[v->action]);
+		}
 		const struct cfg_node *vn = cfg_get(m, "value");
 		int bad = 0;
 		switch (v->action) {
@@ -522,10 +535,11 @@ void exp_write_effective(FILE *f, const struct experiment *x)
 		for (size_t i = 0; i < x->nevents; i++) {
 			char at[64];
 			opt_format_value(&event_opts[0], &x->events[i], at, sizeof at);
-			fprintf(f, "  - {at: %s, %s: %s, action: %s, value: \"%s\"}\n", at,
+			fprintf(f, "  - {at: %s, %s: %s, action: %s, value: \"%s\"%s}\n", at,
 				*x->events[i].link ? "link" : "node",
 				*x->events[i].link ? x->events[i].link : x->events[i].node,
-				event_opts[3].choices[x->events[i].action], x->events[i].value);
+				event_opts[3].choices[x->events[i].action], x->events[i].value,
+				x->events[i].one_way ? ", one_way: true" : "");
 		}
 	}
 	fputs("output:\n", f);

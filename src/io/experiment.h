@@ -59,12 +59,13 @@ struct exp_failures {
 
 struct exp_event {
 	simtime_t at;
-	char *link;  /* a link "a-b" (both directions), or "" */
-	char *node;  /* a node: every link of it, or "" */
-	int action;  /* enum link_action */
-	char *value; /* as written; parsed per action */
-	uint64_t u;  /* parsed rate (bit/s) or delay (ps) */
-	double d;    /* parsed loss rate */
+	char *link;   /* a link "a-b" (both directions), or "" */
+	char *node;   /* a node: every link of it, or "" */
+	int action;   /* enum link_action */
+	char *value;  /* as written; parsed per action */
+	uint64_t u;   /* parsed rate (bit/s) or delay (ps) */
+	double d;     /* parsed loss rate */
+	bool one_way; /* link only: just the first-named node's port toward the other */
 	int line;
 };
 

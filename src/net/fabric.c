@@ -553,17 +553,32 @@ void fab_link_set_delay(struct fabric *f, uint32_t link, simtime_t delay)
 	hdrm_recheck(f, link);
 }
 
-void fab_port_set_proc_delay(struct port *pt, simtime_t d)
+/* The headroom check of the link port pt belongs to (rare: a run-time change). */
+static void port_recheck(struct port *pt)
 {
-	pt->proc_delay = d;
-	pt->delay = pt->prop_delay + d;
 	struct fabric *f = pt->owner->fab;
-	for (uint32_t l = 0; l < f->nlinks; l++) /* rare: a slow switch appears */
+	for (uint32_t l = 0; l < f->nlinks; l++)
 		if ((f->links[l].a == pt->owner->id && f->links[l].pa == pt->idx) ||
 		    (f->links[l].b == pt->owner->id && f->links[l].pb == pt->idx)) {
 			hdrm_recheck(f, l);
 			break;
 		}
+}
+
+/* links[].rate_bps keeps the rate the link was built with (what headroom is
+ * first sized for); a one-way change has no single rate to write there. */
+void fab_port_set_rate(struct port *pt, uint64_t rate_bps)
+{
+	pt->rate_bps = rate_bps;
+	pt->ser_rem = 0;
+	port_recheck(pt);
+}
+
+void fab_port_set_proc_delay(struct port *pt, simtime_t d)
+{
+	pt->proc_delay = d;
+	pt->delay = pt->prop_delay + d;
+	port_recheck(pt); /* rare: a slow switch appears */
 }
 
 void fab_link_set_proc_delay(struct fabric *f, uint32_t link, simtime_t d)

@@ -344,6 +344,8 @@ void fab_link_set_up(struct fabric *f, uint32_t link, bool up);
 void fab_link_set_rate(struct fabric *f, uint32_t link, uint64_t rate_bps);
 void fab_link_set_delay(struct fabric *f, uint32_t link, simtime_t delay);
 void fab_link_set_loss(struct fabric *f, uint32_t link, double loss_rate);
+/* One direction only: the rate of a port's egress (its peer's stays). */
+void fab_port_set_rate(struct port *pt, uint64_t rate_bps);
 /* Extra per-packet delay at a port's egress (a slow switch), and at both ends of a link. */
 void fab_port_set_proc_delay(struct port *pt, simtime_t d);
 void fab_link_set_proc_delay(struct fabric *f, uint32_t link, simtime_t d);

@@ -501,7 +501,10 @@ static void link_event(void *obj, uint64_t arg)
 	uint32_t low = (uint32_t)arg;
 	struct fabric *f = &s->fab;
 	if (!(low & 0x80000000u)) {
-		apply_link(f, ev, low);
+		if (ev->one_way) /* rate only (checked): the named first node's port */
+			fab_port_set_rate(find_port(f, ev->link), ev->u);
+		else
+			apply_link(f, ev, low);
 		return;
 	}
 	struct node *n = f->nodes[low & 0x7fffffffu];
