@@ -5,6 +5,8 @@
 #include "simtest.h"
 
 #include "core/time.h"
+#include "io/experiment.h"
+#include "sim/run.h"
 
 /* Store-and-forward FCT of one flow over `hops` links of equal rate and delay:
  * every packet through the first link back to back, the last packet across
@@ -333,6 +335,40 @@ static void test_multi_port_hosts(void **state)
 	run_result_free(&r);
 }
 
+/* Next-hop sets are interned: a 64-leaf, 16-spine leaf-spine stores each
+ * leaf's "all 16 uplinks" set once for every leaf (the port numbering is the
+ * same on every leaf) and each spine's port toward a leaf once for every
+ * spine: 16 + 64 entries, where one copy per switch and ToR took
+ * 64 x 63 x 16 + 16 x 64 = 65,536. Every leaf still reaches every other
+ * leaf over all 16 uplinks and every spine each leaf over one port. */
+static void test_nexthop_interning(void **state)
+{
+	(void)state;
+	struct experiment x;
+	struct mp_err e = { 0 };
+	struct sim s;
+	assert_int_equal(
+	    exp_load_string(&x,
+			    "name: t\n"
+			    "topology: {type: leaf_spine, hosts_per_leaf: 2, leaves: 64, "
+			    "spines: 16}\n"
+			    "transport: {type: ref}\n"
+			    "workload: {type: permutation, size: 4KB}\n",
+			    "t.yaml", &e),
+	    MP_OK);
+	assert_int_equal(sim_build(&s, &x, &e), MP_OK);
+	const struct fabric *f = &s.fab;
+	assert_int_equal(f->nnh_ports, 16 + 64);
+	for (uint32_t i = 0; i < f->nsws; i++)
+		for (uint32_t t = 0; t < f->ntors; t++) {
+			const struct sw *w = f->sws[i];
+			uint16_t want = w->node.level == 1 ? (f->tors[t] == w ? 0 : 16) : 1;
+			assert_int_equal(w->route[t].n, want);
+		}
+	sim_free(&s);
+	exp_free(&x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -343,6 +379,7 @@ int main(void)
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_failures),
 		cmocka_unit_test(test_multi_port_hosts),
+		cmocka_unit_test(test_nexthop_interning),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -183,8 +183,52 @@ static void init_port(struct fabric *f, struct node *n, uint16_t idx, const stru
 	rng_init(&pt->rng, f->seed, RNG_SWITCH, ((uint64_t)n->id << 16) | idx);
 }
 
-static struct nhset add_nhset(struct fabric *f, const uint16_t *ports, uint16_t n)
+/* Next-hop sets, interned: equal port lists share one copy in nh_ports (every
+ * leaf's "all uplinks" set, every spine's port toward a leaf), so the table
+ * holds the distinct sets, not one per switch and ToR: a 4096-leaf fabric's
+ * 1.1 G entries (2 GB) become a few thousand. An open-addressing table of
+ * the sets added, keyed by a hash of their ports; sets are never changed in
+ * place (the forwarding path only reads them). */
+struct nh_intern {
+	struct nhset *slot; /* n = 0: empty */
+	uint32_t cap, used;
+};
+
+static uint64_t nh_hash(const uint16_t *ports, uint16_t n)
 {
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+	for (uint16_t i = 0; i < n; i++)
+		h = (h ^ ports[i]) * 0x100000001b3ull;
+	return h ^ (h >> 29);
+}
+
+static struct nhset add_nhset(struct fabric *f, struct nh_intern *t, const uint16_t *ports,
+			      uint16_t n)
+{
+	if (n == 0)
+		return (struct nhset){ 0, 0 };
+	if (2 * (t->used + 1) > t->cap) {
+		struct nh_intern g = { .cap = t->cap ? 2 * t->cap : 1024 };
+		g.slot = mp_calloc(g.cap, sizeof *g.slot);
+		for (uint32_t i = 0; i < t->cap; i++) {
+			struct nhset e = t->slot[i];
+			if (!e.n)
+				continue;
+			uint32_t k = (uint32_t)nh_hash(f->nh_ports + e.off, e.n) & (g.cap - 1);
+			while (g.slot[k].n)
+				k = (k + 1) & (g.cap - 1);
+			g.slot[k] = e;
+		}
+		g.used = t->used;
+		mp_free(t->slot);
+		*t = g;
+	}
+	uint32_t k = (uint32_t)nh_hash(ports, n) & (t->cap - 1);
+	for (; t->slot[k].n; k = (k + 1) & (t->cap - 1)) {
+		struct nhset e = t->slot[k];
+		if (e.n == n && !memcmp(f->nh_ports + e.off, ports, n * sizeof *ports))
+			return e;
+	}
 	while (f->nnh_ports + n > f->nh_ports_cap) {
 		f->nh_ports_cap = f->nh_ports_cap ? f->nh_ports_cap * 2 : 1024;
 		f->nh_ports = mp_realloc(f->nh_ports, f->nh_ports_cap * sizeof *f->nh_ports);
@@ -192,6 +236,8 @@ static struct nhset add_nhset(struct fabric *f, const uint16_t *ports, uint16_t 
 	memcpy(f->nh_ports + f->nnh_ports, ports, n * sizeof *ports);
 	struct nhset r = { .off = f->nnh_ports, .n = n };
 	f->nnh_ports += n;
+	t->slot[k] = r;
+	t->used++;
 	return r;
 }
 
@@ -204,12 +250,31 @@ static void link_ports(struct fabric *f, uint32_t link, struct port **pa, struct
 }
 
 /* Next-hop sets from scratch: a breadth-first search from every ToR over the
- * switch-switch links the routing knows to be up (port->routed). */
+ * switch-switch links the routing knows to be up (port->routed). Each
+ * switch's neighbours are first flattened (nb[first[i] + p]: the neighbour
+ * switch behind port p, or UINT32_MAX), so the ToRs x ports inner loops read
+ * one array instead of chasing port -> peer -> owner. */
 static void routes_compute(struct fabric *f)
 {
 	uint32_t *dist = mp_malloc(f->nsws * sizeof *dist);
 	uint32_t *fifo = mp_malloc(f->nsws * sizeof *fifo);
 	uint16_t *cand = mp_malloc(65536 * sizeof *cand);
+	size_t *first = mp_malloc((f->nsws + 1) * sizeof *first);
+	first[0] = 0;
+	for (uint32_t i = 0; i < f->nsws; i++)
+		first[i + 1] = first[i] + f->sws[i]->node.nports;
+	uint32_t *nb = mp_malloc((first[f->nsws] ? first[f->nsws] : 1) * sizeof *nb);
+	for (uint32_t i = 0; i < f->nsws; i++) {
+		const struct sw *s = f->sws[i];
+		for (uint16_t p = 0; p < s->node.nports; p++) {
+			const struct port *pt = &s->node.ports[p];
+			const struct node *o = pt->peer->owner;
+			nb[first[i] + p] = pt->routed && o->kind == NODE_SWITCH
+					       ? ((const struct sw *)o)->sid
+					       : UINT32_MAX;
+		}
+	}
+	struct nh_intern tab = { 0 };
 	f->nnh_ports = 0;
 	for (uint32_t t = 0; t < f->ntors; t++) {
 		for (uint32_t i = 0; i < f->nsws; i++)
@@ -218,16 +283,12 @@ static void routes_compute(struct fabric *f)
 		dist[f->tors[t]->sid] = 0;
 		fifo[tail++] = f->tors[t]->sid;
 		while (head < tail) {
-			struct sw *s = f->sws[fifo[head++]];
-			for (uint16_t p = 0; p < s->node.nports; p++) {
-				struct port *pt = &s->node.ports[p];
-				struct node *nb = pt->peer->owner;
-				if (!pt->routed || nb->kind != NODE_SWITCH)
-					continue;
-				struct sw *ns = (struct sw *)nb;
-				if (dist[ns->sid] == UINT32_MAX) {
-					dist[ns->sid] = dist[s->sid] + 1;
-					fifo[tail++] = ns->sid;
+			uint32_t u = fifo[head++];
+			for (size_t k = first[u]; k < first[u + 1]; k++) {
+				uint32_t v = nb[k];
+				if (v != UINT32_MAX && dist[v] == UINT32_MAX) {
+					dist[v] = dist[u] + 1;
+					fifo[tail++] = v;
 				}
 			}
 		}
@@ -237,16 +298,15 @@ static void routes_compute(struct fabric *f)
 			if (dist[i] == UINT32_MAX || dist[i] == 0)
 				continue;
 			uint16_t n = 0;
-			for (uint16_t p = 0; p < s->node.nports; p++) {
-				struct port *pt = &s->node.ports[p];
-				struct node *nb = pt->peer->owner;
-				if (pt->routed && nb->kind == NODE_SWITCH &&
-				    dist[((struct sw *)nb)->sid] == dist[i] - 1)
-					cand[n++] = p;
-			}
-			s->route[t] = add_nhset(f, cand, n);
+			for (size_t k = first[i]; k < first[i + 1]; k++)
+				if (nb[k] != UINT32_MAX && dist[nb[k]] == dist[i] - 1)
+					cand[n++] = (uint16_t)(k - first[i]);
+			s->route[t] = add_nhset(f, &tab, cand, n);
 		}
 	}
+	mp_free(tab.slot);
+	mp_free(nb);
+	mp_free(first);
 	mp_free(cand);
 	mp_free(fifo);
 	mp_free(dist);

@@ -160,14 +160,15 @@ static void leaf_spine_size(const void *pp, struct topo_size *sz)
 	const struct leaf_spine_params *p = pp;
 	uint64_t up = p->uplinks_per_leaf ? p->uplinks_per_leaf : p->spines;
 	uint64_t rails = p->host_ports ? p->host_ports : 1, per_rail = p->leaves / rails;
-	/* a leaf reaches each other leaf of its rail over all its uplinks, a
-	 * spine each leaf over its links to it */
-	*sz = (struct topo_size){ .hosts = p->hosts_per_leaf * p->leaves / rails,
-				  .switches = p->leaves + p->spines,
-				  .links = p->hosts_per_leaf * p->leaves + p->leaves * up,
-				  .tors = p->leaves,
-				  .nexthops = p->leaves * (per_rail ? per_rail - 1 : 0) * up +
-					      p->leaves * up };
+	/* a leaf reaches each other leaf of its rail over all its uplinks (one
+	 * set, interned), a spine each leaf over its links to it; failures add a
+	 * few sets more */
+	*sz =
+	    (struct topo_size){ .hosts = p->hosts_per_leaf * p->leaves / rails,
+				.switches = p->leaves + p->spines,
+				.links = p->hosts_per_leaf * p->leaves + p->leaves * up,
+				.tors = p->leaves,
+				.nexthops = (per_rail > 1 ? p->leaves * up : 0) + p->leaves * up };
 }
 
 static void leaf_spine_build(const void *pp, struct fabric *f, struct topo_info *info)
@@ -304,16 +305,17 @@ static void fat_tree_size(const void *pp, struct topo_size *sz)
 	fat_tree_dims(pp, &d);
 	uint64_t edges = d.pods * d.edges_per_pod, aggs = d.pods * d.aggs_per_pod;
 	uint64_t group = d.aggs_per_pod ? d.cores / d.aggs_per_pod : 0;
-	/* an edge reaches other edges over its aggs; an agg other pods over its
-	 * core group; a core each pod over one link */
-	*sz =
-	    (struct topo_size){ .hosts = edges * d.hosts_per_edge,
-				.switches = edges + aggs + d.cores,
-				.links = edges * d.hosts_per_edge + edges * d.aggs_per_pod +
-					 aggs * group,
-				.tors = edges,
-				.nexthops = edges * edges * d.aggs_per_pod +
-					    aggs * edges * (group ? group : 1) + d.cores * edges };
+	/* an edge reaches other edges over its aggs (one set, interned); an agg
+	 * its own edges one link each and other pods over its core group; a core
+	 * each pod over one link */
+	*sz = (struct topo_size){
+		.hosts = edges * d.hosts_per_edge,
+		.switches = edges + aggs + d.cores,
+		.links = edges * d.hosts_per_edge + edges * d.aggs_per_pod + aggs * group,
+		.tors = edges,
+		.nexthops = edges * d.aggs_per_pod +
+			    aggs * (d.edges_per_pod + 2 * (group ? group : 1)) + d.cores * edges
+	};
 }
 
 static void fat_tree_build(const void *pp, struct fabric *f, struct topo_info *info)
