@@ -180,6 +180,26 @@ static void test_global(void **state)
 	assert_true(pfc.max_queue > 10 * mcc.max_queue);
 	assert_int_equal(mcc.drops, 0);
 	assert_true(mcc.busbw > 0.85 * pfc.busbw); /* bounded queue, not lost throughput */
+	/* the window as a time series (output.traces: ccl_window:chN, one per
+	 * channel): every channel's, falling to the 1-chunk floor */
+	char yaml[4096];
+	snprintf(yaml, sizeof yaml,
+		 "name: t\n%sevents: [%s]\ntransport: %s}\nccl: {type: mcc}\n"
+		 "output: {interval: 20us, traces: true}\n",
+		 FABRIC, ev, ROCE ", dcqcn: false");
+	struct run_result r;
+	simtest_run(yaml, &r);
+	uint32_t nser = 0;
+	double wlo = 1e9;
+	for (uint32_t k = 0; k < r.ts.nnames; k++)
+		nser += !strncmp(r.ts.names[k], "ccl_window:ch", 13);
+	for (size_t i = 0; i < r.ts.n; i++)
+		if (!strncmp(r.ts.names[r.ts.rows[i].series], "ccl_window:ch", 13))
+			wlo = fmin(wlo, r.ts.rows[i].value);
+	print_message("global: %u ccl_window series, smallest sample %.2f chunks\n", nser, wlo);
+	assert_int_equal(nser, 8); /* 4 jobs x 2 ranks x 2 directions */
+	assert_true(wlo <= 1.0 + 1e-9);
+	run_result_free(&r);
 }
 
 int main(void)

@@ -93,6 +93,9 @@ struct ccl_sched_ops {
 	 * sender, tp_world_rtt_hook). Called from inside the transport: note it,
 	 * post nothing. Only schedulers that have it turn the hook on. */
 	void (*rtt)(struct ccl_chan *ch, uint32_t qp, simtime_t rtt);
+	/* optional: the scheduler's window of ch as output.traces samples it
+	 * (series ccl_window:chN, in the scheduler's own unit), NAN for none */
+	double (*window)(struct ccl_chan *ch);
 };
 
 extern const struct ccl_sched_ops *const ccl_registry[]; /* NULL-terminated */

@@ -282,6 +282,12 @@ static void mcc_part_done(struct ccl_chan *ch, struct ccl_part *pt, bool rx)
 	pump(ch, c); /* may move the parts array: pt is not used after this */
 }
 
+static double mcc_trace_window(struct ccl_chan *ch)
+{
+	const struct mcc_chan *c = ccl_priv(ch);
+	return c->cwnd;
+}
+
 const struct ccl_sched_ops mcc_ops = {
 	.name = "mcc",
 	.summary =
@@ -294,4 +300,5 @@ const struct ccl_sched_ops mcc_ops = {
 	.post = mcc_post,
 	.part_done = mcc_part_done,
 	.rtt = mcc_rtt,
+	.window = mcc_trace_window,
 };

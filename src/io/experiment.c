@@ -61,7 +61,8 @@ const struct opt_desc exp_output_opts[] = {
 	  "per-connection congestion traces every interval: cwnd_bytes (window protocols), "
 	  "rate_gbps (the rate of DCQCN, TIMELY, UDMP; data bytes sent per interval for "
 	  "window protocols), rtt_us (the latest ACK's RTT sample) and path (entropy of the "
-	  "latest data packet); off costs nothing" },
+	  "latest data packet), and with a collective scheduler that keeps a window (MCC) each "
+	  "channel's (ccl_window, chunks); off costs nothing" },
 	{ "traces_max", OPT_UINT, offsetof(struct exp_output, traces_max), "16", 1, 1e6,
 	  "only the first this many connections are traced" },
 	{ "convergence_band", OPT_DOUBLE, offsetof(struct exp_output, convergence_band), "0.2",

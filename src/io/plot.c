@@ -328,6 +328,8 @@ static const struct family_style family_styles[] = {
 	{ "rate_gbps", "Sending rate", "rate (Gb/s)", 1, false },
 	{ "rtt_us", "Latest RTT sample", "RTT (us)", 1, false },
 	{ "path", "Path of the latest data packet (its entropy)", "entropy", 1, true },
+	{ "ccl_window", "Collective scheduler's window per channel (MCC)", "window (chunks)", 1,
+	  false },
 };
 
 struct series {

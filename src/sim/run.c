@@ -22,7 +22,8 @@ enum samp_kind {
 	SAMP_DROPS,
 	SAMP_PAUSED,
 	SAMP_INGRESS,
-	SAMP_TRACE /* series .. series + 3: cwnd, rate, RTT, path of conn */
+	SAMP_TRACE,	/* series .. series + 3: cwnd, rate, RTT, path of conn */
+	SAMP_CCL_WINDOW /* the collective scheduler's window of chan */
 };
 #define group_names port_group_names
 
@@ -32,6 +33,7 @@ struct ts_sampler {
 	struct port *port;
 	int group;
 	struct conn *conn;
+	struct ccl_chan *chan;
 	uint64_t prev; /* SAMP_PAUSES: the count at the previous sample; SAMP_PAUSED: ps */
 };
 
@@ -191,6 +193,15 @@ static int setup_samplers(struct sim *s, struct mp_err *e)
 			}
 			sampler_add(s, sp);
 		}
+		/* a collective scheduler with a window (MCC): each channel's, chunks */
+		const struct ccl_sched_ops *so = s->x->coll ? s->ccl.ops : NULL;
+		for (uint32_t i = 0; so && so->window && i < s->ccl.nchans && i < o->traces_max;
+		     i++) {
+			snprintf(name, sizeof name, "ccl_window:ch%u", i);
+			sampler_add(s, (struct ts_sampler){ .kind = SAMP_CCL_WINDOW,
+							    .series = ts_series(s->ts, name),
+							    .chan = s->ccl.chans[i] });
+		}
 	}
 	return MP_OK;
 }
@@ -285,6 +296,11 @@ static void sample(void *obj, uint64_t arg)
 		case SAMP_TRACE:
 			sample_trace(s, sp, now, dt);
 			continue;
+		case SAMP_CCL_WINDOW:
+			v = s->ccl.ops->window(sp->chan);
+			if (isnan(v))
+				continue;
+			break;
 		case SAMP_FLOW_TPUT:
 			v = (double)(sp->conn->acked_bytes - sp->conn->ts_acked_bytes) * 8.0 /
 			    time_to_s(dt) / 1e9;
