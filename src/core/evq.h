@@ -72,8 +72,10 @@ struct evq_bucket {
 	struct evs *v;
 	uint32_t n, cap;
 	uint32_t tail;	 /* v[n - tail..n) is the unsorted tail (usually 0) */
-	struct evs *tmp; /* the tail while it is merged */
+	struct evs *tmp; /* the tail while it is merged; a refill's merge sort */
 	uint32_t tmp_cap;
+	uint32_t *runs; /* a refill's merge sort: where its runs start */
+	uint32_t runs_cap;
 };
 
 /* The other buckets: lists of fixed-size chunks from one shared free list, so
