@@ -101,8 +101,8 @@ static void port_tx_done(void *obj, uint64_t arg);
 /* The argument of a port_tx_done event: the address of the ring slot that
  * holds the packet the port will send next (0 when it will pull from its NIC
  * round robin). A hint for the run loop only, which prefetches an event's
- * argument two events ahead (core/evq.c), so that tx_done_prefetch finds the
- * slot in cache one event ahead and can prefetch the packet itself: without
+ * argument some events ahead (core/evq.c), so that tx_done_prefetch finds the
+ * slot in cache when it runs and can prefetch the packet itself: without
  * it, that slot was the packet path's costliest miss at 8192 hosts
  * (bench/README.md). The handler never reads it, and it never orders events,
  * so a stale hint (a class that PFC pauses, or an ACK queued ahead of it
@@ -362,7 +362,7 @@ static void wire_arrive_prefetch(const void *obj, uint64_t pkt)
 }
 
 /* The packet this port will send next, at the head of its first ready queue
- * (its ring slot was prefetched two events ahead: tx_hint). */
+ * (its ring slot was prefetched an event earlier: tx_hint). */
 static void tx_done_prefetch(const void *obj, uint64_t arg)
 {
 	(void)arg;
