@@ -2,7 +2,8 @@
 # mpsim benchmarks: fixed scenarios, each reporting wall time, events, events
 # per second and peak RSS. Not a test: nothing here fails on a slow machine.
 #   bench/run.sh [BUILD_DIR] [--quick]
-# --quick skips the 16 MB reference run (about a minute).
+# --quick skips the 16 MB reference run and the 8192-host packet-hop run
+# (together about a minute and a half).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
@@ -45,6 +46,34 @@ echo "   1 us links, 4000 B packets, permutation, spraying over 256 entropies (b
 run "2 MB per flow " bench/reference.yaml
 if [ $QUICK = 0 ]; then
 	run "16 MB per flow" bench/reference.yaml --set workload.size=16MB
+fi
+
+hops() { # leaves: ns of the run loop per packet-hop (tx_pkts of every port), best of 2
+	local leaves=$1 best="" line
+	for i in 1 2; do
+		/usr/bin/time -f "%M" -o "$OUT/rss" "$MPSIM" run bench/strack_hops.yaml --out "$OUT/h" --quiet \
+			--set topology.leaves="$leaves" >/dev/null
+		line=$(python3 - "$OUT/h" "$OUT/rss" <<'PY'
+import csv, json, sys
+r = json.load(open(sys.argv[1] + "/summary.json"))["run"]
+hops = sum(int(x["tx_pkts"]) for x in csv.DictReader(open(sys.argv[1] + "/ports.csv")))
+rss = int(open(sys.argv[2]).read().split()[-1]) / 1024
+print(f'{r["wall_s"] / hops * 1e9:.0f} ns per packet-hop, {r["wall_s"]:.2f} s wall, {hops} packet-hops, '
+      f'{r["events"] / hops:.2f} events per hop, {rss:.0f} MB peak RSS')
+PY
+)
+		if [ -z "$best" ] || [ "$(echo "$line" | cut -d' ' -f1)" -lt "$(echo "$best" | cut -d' ' -f1)" ]; then best=$line; fi
+	done
+	printf '%5d hosts: %s\n' $((leaves * 64)) "$best"
+}
+
+echo
+echo "== cost per packet-hop by fabric size (bench/strack_hops.yaml): STrack, 1 MB permutation,"
+echo "   64 hosts per leaf, 64 spines, 400 Gb/s (best of 2)"
+hops 2
+hops 16
+if [ $QUICK = 0 ]; then
+	hops 128
 fi
 
 echo

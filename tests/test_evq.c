@@ -129,6 +129,68 @@ static void test_many_ties(void **state)
 	evq_free(&q);
 }
 
+/* A refill of b0 sorts the events of one time with a natural merge sort that
+ * starts from the ascending runs of their push order: groups of every size
+ * around its thresholds, pushed as one run, as descending keys (runs of one),
+ * as runs of random length (odd and even counts of runs), and shuffled, all
+ * come out in key order, each event once. */
+static void test_refill_runs(void **state)
+{
+	(void)state;
+	static const uint32_t sizes[] = { 2, 8, 9, 10, 17, 64, 257, 1000, 4000 };
+	struct mp_rng r;
+	rng_init(&r, 11, RNG_TEST, 0);
+	size_t bad = 0, groups = 0;
+	for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+		for (int pattern = 0; pattern < 4; pattern++) {
+			uint32_t n = sizes[si];
+			struct evq q;
+			evq_init(&q);
+			uint64_t keys[4000];
+			for (uint32_t i = 0; i < n; i++)
+				keys[i] =
+				    ((uint64_t)(i + 1) << EVQ_SEQ_BITS) | (uint64_t)(i * 7 % 5);
+			if (pattern == 1) { /* descending */
+				for (uint32_t i = 0; i < n / 2; i++) {
+					uint64_t t = keys[i];
+					keys[i] = keys[n - 1 - i];
+					keys[n - 1 - i] = t;
+				}
+			} else if (pattern >= 2) { /* shuffled, then (2) runs sorted */
+				for (uint32_t i = n - 1; i > 0; i--) {
+					uint32_t j = (uint32_t)rng_below(&r, i + 1);
+					uint64_t t = keys[i];
+					keys[i] = keys[j];
+					keys[j] = t;
+				}
+				for (uint32_t i = 0; pattern == 2 && i < n;) {
+					uint32_t len = 1 + (uint32_t)rng_below(&r, 40);
+					if (len > n - i)
+						len = n - i;
+					for (uint32_t a = i + 1; a < i + len; a++)
+						for (uint32_t b = a; b > i && keys[b - 1] > keys[b];
+						     b--) {
+							uint64_t t = keys[b];
+							keys[b] = keys[b - 1];
+							keys[b - 1] = t;
+						}
+					i += len;
+				}
+			}
+			for (uint32_t i = 0; i < n; i++)
+				evq_push(&q, 1000, keys[i], record, NULL, keys[i]);
+			norder = 0;
+			evq_run(&q, SIMTIME_MAX);
+			bad += norder != n;
+			for (size_t i = 1; i < norder; i++)
+				bad += order[i - 1] >= order[i];
+			groups++;
+			evq_free(&q);
+		}
+	assert_int_equal(groups, 36);
+	assert_int_equal(bad, 0);
+}
+
 /* Events pushed for the current time, before any pop (what building a fabric
  * does when thousands of flows start at t = 0) and by handlers while others of
  * that time wait: every pop is the smallest key pending. Covers both of b0's
@@ -192,6 +254,7 @@ int main(void)
 		cmocka_unit_test(test_time_order),	 cmocka_unit_test(test_tie_break),
 		cmocka_unit_test(test_until_and_budget), cmocka_unit_test(test_hold_model),
 		cmocka_unit_test(test_many_ties),	 cmocka_unit_test(test_same_time_burst),
+		cmocka_unit_test(test_refill_runs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

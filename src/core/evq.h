@@ -72,8 +72,10 @@ struct evq_bucket {
 	struct evs *v;
 	uint32_t n, cap;
 	uint32_t tail;	 /* v[n - tail..n) is the unsorted tail (usually 0) */
-	struct evs *tmp; /* the tail while it is merged */
+	struct evs *tmp; /* the tail while it is merged; a refill's merge sort */
 	uint32_t tmp_cap;
+	uint32_t *runs; /* a refill's merge sort: where its runs start */
+	uint32_t runs_cap;
 };
 
 /* The other buckets: lists of fixed-size chunks from one shared free list, so
@@ -135,8 +137,8 @@ static inline void evq_at(struct evq *q, struct ev_src *src, simtime_t t, ev_fn 
  * queue: for freeing what events carry when a run ends early. */
 void evq_drain(struct evq *q, void (*fn)(void *ctx, const struct ev *e), void *ctx);
 
-/* Register a prefetcher for events of handler fn: the run loop calls it one
- * event ahead, after the event's object and argument were prefetched two
+/* Register a prefetcher for events of handler fn: the run loop calls it two
+ * events ahead, after the event's object and argument were prefetched three
  * events ahead, so it can follow their pointers (software pipelining). */
 void evq_set_prefetch(ev_fn fn, evq_prefetch_fn pf);
 
