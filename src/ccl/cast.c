@@ -328,12 +328,7 @@ static void cast_post(struct ccl_chan *ch, struct ccl_msg *m)
 		c->poll_phase = p->poll_interval ? rng_below(&c->rng, p->poll_interval) : 0;
 		c->ready = true;
 	}
-	m->next = NULL;
-	if (c->tail)
-		c->tail->next = m;
-	else
-		c->head = m;
-	c->tail = m;
+	ccl_msgq_push(&c->head, &c->tail, m);
 	pump(ch, c);
 }
 

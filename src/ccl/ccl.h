@@ -138,6 +138,16 @@ static inline void *ccl_priv(struct ccl_chan *ch)
 {
 	return ch->priv;
 }
+/* A scheduler's queue of held-back messages: m joins at the tail. */
+static inline void ccl_msgq_push(struct ccl_msg **head, struct ccl_msg **tail, struct ccl_msg *m)
+{
+	m->next = NULL;
+	if (*tail)
+		(*tail)->next = m;
+	else
+		*head = m;
+	*tail = m;
+}
 static inline simtime_t ccl_now(const struct ccl *l)
 {
 	return l->w->q->now;

@@ -225,12 +225,7 @@ static void mcc_post(struct ccl_chan *ch, struct ccl_msg *m)
 	struct mcc_chan *c = ccl_priv(ch);
 	if (!c->ready)
 		chan_ready(ch, c);
-	m->next = NULL;
-	if (c->tail)
-		c->tail->next = m;
-	else
-		c->head = m;
-	c->tail = m;
+	ccl_msgq_push(&c->head, &c->tail, m);
 	pump(ch, c);
 }
 

@@ -569,6 +569,24 @@ static void point_dir(const struct sweep *sw, size_t p, const char *under, char 
 	snprintf(dir, n, "%s/%s", under, name);
 }
 
+/* Point p's process ended with status: its result, the tally and its line
+ * (rank as point_line). */
+static void point_reaped(const struct batch_args *a, const struct sweep *sw, size_t p,
+			 const char *tmp, int status, struct point_out *po, size_t *ndone_ok,
+			 int *rc, int rank)
+{
+	int code, sig;
+	char dir[4700];
+	point_dir(sw, p, tmp, dir, sizeof dir);
+	wait_end(status, &code, &sig);
+	point_ended(code, sig, dir, &po[p]);
+	if (po[p].ok)
+		(*ndone_ok)++;
+	else if (!*rc)
+		*rc = po[p].status;
+	point_line(a, sw, p, &po[p], *ndone_ok, rank);
+}
+
 /* After a stop signal: the points that did not complete and were not
  * reported otherwise are "not run". */
 static void mark_interrupted(const struct sweep *sw, struct point_out *po)
@@ -624,7 +642,7 @@ static int run_points(const struct batch_args *a, const struct sweep *sw, const 
 		}
 		if (!running)
 			break;
-		int status, code, sig;
+		int status;
 		pid_t pid = wait(&status);
 		if (pid < 0) {
 			if (errno == EINTR)
@@ -639,15 +657,7 @@ static int run_points(const struct batch_args *a, const struct sweep *sw, const 
 		pids[p] = -1;
 		running--;
 		done++;
-		char dir[4700];
-		point_dir(sw, p, tmp, dir, sizeof dir);
-		wait_end(status, &code, &sig);
-		point_ended(code, sig, dir, &po[p]);
-		if (po[p].ok)
-			ndone_ok++;
-		else if (!rc)
-			rc = po[p].status;
-		point_line(a, sw, p, &po[p], ndone_ok, -1);
+		point_reaped(a, sw, p, tmp, status, po, &ndone_ok, &rc, -1);
 	}
 	if (stop_signal) {
 		for (size_t p = 0; p < next; p++)
@@ -751,7 +761,7 @@ static int run_points_root(const struct batch_args *a, const struct sweep *sw, c
 			running++;
 			busy = true;
 		}
-		int status, code, sig, src, tag;
+		int status, src, tag;
 		pid_t pid;
 		while (running && (pid = waitpid(-1, &status, WNOHANG)) > 0) {
 			size_t p = 0;
@@ -762,15 +772,7 @@ static int run_points_root(const struct batch_args *a, const struct sweep *sw, c
 			pids[p] = -1;
 			running--;
 			busy = true;
-			char dir[4700];
-			point_dir(sw, p, tmp, dir, sizeof dir);
-			wait_end(status, &code, &sig);
-			point_ended(code, sig, dir, &po[p]);
-			if (po[p].ok)
-				ndone_ok++;
-			else if (!rc)
-				rc = po[p].status;
-			point_line(a, sw, p, &po[p], ndone_ok, 0);
+			point_reaped(a, sw, p, tmp, status, po, &ndone_ok, &rc, 0);
 		}
 		while (ranks_probe(&src, &tag)) {
 			size_t n = 0;
