@@ -53,6 +53,18 @@ static inline void simtest_assert_deterministic(const char *yaml, size_t min_flo
 	run_result_free(&b);
 }
 
+/* A load balancer's determinism scenario: Web Search at 0.6 load for 300 us
+ * over RoCEv2 on a lossless 4 x 4 leaf-spine of 8 hosts per leaf, switches
+ * running `lb` (a flow-style mapping body, e.g. "type: conga"). */
+#define SIMTEST_LB_DET_YAML(lb)                                                              \
+	"seed: 9\n"                                                                          \
+	"topology: {type: leaf_spine, hosts_per_leaf: 8, leaves: 4, spines: 4}\n"            \
+	"switch: {mode: lossless, buffer: 12MB}\n"                                           \
+	"transport: {type: roce}\n"                                                          \
+	"lb: {" lb "}\n"                                                                     \
+	"workload: {type: poisson, cdf: " MPSIM_SOURCE_DIR "/data/workloads/websearch.txt, " \
+	"load: 0.6, duration: 300us}\n"
+
 /* Write `text` to a temporary file named after `tag` and this process;
  * `path` (n bytes) receives its name. */
 static inline void simtest_temp_file(char *path, size_t n, const char *tag, const char *text)

@@ -134,24 +134,7 @@ static void test_stays_through_spike(void **state)
 	}
 }
 
-static const char *det_yaml = "seed: 9\n"
-			      "topology:\n"
-			      "  type: leaf_spine\n"
-			      "  hosts_per_leaf: 8\n"
-			      "  leaves: 4\n"
-			      "  spines: 4\n"
-			      "switch:\n"
-			      "  mode: lossless\n"
-			      "  buffer: 12MB\n"
-			      "transport:\n"
-			      "  type: roce\n"
-			      "lb:\n"
-			      "  type: hermes\n"
-			      "workload:\n"
-			      "  type: poisson\n"
-			      "  cdf: " MPSIM_SOURCE_DIR "/data/workloads/websearch.txt\n"
-			      "  load: 0.6\n"
-			      "  duration: 300us\n";
+static const char *det_yaml = SIMTEST_LB_DET_YAML("type: hermes");
 
 static void test_deterministic(void **state)
 {
