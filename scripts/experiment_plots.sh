@@ -4,12 +4,55 @@
 # tables: a comparison with the paper first (ratio_*, then sweep_* with the
 # paper's marks), else a queue over time, else the first figure; for a sweep
 # without a paper section, the first time series of its first two points.
+# Each copy also rewrites the experiment's "Plots of `DIR/FILE.yaml`" line in
+# experiments/README.md to link the figures just copied (an experiment whose
+# section has no such line keeps its hand-written links, and is named).
 #   scripts/experiment_plots.sh [RESULTS_DIR]    (default results)
+#   scripts/experiment_plots.sh --check          every experiment has figures
+#                                                linked, every link resolves
 # Run the experiments first (mpsim run FILE, with gnuplot installed, or
 # mpsim plot results/NAME afterwards).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+DOC=experiments/README.md
+
+# --check: what a reader of experiments/README.md relies on, checked without
+# running anything (a test calls this)
+if [ "${1:-}" = --check ]; then
+	bad=0
+	for f in experiments/*/*.yaml; do
+		name=$(awk '$1 == "name:" { print $2; exit }' "$f")
+		if ! grep -q "(plots/$name/[^)]*\.png)" "$DOC"; then
+			echo "$DOC: no figure of ${f#experiments/} (plots/$name/)" >&2
+			bad=1
+		fi
+	done
+	while read -r link; do
+		if [ ! -f "experiments/$link" ]; then
+			echo "$DOC: link to a missing file: $link" >&2
+			bad=1
+		fi
+	done < <(grep -o '](plots/[^)]*)' "$DOC" | sed 's/^](//; s/)$//' | sort -u)
+	exit $bad
+fi
+
 RES=${1:-results}
+# links NAME REL FIG...: the "Plots of" line of experiment REL, rewritten
+links() {
+	local name=$1 rel=$2 line fig
+	shift 2
+	line="Plots of \`$rel\` (\`mpsim run experiments/$rel\`; all of them in \`results/$name/report.html\`):"
+	for fig in "$@"; do
+		line+=" [![$fig](plots/$name/$fig.png)](plots/$name/$fig.png)"
+	done
+	if grep -q "^Plots of \`$rel\` " "$DOC"; then
+		awk -v key="Plots of \`$rel\` " -v line="$line" \
+			'index($0, key) == 1 { print line; next } { print }' "$DOC" >"$DOC.tmp"
+		mv "$DOC.tmp" "$DOC"
+	else
+		echo "$DOC: no 'Plots of \`$rel\`' line; its links were left as they are" >&2
+	fi
+}
 for f in experiments/*/*.yaml; do
 	name=$(awk '$1 == "name:" { print $2; exit }' "$f")
 	figs=$RES/$name/plots/figures.tsv
@@ -30,9 +73,10 @@ for f in experiments/*/*.yaml; do
 			[ -n "$fig" ] || continue
 			pt=$(basename "$p")
 			cp "$p/plots/$fig.png" "experiments/plots/$name/${pt}_$fig.png"
-			got+=("$pt/$fig")
+			got+=("${pt}_$fig")
 		done
 		if [ ${#got[@]} -gt 0 ]; then
+			links "$name" "${f#experiments/}" "${got[@]}"
 			echo "$name: ${got[*]}"
 			continue
 		fi
@@ -57,5 +101,6 @@ for f in experiments/*/*.yaml; do
 	for fig in "${picked[@]}"; do
 		cp "$RES/$name/plots/$fig.png" "experiments/plots/$name/"
 	done
+	links "$name" "${f#experiments/}" "${picked[@]}"
 	echo "$name: ${picked[*]}"
 done

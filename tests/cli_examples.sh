@@ -5,6 +5,8 @@
 # "FILE: ok (...)" on stdout (a line per point for a sweep), nothing on stderr. They are validated from an
 # unrelated working directory, so paths inside them (CDF tables, flow files) must be
 # relative to the experiment file, not to where mpsim happens to be started.
+# And experiments/README.md shows a figure of every experiment file, each link to a
+# file that exists (scripts/experiment_plots.sh --check).
 set -euo pipefail
 
 MPSIM=${1:?usage: cli_examples.sh MPSIM REPO_ROOT}
@@ -60,6 +62,9 @@ for f in "${files[@]}"; do
 			fail "$rel" "validate to write nothing" "$(ls -A "$T")"
 	done
 done
+
+out=$("$ROOT/scripts/experiment_plots.sh" --check 2>&1) ||
+	fail "experiments/README.md figures" "a figure of every experiment, every link resolved" "$out"
 
 if ((nfail)); then
 	echo "cli_examples: $nfail of ${#files[@]} file(s) failed" >&2
