@@ -4,8 +4,10 @@
 # tables: a comparison with the paper first (ratio_*, then sweep_* with the
 # paper's marks), else a queue over time, else the first figure; for a sweep
 # without a paper section, the first time series of its first two points.
-# Each copy also rewrites the experiment's "Plots of `DIR/FILE.yaml`" line in
-# experiments/README.md to link the figures just copied (an experiment whose
+# experiments/plots/<name>/figures.txt, where it exists, names the figures
+# instead (a line each: FIG of the sweep, or POINT FIG of one point). Each copy
+# also rewrites the links of the experiment's "Plots of `DIR/FILE.yaml`" line in
+# experiments/README.md to the figures just copied (an experiment whose
 # section has no such line keeps its hand-written links, and is named).
 #   scripts/experiment_plots.sh [RESULTS_DIR]    (default results)
 #   scripts/experiment_plots.sh --check          every experiment has figures
@@ -37,22 +39,29 @@ if [ "${1:-}" = --check ]; then
 fi
 
 RES=${1:-results}
-# links NAME REL FIG...: the "Plots of" line of experiment REL, rewritten
+# links NAME REL FIG...: the "Plots of" line of experiment REL, its links
+# rewritten (whatever the line says before its links stays)
 links() {
-	local name=$1 rel=$2 line fig
+	local name=$1 rel=$2 head tail="" fig
 	shift 2
-	line="Plots of \`$rel\` (\`mpsim run experiments/$rel\`; all of them in \`results/$name/report.html\`):"
+	head="Plots of \`$rel\` (\`mpsim run experiments/$rel\`; all of them in \`results/$name/report.html\`):"
 	for fig in "$@"; do
-		line+=" [![$fig](plots/$name/$fig.png)](plots/$name/$fig.png)"
+		tail+=" [![$fig](plots/$name/$fig.png)](plots/$name/$fig.png)"
 	done
 	if grep -q "^Plots of \`$rel\` " "$DOC"; then
-		awk -v key="Plots of \`$rel\` " -v line="$line" \
-			'index($0, key) == 1 { print line; next } { print }' "$DOC" >"$DOC.tmp"
+		awk -v key="Plots of \`$rel\` " -v head="$head" -v tail="$tail" '
+			index($0, key) == 1 {
+				i = index($0, "): [![")
+				print (i ? substr($0, 1, i + 1) : head) tail
+				next
+			}
+			{ print }' "$DOC" >"$DOC.tmp"
 		mv "$DOC.tmp" "$DOC"
 	else
 		echo "$DOC: no 'Plots of \`$rel\`' line; its links were left as they are" >&2
 	fi
 }
+
 for f in experiments/*/*.yaml; do
 	name=$(awk '$1 == "name:" { print $2; exit }' "$f")
 	figs=$RES/$name/plots/figures.tsv
@@ -62,6 +71,25 @@ for f in experiments/*/*.yaml; do
 	fi
 	mkdir -p "experiments/plots/$name"
 	rm -f "experiments/plots/$name"/*.png
+	# figures chosen by hand: experiments/plots/NAME/figures.txt, a line per
+	# figure, "FIG" of the sweep's own plots or "POINT FIG" of a point's
+	pick=experiments/plots/$name/figures.txt
+	if [ -f "$pick" ]; then
+		got=()
+		while read -r a b; do
+			[ -n "$a" ] && [ "${a:0:1}" != "#" ] || continue
+			if [ -n "$b" ]; then
+				cp "$RES/$name/$a/plots/$b.png" "experiments/plots/$name/${a}_$b.png"
+				got+=("${a}_$b")
+			else
+				cp "$RES/$name/plots/$a.png" "experiments/plots/$name/"
+				got+=("$a")
+			fi
+		done <"$pick"
+		links "$name" "${f#experiments/}" "${got[@]}"
+		echo "$name: ${got[*]}"
+		continue
+	fi
 	# a sweep without a paper section is a time-series figure (UDMP Fig. 1, 4):
 	# the first time series of its first two points, side by side
 	if [ -f "$RES/$name/sweep.csv" ] && [ ! -f "$RES/$name/paper.csv" ]; then

@@ -38,6 +38,12 @@ check_report() {
 		in_t && /^<tr>/ { n++ }
 		/<\/table>/ && in_t { if (n != want) print want " rows declared, " n " found"; in_t = 0 }' "$r")
 	[ -z "$bad" ] || fail "$r tables" "rows as declared" "$bad"
+	# every link within the page lands on a section of it (a sweep without a
+	# paper section once linked #paper)
+	local a
+	for a in $(grep -o 'href="#[^"]*"' "$r" | cut -d'#' -f2 | tr -d '"' | sort -u); do
+		grep -q "id=\"$a\"" "$r" || fail "$r links" "a section id=\"$a\"" "none"
+	done
 	if [ -f "$d/paper.csv" ]; then
 		local want got
 		want=$(($(wc -l <"$d/paper.csv") - 1))

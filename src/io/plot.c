@@ -115,6 +115,24 @@ static void set_log_if_wide(FILE *f, const char *axis, double lo, double hi)
 			lo >= 1 ? "%.0f" : "%g");
 }
 
+/* An x axis of values (a CDF's): log when wide, else at most about six
+ * ticks at a step of 1, 2 or 5 x 10^k, so five-digit labels do not run into
+ * each other (gnuplot's own choice put twelve on a 2000-13000 us axis). */
+static void set_value_xaxis(FILE *f, double lo, double hi)
+{
+	set_log_if_wide(f, "x", lo, hi);
+	if ((lo > 0 && hi / lo >= 20) || !(hi > lo))
+		return;
+	double raw = (hi - lo) / 5, p = pow(10, floor(log10(raw))), step = p;
+	if (raw > 5 * p)
+		step = 10 * p;
+	else if (raw > 2 * p)
+		step = 5 * p;
+	else if (raw > p)
+		step = 2 * p;
+	fprintf(f, "set xtics %.9g\n", step);
+}
+
 /* ---- a run ---- */
 
 /* time axis: us, or ms when the run is longer than 20 ms */
@@ -160,7 +178,7 @@ static void cdf_figure(struct plotter *pl, const char *name, double *v, size_t n
 	snprintf(title, sizeof title, "%s CDF: %zu completed of %zu", what, n, total);
 	snprintf(xl, sizeof xl, "%s (%s)", what, ms ? "ms" : "us");
 	fig_begin(pl, name, title, xl, "fraction", caption);
-	set_log_if_wide(pl->gp, "x", v[0], v[n - 1]);
+	set_value_xaxis(pl->gp, v[0], v[n - 1]);
 	fprintf(pl->gp, "set yrange [0:1.02]\nset key inside right bottom\n");
 	fprintf(pl->gp, "plot '%s' using 1:2 with steps lw 2 title 'all (%zu)'\n", dat, n);
 	fig_end(pl, name);
@@ -857,11 +875,14 @@ static void metric_figure(struct plotter *pl, const struct sweepdata *sd, int m,
 		fprintf(pl->gp, "set yrange [0:*]\n");
 	if (sd->nlines > PLOT_MAX_KEY)
 		fprintf(pl->gp, "unset key\n");
+	/* systems along x have no order: marks only, a line would join them */
 	fprintf(pl->gp, "plot ");
 	for (size_t l = 0; l < sd->nlines; l++) {
+		fprintf(pl->gp, "%s'%s' index %zu using 1:2 with ", l ? ", \\\n  " : "", dat, l);
 		fprintf(pl->gp,
-			"%s'%s' index %zu using 1:2 with linespoints lt %zu lw 2 pt 7 title ",
-			l ? ", \\\n  " : "", dat, l, l + 1);
+			sd->xnum ? "linespoints lt %zu lw 2 pt 7" : "points lt %zu pt 7 ps 1.8",
+			l + 1);
+		fprintf(pl->gp, " title ");
 		gp_str(pl->gp, sd->lines[l]);
 	}
 	if (npaper)
@@ -1082,7 +1103,7 @@ static void sweep_cct_cdfs(struct plotter *pl, const struct sweepdata *sd, const
 			fig_begin(pl, name, title, "CCT (us)", "fraction of jobs",
 				  "Collective completion time CDF, one line per value of the first "
 				  "swept key");
-			set_log_if_wide(pl->gp, "x", lo, hi);
+			set_value_xaxis(pl->gp, lo, hi);
 			fprintf(pl->gp, "set yrange [0:1.02]\nplot ");
 			for (size_t i = 0; i < nidx; i++) {
 				fprintf(pl->gp, "%s'%s' index %zu using 1:2 with steps lw 2 title ",

@@ -11,6 +11,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -430,7 +431,16 @@ static void kv_table(FILE *f, const struct jkv *j, const char *prefix, const cha
 		fputs("<tr><th>", f);
 		esc(f, j->k[i] + pl);
 		fprintf(f, "</th><td class=\"n\">");
-		esc(f, j->v[i]);
+		/* a number with a fraction to six digits, never in exponent notation
+		 * (the JSON has 2820.808160 us of a CCT: nobody reads past 2820.81) */
+		char *end;
+		double x = strtod(j->v[i], &end);
+		if (end != j->v[i] && !*end && isfinite(x) && x != floor(x))
+			fprintf(f, fabs(x) >= 1e5 ? "%.1f" : "%.6g", x);
+		else if (end != j->v[i] && !*end && isfinite(x) && fabs(x) < 9e15)
+			fprintf(f, "%.0f", x); /* 0.000000 us paused is 0 */
+		else
+			esc(f, j->v[i]);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
@@ -588,12 +598,16 @@ static void sweep_page(FILE *f, const char *dir)
 		fputs(c > 1 ? ", " : "", f);
 		esc(f, t.head[c]);
 	}
-	fprintf(f,
-		": %zu points, each its own results folder (listed below).</p>\n<nav><a "
-		"href=\"#paper\">"
-		"paper</a><a href=\"#plots\">plots</a><a href=\"#table\">table</a><a "
-		"href=\"#points\">points</a><a href=\"#files\">files</a></nav>\n",
+	fprintf(f, ": %zu points, each its own results folder (listed below).</p>\n<nav>",
 		have ? t.nrows : 0);
+	/* only the sections this page has: a sweep without a paper section has none */
+	snprintf(path, sizeof path, "%s/paper.csv", dir);
+	if (access(path, F_OK) == 0)
+		fputs("<a href=\"#paper\">paper</a>", f);
+	fputs(have ? "<a href=\"#plots\">plots</a><a href=\"#table\">table</a>"
+		   : "<a href=\"#plots\">plots</a>",
+	      f);
+	fputs("<a href=\"#points\">points</a><a href=\"#files\">files</a></nav>\n", f);
 	paper_section(f, dir);
 	fputs("<h2 id=\"plots\">Plots</h2>\n", f);
 	figures(f, dir, "");
@@ -724,7 +738,10 @@ static char *header_comment(const char *path)
 		out = mp_realloc(out, n + l + 2);
 		memcpy(out + n, s, l);
 		n += l;
-		out[n++] = ' ';
+		/* a compound broken after its hyphen ("Congestion-" / "Aware") is
+		 * joined whole */
+		if (!(l > 1 && s[l - 1] == '-' && isalpha((unsigned char)s[l - 2])))
+			out[n++] = ' ';
 		out[n] = '\0';
 	}
 	if (f)
