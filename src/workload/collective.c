@@ -140,6 +140,8 @@ static uint32_t nchunks(const struct gen *g, uint64_t b)
 static uint32_t msg(struct gen *g, uint32_t a, uint32_t b, uint64_t bytes, bool first)
 {
 	flow_list_push(g->out, g->host[a], g->host[b], bytes, g->p->start);
+	if (g->out->over) /* refused after generation; the loops stop early */
+		return 0;
 	struct flow_spec *f = &g->out->v[g->out->n - 1];
 	f->job = g->job + 1;
 	f->iter = g->iter;
@@ -174,17 +176,17 @@ static void gen_ring(struct gen *g, uint32_t steps)
 {
 	uint32_t n = g->n, C = (uint32_t)g->p->channels;
 	uint32_t *order = mp_malloc(n * sizeof *order);
-	for (uint32_t c = 0; c < C; c++) {
+	for (uint32_t c = 0; c < C && !g->out->over; c++) {
 		uint64_t S = piece(g->p->size, c, C);
 		uint32_t m = nchunks(g, S / n);
 		uint32_t *prev = mp_malloc((size_t)n * m * sizeof *prev);
 		uint32_t *cur = mp_malloc((size_t)n * m * sizeof *cur);
 		ring_order(g, c, order);
-		for (uint32_t k = 0; k < steps; k++) {
+		for (uint32_t k = 0; k < steps && !g->out->over; k++) {
 			for (uint32_t r = 0; r < n; r++) { /* r: a position on ring c */
 				uint32_t seg = (r + n - k % n) % n;
 				uint64_t sz = piece(S, seg, n);
-				for (uint32_t j = 0; j < m; j++) {
+				for (uint32_t j = 0; j < m && !g->out->over; j++) {
 					cur[r * m + j] = msg(g, order[r], order[(r + 1) % n],
 							     piece(sz, j, m), k == 0);
 					if (k > 0)
@@ -259,7 +261,7 @@ static void gen_dbt(struct gen *g)
 		MP_ASSERT(no == n);
 		uint32_t *up = mp_malloc((size_t)n * sizeof *up),
 			 *down = mp_malloc((size_t)n * sizeof *down);
-		for (uint32_t j = 0; j < m; j++) {
+		for (uint32_t j = 0; j < m && !g->out->over; j++) {
 			uint64_t b = piece(half, j, m);
 			for (uint32_t i = n; i-- > 1;) { /* children before parents */
 				uint32_t v = order[i];
@@ -298,7 +300,7 @@ static uint32_t send_step(struct gen *g, uint32_t a, uint32_t b, uint64_t bytes,
 			  const uint32_t *wait, uint32_t nwait, uint32_t *got)
 {
 	uint32_t m = nchunks(g, bytes);
-	for (uint32_t j = 0; j < m; j++) {
+	for (uint32_t j = 0; j < m && !g->out->over; j++) {
 		got[j] = msg(g, a, b, piece(bytes, j, m), nwait == 0);
 		for (uint32_t k = 0; k < nwait; k++)
 			dep(g, wait[k]);
@@ -381,7 +383,7 @@ static void gen_alltoall(struct gen *g)
 {
 	uint32_t n = g->n;
 	uint64_t P = g->p->parallelism ? g->p->parallelism : n - 1;
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = 0; i < n && !g->out->over; i++)
 		for (uint32_t k = 1; k < n; k++) { /* rank i's messages have consecutive ids */
 			uint32_t d = (i + k) % n;
 			uint32_t x = msg(g, i, d, piece(g->p->size, d, n), k <= P);
@@ -522,7 +524,9 @@ int coll_generate(const struct coll_params *p, const struct wl_env *env, struct 
 	jobs->hosts = mp_malloc(n * njobs * sizeof *jobs->hosts);
 	if (place(p, env, (uint32_t)n, njobs, jobs->hosts, e))
 		return e->status;
-	for (uint32_t j = 0; j < njobs; j++) {
+	/* a list over its limit is refused whole after generation (the caller
+	 * says how many fit), so generation stops as soon as it is over */
+	for (uint32_t j = 0; j < njobs && !out->over; j++) {
 		struct gen g = { .p = p,
 				 .out = out,
 				 .host = &jobs->hosts[(size_t)j * n],
@@ -531,7 +535,7 @@ int coll_generate(const struct coll_params *p, const struct wl_env *env, struct 
 				 .job = j,
 				 .barrier = UINT32_MAX };
 		uint64_t total = p->warmup + p->iterations;
-		for (uint32_t it = 0; it < total; it++) {
+		for (uint32_t it = 0; it < total && !out->over; it++) {
 			g.iter = it;
 			g.first_id = out->n;
 			switch (p->type) {
@@ -550,7 +554,7 @@ int coll_generate(const struct coll_params *p, const struct wl_env *env, struct 
 				gen_ring(&g, g.n - 1);
 				break;
 			}
-			if (it + 1 < total) { /* the barrier before the next one */
+			if (it + 1 < total && !out->over) { /* the barrier before the next one */
 				size_t last = out->n;
 				flow_list_marker(out, p->start);
 				struct flow_spec *mk = &out->v[out->n - 1];

@@ -87,6 +87,8 @@ void flow_list_marker(struct flow_list *l, simtime_t start)
 
 void flow_list_dep(struct flow_list *l, uint32_t dep)
 {
+	if (l->over) /* the list will be refused: its last flow is not the dependant */
+		return;
 	MP_ASSERT(l->n > 0);
 	struct flow_spec *f = &l->v[l->n - 1];
 	if (f->ndeps == 0)
