@@ -93,10 +93,11 @@ struct evq_list {
 	simtime_t min; /* earliest time in the list (valid when n > 0) */
 };
 
-/* Anything that creates events: an id unique among entities and a counter. */
+/* Anything that creates events: an id unique among entities and a counter
+ * (32 bits, all a key holds: it wraps as the key's sequence does). */
 struct ev_src {
 	uint32_t id;
-	uint64_t seq;
+	uint32_t seq;
 };
 
 #define EVQ_RADIX_BITS 4
@@ -121,7 +122,8 @@ void evq_free(struct evq *q);
 
 static inline uint64_t evq_key(struct ev_src *s)
 {
-	return ((uint64_t)s->id << EVQ_SEQ_BITS) | (s->seq++ & ((1ULL << EVQ_SEQ_BITS) - 1));
+	_Static_assert(EVQ_SEQ_BITS == 32, "ev_src.seq holds a key's sequence");
+	return ((uint64_t)s->id << EVQ_SEQ_BITS) | s->seq++;
 }
 
 void evq_push(struct evq *q, simtime_t t, uint64_t key, ev_fn fn, void *obj, uint64_t arg);
