@@ -229,6 +229,10 @@ struct lb_ops {
 	/* choose one of n candidate egress ports (indices into s->node.ports) */
 	uint16_t (*choose)(struct fabric *f, struct sw *s, const struct packet *p,
 			   const uint16_t *cand, unsigned n);
+	/* choose is a function of its arguments alone (a hash, no state read
+	 * or written): the run loop's prefetcher may call it ahead of time to
+	 * find the egress port a packet will take */
+	bool choose_pure;
 	/* a packet (not a PFC frame) arrived at switch s through port in_idx,
 	 * before it is routed: read or write its metadata, measure. A scheme's
 	 * own packet (a probe it made with pkt_alloc and handed to node_recv at
