@@ -60,10 +60,11 @@ struct port_stats {
  *
  * Layout: the packet path misses the cache on ports at large fabric sizes
  * (32,768 ports at 8192 hosts), so what it touches lies in the first four
- * lines, which the run loop prefetches with every event of a port, grouped
- * by use and never straddling a line (bench/README.md, "Cost per packet-hop
- * by fabric size"). An arrival reads line 0 alone; a transmission lines 0-1;
- * queueing a packet or taking one adds line 2 and its class's queue. */
+ * lines, which its prefetchers load (core/evq.c, wire_arrive_prefetch),
+ * grouped by use and never straddling a line (bench/README.md, "Cost per
+ * packet-hop by fabric size"). An arrival reads line 0 alone; a
+ * transmission lines 0-1; queueing a packet or taking one adds its class's
+ * queue, in line 3 for ACKs and data, line 2 for PFC frames. */
 struct port_queue {
 	struct pring ring; /* packets waiting, oldest first */
 	uint64_t bytes;	   /* bytes queued in this class */
@@ -91,17 +92,20 @@ struct port {
 	struct nic_flow *nic_ring; /* host ports: active flows, round robin */
 	uint64_t tx_bytes;	   /* bytes transmitted (all packets) */
 	uint64_t tx_pkts;
-	simtime_t q_last_change; /* for the time-weighted mean queue */
-	uint64_t max_qbytes;	 /* max total bytes queued */
-	uint16_t idx;		 /* index in owner->ports */
-	/* lines 2-3: egress queues, strict priority; PFC frames (CLS_PAUSE)
-	 * share line 2 with the queue integral, ACKs and data line 3 */
-	/* sum of qbytes_total * dt, byte-ps */
-	unsigned __int128 qbytes_integral __attribute__((aligned(64)));
+	uint64_t max_qbytes; /* max total bytes queued */
+	/* minus the sum over queue changes of (bytes added) x (time), byte-ps:
+	 * the integral of qbytes_total over time is this plus qbytes_total x
+	 * now (port_stats_sync), so a change needs no time of the last one */
+	unsigned __int128 qbytes_neg_t;
+	/* lines 2-3: egress queues, strict priority (PFC frames in line 2, ACKs
+	 * and data in line 3) */
 	struct packet *pfc_pending; /* a PFC frame queued here, not yet on the wire */
 	struct port *peer;	    /* the other end of the link */
-	struct port_queue q[NCLS];
+	uint16_t idx;		    /* index in owner->ports */
+	struct port_queue q[NCLS] __attribute__((aligned(32)));
 	/* cold */
+	unsigned __int128
+	    qbytes_integral; /* sum of qbytes_total * dt up to port_stats_sync, byte-ps */
 	/* lossless switches (port.c, "shared buffer and PFC"): bytes in this
 	 * switch's buffer that arrived here, per class: CLS_DATA the part in the
 	 * shared pool, CLS_CTRL all of it (reserve first, then shared) */
@@ -121,8 +125,7 @@ struct port {
 	struct port_stats st;
 	uint64_t ts_tx_bytes; /* tx bytes at the last time-series sample */
 } __attribute__((aligned(64)));
-_Static_assert(offsetof(struct port, owner) == 64 &&
-		   offsetof(struct port, qbytes_integral) == 128 &&
+_Static_assert(offsetof(struct port, owner) == 64 && offsetof(struct port, pfc_pending) == 128 &&
 		   offsetof(struct port, q[CLS_CTRL]) == 192 &&
 		   offsetof(struct port, q[CLS_DATA2]) == 256,
 	       "struct port: the packet path's fields fill lines 0-3 (see its layout note)");
@@ -446,7 +449,7 @@ static inline simtime_t port_paused_time(const struct port *pt, simtime_t now)
 	return t;
 }
 
-/* Fold queue integrals up to `now` (call before reading port stats). */
+/* Bring qbytes_integral up to `now` (call before reading port stats). */
 void port_stats_sync(struct port *pt, simtime_t now);
 
 #endif

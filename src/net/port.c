@@ -25,13 +25,15 @@ static void wire_push(struct fabric *f, struct port *pt, struct packet *p, simti
 
 void port_stats_sync(struct port *pt, simtime_t now)
 {
-	pt->qbytes_integral += (unsigned __int128)pt->qbytes_total * (now - pt->q_last_change);
-	pt->q_last_change = now;
+	pt->qbytes_integral = pt->qbytes_neg_t + (unsigned __int128)pt->qbytes_total * now;
 }
 
+/* qbytes_neg_t: the integral of the queue up to T is the sum over changes
+ * of delta x (T - t), that is qbytes_total x T - sum(delta x t); exact in
+ * modulo 2^128 arithmetic, as the sum of qbytes_total x dt was. */
 static inline void q_change(struct fabric *f, struct port *pt, uint8_t cls, int64_t delta)
 {
-	port_stats_sync(pt, f->q->now);
+	pt->qbytes_neg_t -= (unsigned __int128)(__int128)delta * f->q->now;
 	pt->q[cls].bytes += (uint64_t)delta;
 	pt->qbytes_total += (uint64_t)delta;
 	if (pt->qbytes_total > pt->max_qbytes)
@@ -378,7 +380,7 @@ static void wire_arrive_prefetch(const void *obj, uint64_t pkt)
 		o = nh->n == 1 ? cand[0]
 			       : f->lb->choose((struct fabric *)f, (struct sw *)s, p, cand, nh->n);
 	}
-	for (int i = 0; i < 4; i++) /* lines 0-3: the packet path's (struct port) */
+	for (int i = 0; i < 4; i++) /* lines 0-3, as the run loop's (core/evq.c) */
 		__builtin_prefetch((const char *)&n->ports[o] + 64 * i);
 }
 
