@@ -139,9 +139,10 @@ static inline void evq_at(struct evq *q, struct ev_src *src, simtime_t t, ev_fn 
  * queue: for freeing what events carry when a run ends early. */
 void evq_drain(struct evq *q, void (*fn)(void *ctx, const struct ev *e), void *ctx);
 
-/* Register a prefetcher for events of handler fn: the run loop calls it two
- * events ahead, after the event's object and argument were prefetched three
- * events ahead, so it can follow their pointers (software pipelining). */
+/* Register a prefetcher for events of handler fn: the run loop calls it a
+ * few events ahead (EVQ_PREFETCH_PF, evq.c), after the event's object and
+ * argument were prefetched further ahead (EVQ_PREFETCH), so it can follow
+ * their pointers (software pipelining). */
 void evq_set_prefetch(ev_fn fn, evq_prefetch_fn pf);
 
 /* Remove the earliest event into *e if its time is <= until; false otherwise

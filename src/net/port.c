@@ -385,7 +385,7 @@ static void wire_arrive_prefetch(const void *obj, uint64_t pkt)
 }
 
 /* The packet this port will send next, at the head of its first ready queue
- * (its ring slot was prefetched an event earlier: tx_hint). */
+ * (its ring slot was prefetched with the port, some events earlier: tx_hint). */
 static void tx_done_prefetch(const void *obj, uint64_t arg)
 {
 	(void)arg;
