@@ -18,7 +18,7 @@
  * arrived meanwhile). 3 and 2 measured about 5% better than 2 and 1 (the
  * first choice) on the STrack fabric at 1024 and 8192 hosts. Since the
  * arrival's prefetcher also loads the egress port (net/port.c), whose
- * prefetch then needs time of its own, 5 and 3 are 5-10% better than 3 and
+ * prefetch then needs time of its own, 5 and 3 are about 10% better than 3 and
  * 2 at 8192 hosts; 6 and 3, 6 and 4, 7 and 4 measured within the noise of 5
  * and 3 (bench/README.md). */
 #ifndef EVQ_PREFETCH
