@@ -98,7 +98,7 @@ static void test_reroute_exactly_at_tolerable_delay(void **state)
 	/* paused with t_qd = diff - 80 ps (30000 B - 1 B at 100 Gb/s): it waits */
 	struct port *eg = &g.leaf0->node.ports[g.up[0]];
 	eg->paused |= 1u << CLS_DATA;
-	eg->qbytes[CLS_DATA] = diff / 80 - 1; /* 80 ps per byte at 100 Gb/s */
+	eg->q[CLS_DATA].bytes = diff / 80 - 1; /* 80 ps per byte at 100 Gb/s */
 	p = pkt_alloc(f);
 	assert_int_equal(route(&g, p, 1), g.up[0]);
 	pkt_free(f, p);
@@ -106,7 +106,7 @@ static void test_reroute_exactly_at_tolerable_delay(void **state)
 	assert_int_equal(c->waits, 1);
 	assert_int_equal(c->reroutes, 0);
 	/* one byte more: t_qd = diff = t_td, rerouted to path 1 (spine1) */
-	eg->qbytes[CLS_DATA]++;
+	eg->q[CLS_DATA].bytes++;
 	p = pkt_alloc(f);
 	assert_int_equal(route(&g, p, 2), g.up[1]);
 	pkt_free(f, p);
@@ -115,7 +115,7 @@ static void test_reroute_exactly_at_tolerable_delay(void **state)
 	assert_int_equal(c->last_reroute_qd, diff);
 	assert_int_equal(c->kicks, 1);
 	/* path 0 is inactive: a new flow takes path 1 though path 0 has less delay */
-	eg->qbytes[CLS_DATA] = 0;
+	eg->q[CLS_DATA].bytes = 0;
 	p = pkt_alloc(f);
 	assert_int_equal(route(&g, p, 3), g.up[1]);
 	pkt_free(f, p);
@@ -124,7 +124,7 @@ static void test_reroute_exactly_at_tolerable_delay(void **state)
 	p = pkt_alloc(f);
 	assert_int_equal(route(&g, p, 4), g.up[0]);
 	pkt_free(f, p);
-	eg->qbytes[CLS_DATA] = 0;
+	eg->q[CLS_DATA].bytes = 0;
 	rig_free(&g);
 }
 

@@ -15,15 +15,17 @@
 /* The run loop's software pipeline, in events ahead of the one handled: the
  * object and argument of the event EVQ_PREFETCH ahead are prefetched, and the
  * handler prefetcher of the event EVQ_PREFETCH_PF ahead runs (its object
- * arrived meanwhile). 3 and 2 measured best on the STrack fabric at 1024 and
- * 8192 hosts, against 2 and 1 (the first choice), 4 and 2, and 6 and 3: about
- * 5% better than 2 and 1, the others within the machine's noise of 3 and 2
- * (bench/README.md). */
+ * arrived meanwhile). 3 and 2 measured about 5% better than 2 and 1 (the
+ * first choice) on the STrack fabric at 1024 and 8192 hosts. Since the
+ * arrival's prefetcher also loads the egress port (net/port.c), whose
+ * prefetch then needs time of its own, 5 and 3 are about 10% better than 3 and
+ * 2 at 8192 hosts; 6 and 3, 6 and 4, 7 and 4 measured within the noise of 5
+ * and 3 (bench/README.md). */
 #ifndef EVQ_PREFETCH
-#define EVQ_PREFETCH 3
+#define EVQ_PREFETCH 5
 #endif
 #ifndef EVQ_PREFETCH_PF
-#define EVQ_PREFETCH_PF 2
+#define EVQ_PREFETCH_PF 3
 #endif
 #ifndef EVQ_PREFETCH_LINES
 #define EVQ_PREFETCH_LINES 4

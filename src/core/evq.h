@@ -9,12 +9,12 @@
  *
  * Storage, chosen by measurement (bench/evq_hold.c: the hold model with
  * 100,000 pending events; bench/README.md has the figures): a radix heap
- * (Ahuja, Mehlhorn, Orlin & Tarjan 1990) with 4-bit digits, of 32-byte events.
+ * (Ahuja, Mehlhorn, Orlin & Tarjan 1990) with 8-bit digits, of 32-byte events.
  * Simulated time never runs backwards, so an event lives in the bucket named by
- * the highest 4-bit digit where its time differs from the last time popped and
+ * the highest digit where its time differs from the last time popped and
  * its own value of that digit; buckets ascend in time order. A push appends to
  * a bucket; a pop, when bucket 0 (the events of the current time) is empty,
- * moves the lowest non-empty bucket down around its minimum, at most 16 times
+ * moves the lowest non-empty bucket down around its minimum, at most 8 times
  * in an event's life. Every access is an append or a sequential scan that the
  * hardware prefetcher follows, where a heap's sift-down takes a cache miss per
  * level once the queue outgrows L2 (this machine: 1 MB of L2, ~150 ns to
@@ -22,10 +22,15 @@
  * 40-byte events 6.1 M events/s, binary heap 3.6 M, 4-ary heap of 16-byte slots
  * over event records 4.6 M, binary radix heap of 40-byte events 12.8 M, of
  * 16-byte slots over records 5.2 M, of 32-byte events (the handler travels as
- * an 8-bit id in the low byte of the stored key) 17-19 M; 4-bit digits (this
- * file) take 21% fewer instructions and 36% fewer cache misses than 1-bit
- * digits (cachegrind, 1 MB last-level cache), 19-21 M events/s. Events of one
- * time are sorted by key in bucket 0. A calendar queue was not chosen: its
+ * an 8-bit id in the low byte of the stored key) 17-19 M; 4-bit digits take
+ * 21% fewer instructions and 36% fewer cache misses than 1-bit digits
+ * (cachegrind, 1 MB last-level cache), 19-21 M events/s. 8-bit digits (this
+ * file) move an event fewer times: a packet's arrival, about 2^20 ps ahead,
+ * moves 2-3 times instead of 5-6 (STrack fabric at 8192 hosts: 7% fewer
+ * instructions and 4% fewer misses than 4-bit digits, the reference run 9%
+ * fewer instructions, 2% more misses, 1 MB more memory in partly filled
+ * chunks; the hold model 25-40% faster). Events of one time are sorted by
+ * key in bucket 0. A calendar queue was not chosen: its
  * speed depends on the distribution of event times, which here mixes 10 ns
  * serialisations with 100 us timers; the radix heap's does not.
  */
@@ -93,13 +98,16 @@ struct evq_list {
 	simtime_t min; /* earliest time in the list (valid when n > 0) */
 };
 
-/* Anything that creates events: an id unique among entities and a counter. */
+/* Anything that creates events: an id unique among entities and a counter
+ * (32 bits, all a key holds: it wraps as the key's sequence does). */
 struct ev_src {
 	uint32_t id;
-	uint64_t seq;
+	uint32_t seq;
 };
 
-#define EVQ_RADIX_BITS 4
+#ifndef EVQ_RADIX_BITS /* a divisor of 64; overridable to compare */
+#define EVQ_RADIX_BITS 8
+#endif
 #define EVQ_LEVELS (64 / EVQ_RADIX_BITS)
 #define EVQ_BUCKETS (1 + EVQ_LEVELS * (1 << EVQ_RADIX_BITS))
 
@@ -121,7 +129,8 @@ void evq_free(struct evq *q);
 
 static inline uint64_t evq_key(struct ev_src *s)
 {
-	return ((uint64_t)s->id << EVQ_SEQ_BITS) | (s->seq++ & ((1ULL << EVQ_SEQ_BITS) - 1));
+	_Static_assert(EVQ_SEQ_BITS == 32, "ev_src.seq holds a key's sequence");
+	return ((uint64_t)s->id << EVQ_SEQ_BITS) | s->seq++;
 }
 
 void evq_push(struct evq *q, simtime_t t, uint64_t key, ev_fn fn, void *obj, uint64_t arg);
@@ -137,9 +146,10 @@ static inline void evq_at(struct evq *q, struct ev_src *src, simtime_t t, ev_fn 
  * queue: for freeing what events carry when a run ends early. */
 void evq_drain(struct evq *q, void (*fn)(void *ctx, const struct ev *e), void *ctx);
 
-/* Register a prefetcher for events of handler fn: the run loop calls it two
- * events ahead, after the event's object and argument were prefetched three
- * events ahead, so it can follow their pointers (software pipelining). */
+/* Register a prefetcher for events of handler fn: the run loop calls it a
+ * few events ahead (EVQ_PREFETCH_PF, evq.c), after the event's object and
+ * argument were prefetched further ahead (EVQ_PREFETCH), so it can follow
+ * their pointers (software pipelining). */
 void evq_set_prefetch(ev_fn fn, evq_prefetch_fn pf);
 
 /* Remove the earliest event into *e if its time is <= until; false otherwise

@@ -29,6 +29,7 @@ const struct lb_ops ecmp_lb_ops = {
 	.opts = no_opts,
 	.params_size = 0,
 	.choose = ecmp_choose,
+	.choose_pure = true,
 };
 
 /* Switch-side random per-packet spraying (the "packet spray" baseline). */
@@ -91,4 +92,5 @@ const struct lb_ops entropy_lb_ops = {
 	.opts = no_opts,
 	.params_size = 0,
 	.choose = entropy_choose,
+	.choose_pure = true,
 };

@@ -507,7 +507,7 @@ static void algorithm2(struct fabric *f, struct sw *s, struct packet *p, struct 
 		return;
 	/* line 3: the least it will wait, once the pause ends */
 	simtime_t t_qd =
-	    (simtime_t)((unsigned __int128)eg->qbytes[p->cls] * 8u * PS_PER_S / eg->rate_bps);
+	    (simtime_t)((unsigned __int128)eg->q[p->cls].bytes * 8u * PS_PER_S / eg->rate_bps);
 	if (m->t_td > 0 && (simtime_t)m->t_td > t_qd) { /* lines 5-7: wait */
 		st->cnt.waits++;
 		return;

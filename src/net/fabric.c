@@ -150,7 +150,7 @@ void fab_free(struct fabric *f)
 	for (struct port *pt = f->port_mem; f->port_mem && pt < f->port_mem + f->nports; pt++) {
 		port_drain(f, pt);
 		for (int c = 0; c < NCLS; c++)
-			pring_free(&pt->q[c]);
+			pring_free(&pt->q[c].ring);
 	}
 	mp_free(f->port_raw);
 	mp_free(f->host_tor);

@@ -56,45 +56,62 @@ struct port_stats {
 /* ---- port ------------------------------------------------------------------ */
 /* A port is the egress queue toward its peer and the ingress point for what
  * the peer sends. Packets on the wire are events (port_wire_arrive, created by
- * this port in transmission order, arriving in that order: a link is FIFO). */
+ * this port in transmission order, arriving in that order: a link is FIFO).
+ *
+ * Layout: the packet path misses the cache on ports at large fabric sizes
+ * (32,768 ports at 8192 hosts), so what it touches lies in the first four
+ * lines, which its prefetchers load (core/evq.c, wire_arrive_prefetch),
+ * grouped by use and never straddling a line (bench/README.md, "Cost per
+ * packet-hop by fabric size"). An arrival reads line 0 alone; a
+ * transmission lines 0-1; queueing a packet or taking one adds its class's
+ * queue, in line 3 for ACKs and data, line 2 for PFC frames. */
+struct port_queue {
+	struct pring ring; /* packets waiting, oldest first */
+	uint64_t bytes;	   /* bytes queued in this class */
+};
+
 struct port {
-	/* line 0: everything a transmission touches */
-	struct port *peer; /* the other end of the link */
-	struct node *owner;
-	simtime_t busy_until; /* the wire is busy serialising until then, ps */
-	simtime_t wire_last;  /* arrival time of the last packet put on the wire */
-	uint64_t rate_bps;    /* bit/s */
-	simtime_t delay;      /* propagation + extra processing ("slow switch"), ps */
-	uint64_t ser_rem;     /* time_ser_exact remainder */
-	struct ev_src evs;    /* events created by this port (8 + 8 bytes) */
-	/* line 1: queueing */
-	uint64_t qbytes_total; /* bytes queued, all classes */
-	uint64_t tx_bytes;     /* bytes transmitted (all packets) */
-	uint64_t tx_pkts;
-	simtime_t q_last_change;	   /* for the time-weighted mean queue */
-	unsigned __int128 qbytes_integral; /* sum of qbytes_total * dt, byte-ps */
-	uint64_t max_qbytes;		   /* max total bytes queued */
-	uint16_t idx;			   /* index in owner->ports */
+	/* line 0: transmission, and the arrival at the peer */
+	struct node *peer_node; /* peer->owner */
+	simtime_t busy_until;	/* the wire is busy serialising until then, ps */
+	simtime_t wire_last;	/* arrival time of the last packet put on the wire */
+	uint64_t rate_bps;	/* bit/s */
+	simtime_t delay;	/* propagation + extra processing ("slow switch"), ps */
+	uint64_t ser_rem;	/* time_ser_exact remainder */
+	struct ev_src evs;	/* events created by this port (4 + 4 bytes) */
+	uint16_t peer_idx;	/* peer->idx, so arrivals need not touch the peer port */
 	bool up;
-	bool tx_ev;		   /* a port_tx_done event is pending */
-	bool lossy_link;	   /* loss_rate > 0 */
-	uint8_t paused;		   /* bit per class: paused by the downstream peer */
-	uint8_t pause_sent;	   /* bit per class: we have paused our upstream */
-	uint8_t qmask;		   /* bit per class: that class's queue is not empty */
-	uint16_t peer_idx;	   /* peer->idx, so arrivals need not touch the peer port */
-	struct node *peer_node;	   /* peer->owner */
+	bool tx_ev;	    /* a port_tx_done event is pending */
+	bool lossy_link;    /* loss_rate > 0 */
+	uint8_t paused;	    /* bit per class: paused by the downstream peer */
+	uint8_t pause_sent; /* bit per class: we have paused our upstream */
+	uint8_t qmask;	    /* bit per class: that class's queue is not empty */
+	/* line 1: what a transmission counts, and the queue as a whole */
+	struct node *owner;
+	uint64_t qbytes_total;	   /* bytes queued, all classes */
 	struct nic_flow *nic_ring; /* host ports: active flows, round robin */
-	/* lines 2-3 */
-	uint64_t qbytes[NCLS]; /* queued bytes per class */
-	struct pring q[NCLS];  /* egress queues, strict priority */
+	uint64_t tx_bytes;	   /* bytes transmitted (all packets) */
+	uint64_t tx_pkts;
+	uint64_t max_qbytes; /* max total bytes queued */
+	/* minus the sum over queue changes of (bytes added) x (time), byte-ps:
+	 * the integral of qbytes_total over time is this plus qbytes_total x
+	 * now (port_stats_sync), so a change needs no time of the last one */
+	unsigned __int128 qbytes_neg_t;
+	/* lines 2-3: egress queues, strict priority (PFC frames in line 2, ACKs
+	 * and data in line 3) */
+	struct packet *pfc_pending; /* a PFC frame queued here, not yet on the wire */
+	struct port *peer;	    /* the other end of the link */
+	uint16_t idx;		    /* index in owner->ports */
+	struct port_queue q[NCLS] __attribute__((aligned(32)));
+	/* cold */
+	unsigned __int128
+	    qbytes_integral; /* sum of qbytes_total * dt up to port_stats_sync, byte-ps */
 	/* lossless switches (port.c, "shared buffer and PFC"): bytes in this
 	 * switch's buffer that arrived here, per class: CLS_DATA the part in the
 	 * shared pool, CLS_CTRL all of it (reserve first, then shared) */
 	uint64_t ingress_bytes[NCLS];
-	uint64_t hdrm_used;	    /* CLS_DATA bytes from here held in PFC headroom */
-	uint64_t hdrm_cap;	    /* headroom reserved for this ingress port, bytes */
-	struct packet *pfc_pending; /* a PFC frame queued here, not yet on the wire */
-	/* cold */
+	uint64_t hdrm_used;   /* CLS_DATA bytes from here held in PFC headroom */
+	uint64_t hdrm_cap;    /* headroom reserved for this ingress port, bytes */
 	uint8_t tier;	      /* link tier for stats (see enum link_tier) */
 	bool routed;	      /* the routing's view of the link: in next-hop sets */
 	simtime_t prop_delay; /* propagation delay alone, ps */
@@ -108,6 +125,10 @@ struct port {
 	struct port_stats st;
 	uint64_t ts_tx_bytes; /* tx bytes at the last time-series sample */
 } __attribute__((aligned(64)));
+_Static_assert(offsetof(struct port, owner) == 64 && offsetof(struct port, pfc_pending) == 128 &&
+		   offsetof(struct port, q[CLS_CTRL]) == 192 &&
+		   offsetof(struct port, q[CLS_DATA2]) == 256,
+	       "struct port: the packet path's fields fill lines 0-3 (see its layout note)");
 
 /* ---- nodes ----------------------------------------------------------------- */
 enum node_kind { NODE_HOST, NODE_SWITCH };
@@ -211,6 +232,10 @@ struct lb_ops {
 	/* choose one of n candidate egress ports (indices into s->node.ports) */
 	uint16_t (*choose)(struct fabric *f, struct sw *s, const struct packet *p,
 			   const uint16_t *cand, unsigned n);
+	/* choose is a function of its arguments alone (a hash, no state read
+	 * or written): the run loop's prefetcher may call it ahead of time to
+	 * find the egress port a packet will take */
+	bool choose_pure;
 	/* a packet (not a PFC frame) arrived at switch s through port in_idx,
 	 * before it is routed: read or write its metadata, measure. A scheme's
 	 * own packet (a probe it made with pkt_alloc and handed to node_recv at
@@ -424,7 +449,7 @@ static inline simtime_t port_paused_time(const struct port *pt, simtime_t now)
 	return t;
 }
 
-/* Fold queue integrals up to `now` (call before reading port stats). */
+/* Bring qbytes_integral up to `now` (call before reading port stats). */
 void port_stats_sync(struct port *pt, simtime_t now);
 
 #endif
