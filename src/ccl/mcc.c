@@ -51,7 +51,12 @@
  *    msg_tolerance (default one base RTT). A chunk queued behind its own
  *    window is not congestion; only what the network adds is. When the pipe
  *    is full the bytes already on the wire make this an overestimate by at
- *    most one base RTT, which the tolerance's size covers.
+ *    most one base RTT, which the tolerance's size covers. With several
+ *    queue pairs the NIC serves them in turn, so chunks posted after this
+ *    one on the other pairs share the wire with it too: at completion the
+ *    target grows by the time of the bytes posted on the other pairs while
+ *    it was in flight, at most (pairs - 1) x its own pair's backlog at post
+ *    (each other pair sends at most that much while its pair sends it).
  *  - Packet delay: the largest RTT sample (an ACK or NACK at the sender:
  *    now - the echoed timestamp of the data packet, tp_world_rtt_hook) the
  *    channel's queue pairs reported since the previous chunk completion:
@@ -193,6 +198,30 @@ static uint64_t unacked(const struct ccl_chan *ch)
 	return b;
 }
 
+/* Payload posted on the channel's queue pairs other than q, cumulative. */
+static uint64_t posted_others(const struct ccl_chan *ch, uint32_t q)
+{
+	uint64_t b = 0;
+	for (uint32_t i = 0; i < ch->nqp; i++)
+		if (i != q)
+			b += ch->qp[i]->bytes;
+	return b;
+}
+
+/* The chunk in slot s on queue pair q, acknowledged now: its target, grown by
+ * what the other pairs were handed while it was in flight (see the header). */
+static simtime_t slot_target_now(const struct ccl_chan *ch, const struct mcc_chan *c, uint32_t s,
+				 uint32_t q)
+{
+	if (ch->nqp == 1)
+		return c->slot_target[s];
+	uint64_t own = c->slot_own[s], later = posted_others(ch, q) - c->slot_others[s],
+		 cap = (uint64_t)(ch->nqp - 1) * own;
+	uint64_t extra = later < cap ? later : cap;
+	struct ccl *l = ch->ccl;
+	return c->slot_target[s] + ccl_ideal_fct(l, ch, own + extra) - ccl_ideal_fct(l, ch, own);
+}
+
 /* Post chunks while the window has room. */
 static void pump(struct ccl_chan *ch, struct mcc_chan *c)
 {
@@ -216,6 +245,8 @@ static void pump(struct ccl_chan *ch, struct mcc_chan *c)
 		uint32_t tag = ccl_part_post(ch, m, q, b);
 		l->parts[tag].sched = slot;
 		c->slot_target[slot] = ccl_ideal_fct(l, ch, unacked(ch)) + c->tolerance;
+		c->slot_own[slot] = ch->qp[q]->bytes - ch->qp[q]->acked_bytes;
+		c->slot_others[slot] = posted_others(ch, q);
 		c->inflight++;
 	}
 }
@@ -245,7 +276,7 @@ static void mcc_part_done(struct ccl_chan *ch, struct ccl_part *pt, bool rx)
 	struct mcc_chan *c = ccl_priv(ch);
 	struct ccl *l = ch->ccl;
 	simtime_t now = ccl_now(l), msg_delay = now - pt->posted,
-		  target = c->slot_target[pt->sched];
+		  target = slot_target_now(ch, c, pt->sched, pt->qp);
 	simtime_t pkt_delay = c->pkt_max;
 	bool may_cut = pt->posted >= c->last_cut;
 	enum mcc_quadrant qd = mcc_classify(msg_delay, target, pkt_delay, c->target_max);

@@ -56,6 +56,10 @@ struct mcc_chan {
 	uint32_t nfree;	 /* free slots on the stack below */
 	uint16_t free_slot[MCC_MAX_WINDOW];
 	simtime_t slot_target[MCC_MAX_WINDOW]; /* per chunk in flight: target_msg_delay */
+	/* per chunk in flight, with several queue pairs: its own pair's unacknowledged
+	 * payload at its post (itself included) and the payload posted on the other
+	 * pairs until then (cumulative), for what they posted while it was in flight */
+	uint64_t slot_own[MCC_MAX_WINDOW], slot_others[MCC_MAX_WINDOW];
 };
 
 /* The slides' quadrant: message delay over its target is global congestion,
