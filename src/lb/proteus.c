@@ -380,6 +380,26 @@ static bool held(const struct pr_params *P, const struct flowlet *fl)
 	}
 }
 
+/* The path a pinned packet takes (fab_pin): next hop (pin - 1) mod n at
+ * every switch from s to edge de; UINT32_MAX if it is not enumerated. */
+static uint32_t pinned_path(const struct fabric *f, const struct sw *s, const struct pr_pair *pr,
+			    uint32_t de, uint16_t pin)
+{
+	uint64_t d = 0;
+	for (unsigned hop = 0; hop < PR_MAX_HOPS && s->tor_idx != de; hop++) {
+		const struct nhset *nh = &s->route[de];
+		if (!nh->n)
+			return UINT32_MAX;
+		unsigned i = (pin - 1u) % nh->n;
+		d |= (uint64_t)i << (8 * hop);
+		s = (const struct sw *)s->node.ports[f->nh_ports[nh->off + i]].peer_node;
+	}
+	for (uint32_t k = 0; k < pr->n; k++)
+		if (pr->p[k].digits == d)
+			return k;
+	return UINT32_MAX;
+}
+
 static void route_new_packet(struct fabric *f, struct sw *s, struct packet *p, struct pr_pair *pr)
 {
 	struct pr_state *st = f->lb_priv;
@@ -389,6 +409,17 @@ static void route_new_packet(struct fabric *f, struct sw *s, struct packet *p, s
 	revive(s, pr, p->cls);
 	struct flowlet *fl = flowlet_get(&ss->flows, p, now);
 	uint32_t cur;
+	uint16_t pin = fab_pin_of(f, p);
+	if (pin && (cur = pinned_path(f, s, pr, edge_of(f, p->dst, p->rail), pin)) != UINT32_MAX) {
+		/* pinned by the experiment: measured on the path it takes, never
+		 * moved, waits out any pause (no alternatives) */
+		fl->path = (uint16_t)(cur + 1);
+		fl->last = now;
+		m->path = (uint16_t)(cur + 1);
+		m->t_edge = now;
+		m->t_td = INT64_MAX;
+		return;
+	}
 	if (fl->path == 0 || now - fl->last > st->P->flow_idle) { /* lines 3-4 */
 		uint32_t n = active_set(pr, st->order, UINT32_MAX);
 		select_order(st, pr, st->order, n, 1);
