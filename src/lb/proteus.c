@@ -33,8 +33,9 @@
  * then arrives after its predecessor), chosen by SelectPath among those; else
  * it stays (line 11). The packet carries the chosen path, `alternatives`
  * alternative path ids in SelectPath's order over the other active paths,
- * and its tolerable delay t_td = the delay difference between the chosen path
- * and the first alternative (IV-A: 12-bit ids, a 24-bit t_td).
+ * and its tolerable delay t_td = how much slower the first alternative is than
+ * the chosen path, 0 if it is the faster (III-C: a packet waits at most D_ps -
+ * D_po; IV-A: 12-bit ids, a 24-bit t_td).
  *
  * Algorithm 2 (III-B2), at every switch the packet crosses: if PFC has paused
  * the packet's egress (its class), predict the minimum queueing delay t_qd =
@@ -345,9 +346,13 @@ static uint32_t active_set(const struct pr_pair *pr, uint32_t *out, uint32_t ski
 	return n;
 }
 
-static int64_t delay_diff(const struct pr_path *a, const struct pr_path *b)
+/* The tolerable delay of a packet on path `cur` whose first alternative is
+ * `alt`: how much slower alt is (III-C: wait at most D_ps - D_po), 0 when alt
+ * is the faster (a flow Algorithm 1 kept on a path that became the slower
+ * should leave a paused egress at once). */
+static int64_t tolerable(const struct pr_path *alt, const struct pr_path *cur)
 {
-	return a->t_pd > b->t_pd ? (int64_t)(a->t_pd - b->t_pd) : (int64_t)(b->t_pd - a->t_pd);
+	return alt->t_pd > cur->t_pd ? (int64_t)(alt->t_pd - cur->t_pd) : 0;
 }
 
 /* The packet's alternatives (SelectPath over the other active paths) and its
@@ -361,7 +366,7 @@ static void set_alternatives(struct pr_state *st, struct pr_pair *pr, struct pr_
 	memset(m->alt, 0, sizeof m->alt);
 	for (uint32_t i = 0; i < want && i < n; i++)
 		m->alt[i] = (uint16_t)(st->order[i] + 1);
-	m->t_td = n && want ? delay_diff(&pr->p[st->order[0]], &pr->p[cur]) : INT64_MAX;
+	m->t_td = n && want ? tolerable(&pr->p[st->order[0]], &pr->p[cur]) : INT64_MAX;
 	if (!st->P->tolerate)
 		m->t_td = 0;
 }
@@ -577,7 +582,7 @@ static void algorithm2(struct fabric *f, struct sw *s, struct packet *p, struct 
 		while (j < PR_MAX_ALT)
 			m->alt[j++] = 0;
 		m->t_td = at_source && m->alt[0] && st->P->tolerate
-			      ? delay_diff(&pr->p[m->alt[0] - 1], q)
+			      ? tolerable(&pr->p[m->alt[0] - 1], q)
 			      : 0;
 		m->out = qo;
 		return;
