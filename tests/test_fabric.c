@@ -369,6 +369,64 @@ static void test_nexthop_interning(void **state)
 	exp_free(&x);
 }
 
+/* A flows file's path column pins a flow to one spine, whatever the load
+ * balancer: DRILL (per packet) and CONGA carry nothing of the pinned flows on
+ * the other spine, data or ACKs, and Proteus measures them on their path
+ * (its data on the other spine: its probes only, 64 B each). The unpinned
+ * third flow is the scheme's. */
+static void test_pinned_flows(void **state)
+{
+	(void)state;
+	static const char *const lbs[] = { "drill", "conga", "proteus" };
+	char path[128], yaml[1024];
+	simtest_temp_file(path, sizeof path, "pin",
+			  "src,dst,bytes,start,path\n"
+			  "0,4,2MB,0,1\n"
+			  "1,5,2MB,0,1\n"
+			  "2,6,200KB,0,\n");
+	for (size_t k = 0; k < sizeof lbs / sizeof *lbs; k++) {
+		snprintf(yaml, sizeof yaml,
+			 "name: t\n"
+			 "topology: {type: leaf_spine, hosts_per_leaf: 4, leaves: 2, spines: 2, "
+			 "host_rate: 40Gbps, fabric_rate: 40Gbps}\n"
+			 "switch: {mode: lossless, buffer: 9MB}\n"
+			 "lb: {type: %s}\n"
+			 "transport: {type: roce, mtu: 1000B}\n"
+			 "workload: {type: flows_file, file: %s}\n",
+			 lbs[k], path);
+		struct experiment x;
+		struct mp_err e = { 0 };
+		struct sim s;
+		assert_int_equal(exp_load_string(&x, yaml, "t.yaml", &e), MP_OK);
+		assert_int_equal(sim_build(&s, &x, &e), MP_OK);
+		sim_run(&s);
+		struct fabric *f = &s.fab;
+		uint64_t tx[2][2] = { { 0 } }; /* [leaf][spine] */
+		for (int l = 0; l < 2; l++)
+			for (int sp = 0; sp < 2; sp++) {
+				char a[16], b[16];
+				snprintf(a, sizeof a, "leaf%d", l);
+				snprintf(b, sizeof b, "spine%d", sp);
+				struct node *na = fab_find_node(f, a), *nb = fab_find_node(f, b);
+				assert_non_null(na);
+				for (uint16_t i = 0; i < na->nports; i++)
+					if (na->ports[i].peer_node == nb)
+						tx[l][sp] += na->ports[i].tx_bytes;
+			}
+		print_message("%s: leaf0 up %llu / %llu, leaf1 up %llu / %llu bytes\n", lbs[k],
+			      (unsigned long long)tx[0][0], (unsigned long long)tx[0][1],
+			      (unsigned long long)tx[1][0], (unsigned long long)tx[1][1]);
+		/* the pinned 4 MB all on spine1; on spine0 at most the third flow's
+		 * 200 KB, its ACKs and Proteus's probes (under 25 KB) */
+		assert_true(tx[0][1] >= 4000000);
+		assert_true(tx[0][0] <= 200000 + 25000);
+		assert_true(tx[1][0] <= 25000);
+		assert_int_equal(s.nflows_done, 3);
+		sim_free(&s);
+		exp_free(&x);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -380,6 +438,7 @@ int main(void)
 		cmocka_unit_test(test_failures),
 		cmocka_unit_test(test_multi_port_hosts),
 		cmocka_unit_test(test_nexthop_interning),
+		cmocka_unit_test(test_pinned_flows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

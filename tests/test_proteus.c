@@ -35,10 +35,20 @@ struct rig {
 	uint16_t up[2]; /* leaf0's ports toward spine0 and spine1 */
 };
 
-static void rig_build(struct rig *g)
+/* The same with the paper's rules alone (no in_order hold). */
+static const char *const two_paths_rules =
+    "seed: 1\n"
+    "topology: {type: leaf_spine, hosts_per_leaf: 2, leaves: 2, spines: 2, host_rate: 100Gbps,"
+    " fabric_rate: 100Gbps, host_delay: 1us, fabric_delay: 1us}\n"
+    "switch: {mode: lossless, buffer: 4MB}\n"
+    "lb: {type: proteus, in_order: off}\n"
+    "transport: {type: roce, mtu: 1000B}\n"
+    "workload: {type: permutation, size: 10KB}\n";
+
+static void rig_build_from(struct rig *g, const char *yaml)
 {
 	struct mp_err e = { 0 };
-	assert_int_equal(exp_load_string(&g->x, two_paths, "t.yaml", &e), MP_OK);
+	assert_int_equal(exp_load_string(&g->x, yaml, "t.yaml", &e), MP_OK);
 	assert_int_equal(sim_build(&g->s, &g->x, &e), MP_OK);
 	g->f = &g->s.fab;
 	g->leaf0 = (struct sw *)fab_find_node(g->f, "leaf0");
@@ -48,6 +58,11 @@ static void rig_build(struct rig *g)
 			if (!strcmp(g->leaf0->node.ports[i].peer->owner->name, sp))
 				g->up[k] = i;
 	}
+}
+
+static void rig_build(struct rig *g)
+{
+	rig_build_from(g, two_paths);
 }
 
 static void rig_free(struct rig *g)
@@ -149,6 +164,47 @@ static void test_sojourn_comes_off(void **state)
 	rig_free(&g);
 }
 
+/* The tolerable delay is what the first alternative's delay exceeds the
+ * packet's path by (section III-C: wait at most D_ps - D_po), none when the
+ * alternative is faster: a running flow kept on path 0 (Algorithm 1 moves it
+ * only within its packet gap) after path 0 became the slower by `diff` is
+ * rerouted at once at a paused egress, even one with little queued. */
+static void test_no_tolerance_on_slower_path(void **state)
+{
+	(void)state;
+	struct rig g;
+	rig_build_from(&g, two_paths_rules);
+	struct fabric *f = g.f;
+	const simtime_t diff = 3 * PS_PER_US;
+	simtime_t base = proteus_path_delay(f, 0, 1, 0);
+	feed(&g, diff);
+	struct packet *p = pkt_alloc(f);
+	assert_int_equal(route(&g, p, 0), g.up[0]);
+	pkt_free(f, p);
+	/* 100 ps later path 0 is the slower: the flow stays (gap 100 ps < diff) */
+	g.s.q.now += 100;
+	proteus_set_path(f, 0, 1, 0, base + diff, 0.1);
+	proteus_set_path(f, 0, 1, 1, base, 0.1);
+	p = pkt_alloc(f);
+	assert_int_equal(route(&g, p, 0), g.up[0]);
+	assert_int_equal(proteus_tolerable_delay(p), 0);
+	pkt_free(f, p);
+	/* paused with t_qd = 80 ps (one byte): rerouted to path 1 */
+	struct port *eg = &g.leaf0->node.ports[g.up[0]];
+	eg->paused |= 1u << CLS_DATA;
+	eg->qbytes[CLS_DATA] = 1;
+	g.s.q.now += 100;
+	p = pkt_alloc(f);
+	assert_int_equal(route(&g, p, 0), g.up[1]);
+	pkt_free(f, p);
+	const struct proteus_counts *c = proteus_counts(f);
+	assert_int_equal(c->waits, 0);
+	assert_int_equal(c->reroutes, 1);
+	eg->paused = 0;
+	eg->qbytes[CLS_DATA] = 0;
+	rig_free(&g);
+}
+
 /* ---- a Fig. 10-style run ------------------------------------------------------ */
 /* 4 x 4 leaf-spine, 32 hosts at 100 Gb/s, a 1 MB buffer with PFC (dynamic
  * threshold), DCQCN as its paper sets it (ECN 5-200 KB, 1%), Web Server at
@@ -236,6 +292,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reroute_exactly_at_tolerable_delay),
+		cmocka_unit_test(test_no_tolerance_on_slower_path),
 		cmocka_unit_test(test_sojourn_comes_off),
 		cmocka_unit_test(test_fig10_in_order_lossless),
 	};

@@ -33,8 +33,9 @@
  * then arrives after its predecessor), chosen by SelectPath among those; else
  * it stays (line 11). The packet carries the chosen path, `alternatives`
  * alternative path ids in SelectPath's order over the other active paths,
- * and its tolerable delay t_td = the delay difference between the chosen path
- * and the first alternative (IV-A: 12-bit ids, a 24-bit t_td).
+ * and its tolerable delay t_td = how much slower the first alternative is than
+ * the chosen path, 0 if it is the faster (III-C: a packet waits at most D_ps -
+ * D_po; IV-A: 12-bit ids, a 24-bit t_td).
  *
  * Algorithm 2 (III-B2), at every switch the packet crosses: if PFC has paused
  * the packet's egress (its class), predict the minimum queueing delay t_qd =
@@ -345,9 +346,13 @@ static uint32_t active_set(const struct pr_pair *pr, uint32_t *out, uint32_t ski
 	return n;
 }
 
-static int64_t delay_diff(const struct pr_path *a, const struct pr_path *b)
+/* The tolerable delay of a packet on path `cur` whose first alternative is
+ * `alt`: how much slower alt is (III-C: wait at most D_ps - D_po), 0 when alt
+ * is the faster (a flow Algorithm 1 kept on a path that became the slower
+ * should leave a paused egress at once). */
+static int64_t tolerable(const struct pr_path *alt, const struct pr_path *cur)
 {
-	return a->t_pd > b->t_pd ? (int64_t)(a->t_pd - b->t_pd) : (int64_t)(b->t_pd - a->t_pd);
+	return alt->t_pd > cur->t_pd ? (int64_t)(alt->t_pd - cur->t_pd) : 0;
 }
 
 /* The packet's alternatives (SelectPath over the other active paths) and its
@@ -361,7 +366,7 @@ static void set_alternatives(struct pr_state *st, struct pr_pair *pr, struct pr_
 	memset(m->alt, 0, sizeof m->alt);
 	for (uint32_t i = 0; i < want && i < n; i++)
 		m->alt[i] = (uint16_t)(st->order[i] + 1);
-	m->t_td = n && want ? delay_diff(&pr->p[st->order[0]], &pr->p[cur]) : INT64_MAX;
+	m->t_td = n && want ? tolerable(&pr->p[st->order[0]], &pr->p[cur]) : INT64_MAX;
 	if (!st->P->tolerate)
 		m->t_td = 0;
 }
@@ -380,6 +385,26 @@ static bool held(const struct pr_params *P, const struct flowlet *fl)
 	}
 }
 
+/* The path a pinned packet takes (fab_pin): next hop (pin - 1) mod n at
+ * every switch from s to edge de; UINT32_MAX if it is not enumerated. */
+static uint32_t pinned_path(const struct fabric *f, const struct sw *s, const struct pr_pair *pr,
+			    uint32_t de, uint16_t pin)
+{
+	uint64_t d = 0;
+	for (unsigned hop = 0; hop < PR_MAX_HOPS && s->tor_idx != de; hop++) {
+		const struct nhset *nh = &s->route[de];
+		if (!nh->n)
+			return UINT32_MAX;
+		unsigned i = (pin - 1u) % nh->n;
+		d |= (uint64_t)i << (8 * hop);
+		s = (const struct sw *)s->node.ports[f->nh_ports[nh->off + i]].peer_node;
+	}
+	for (uint32_t k = 0; k < pr->n; k++)
+		if (pr->p[k].digits == d)
+			return k;
+	return UINT32_MAX;
+}
+
 static void route_new_packet(struct fabric *f, struct sw *s, struct packet *p, struct pr_pair *pr)
 {
 	struct pr_state *st = f->lb_priv;
@@ -389,6 +414,17 @@ static void route_new_packet(struct fabric *f, struct sw *s, struct packet *p, s
 	revive(s, pr, p->cls);
 	struct flowlet *fl = flowlet_get(&ss->flows, p, now);
 	uint32_t cur;
+	uint16_t pin = fab_pin_of(f, p);
+	if (pin && (cur = pinned_path(f, s, pr, edge_of(f, p->dst, p->rail), pin)) != UINT32_MAX) {
+		/* pinned by the experiment: measured on the path it takes, never
+		 * moved, waits out any pause (no alternatives) */
+		fl->path = (uint16_t)(cur + 1);
+		fl->last = now;
+		m->path = (uint16_t)(cur + 1);
+		m->t_edge = now;
+		m->t_td = INT64_MAX;
+		return;
+	}
 	if (fl->path == 0 || now - fl->last > st->P->flow_idle) { /* lines 3-4 */
 		uint32_t n = active_set(pr, st->order, UINT32_MAX);
 		select_order(st, pr, st->order, n, 1);
@@ -546,7 +582,7 @@ static void algorithm2(struct fabric *f, struct sw *s, struct packet *p, struct 
 		while (j < PR_MAX_ALT)
 			m->alt[j++] = 0;
 		m->t_td = at_source && m->alt[0] && st->P->tolerate
-			      ? delay_diff(&pr->p[m->alt[0] - 1], q)
+			      ? tolerable(&pr->p[m->alt[0] - 1], q)
 			      : 0;
 		m->out = qo;
 		return;

@@ -156,6 +156,7 @@ void fab_free(struct fabric *f)
 	mp_free(f->host_tor);
 	mp_free(f->host_port);
 	mp_free(f->nh_ports);
+	mp_free(f->pin);
 	if (f->hol) {
 		mp_free(f->hol->n);
 		mp_free(f->hol->since);

@@ -330,7 +330,9 @@ struct fabric {
 	nic_pull_fn nic_pull;
 	void *cb_ctx;
 
-	struct fab_hol *hol;	    /* NULL: not tracked (fab_hol_enable) */
+	struct fab_hol *hol; /* NULL: not tracked (fab_hol_enable) */
+	uint16_t *pin;	     /* per connection (fab_pin): 0 = the lb, k = next hop k - 1 */
+	uint32_t npin;
 	uint64_t lossless_overflow; /* lossless: bytes admitted beyond a port's headroom */
 	uint64_t no_route_drops;
 	uint16_t host_level_max;
@@ -436,6 +438,16 @@ void port_link_up(struct fabric *f, struct port *pt);
  * larger p->conn are not tracked). Costs a walk over a port's queue each time
  * PFC pauses or resumes it. */
 void fab_hol_enable(struct fabric *f, uint32_t nconns);
+/* Pin connection `conn`: every switch with n > 1 next hops sends its data,
+ * ACK, NACK and CNP packets to candidate (pin - 1) mod n, never asking the
+ * load balancer (pin 0: the load balancer chooses, the default). Its probes
+ * and the scheme's own packets are not pinned. Call before the run. */
+void fab_pin(struct fabric *f, uint32_t conn, uint16_t pin);
+/* The pin of p's connection (0: none, or p is a probe). */
+static inline uint16_t fab_pin_of(const struct fabric *f, const struct packet *p)
+{
+	return p->conn < f->npin && p->type != PKT_PROBE ? f->pin[p->conn] : 0;
+}
 /* Connection c's blocked time up to now, ps. */
 simtime_t fab_hol_blocked(const struct fabric *f, uint32_t c);
 

@@ -15,6 +15,8 @@
  * queue, q <= kmin never marks, q >= kmax always marks, and in between the
  * probability rises linearly from 0 to pmax (as the DCQCN ns-3 model does).
  */
+#include <string.h>
+
 #include "net/fabric.h"
 
 #include "core/err.h"
@@ -80,6 +82,19 @@ void fab_hol_enable(struct fabric *f, uint32_t nconns)
 	h->since = mp_calloc(nconns ? nconns : 1, sizeof *h->since);
 	h->total = mp_calloc(nconns ? nconns : 1, sizeof *h->total);
 	f->hol = h;
+}
+
+void fab_pin(struct fabric *f, uint32_t conn, uint16_t pin)
+{
+	if (conn >= f->npin) {
+		if (!pin)
+			return;
+		uint32_t n = conn + 1 > 2 * f->npin ? conn + 1 : 2 * f->npin;
+		f->pin = mp_realloc(f->pin, n * sizeof *f->pin);
+		memset(f->pin + f->npin, 0, (n - f->npin) * sizeof *f->pin);
+		f->npin = n;
+	}
+	f->pin[conn] = pin;
 }
 
 simtime_t fab_hol_blocked(const struct fabric *f, uint32_t c)
@@ -615,7 +630,12 @@ static uint16_t route_port(struct fabric *f, struct sw *s, struct packet *p)
 	/* a member whose link has failed stays until the routes learn of it
 	 * (cfg.failover_delay): what is sent to it meanwhile is lost */
 	const uint16_t *cand = f->nh_ports + nh->off;
-	return nh->n == 1 ? cand[0] : f->lb->choose(f, s, p, cand, nh->n);
+	if (nh->n == 1)
+		return cand[0];
+	uint16_t pin = fab_pin_of(f, p);
+	if (__builtin_expect(pin != 0, 0))
+		return cand[(pin - 1u) % nh->n];
+	return f->lb->choose(f, s, p, cand, nh->n);
 }
 
 static void switch_forward(struct fabric *f, struct sw *s, uint16_t in_idx, struct packet *p)

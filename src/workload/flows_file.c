@@ -8,10 +8,12 @@
  *     0,5,2MB,0
  *     3,1,64KiB,10us
  *
- * The first other line is the header, exactly these four names. Then one flow
- * a line: src and dst are host indices (decimal, below the fabric's host count,
- * different), bytes a size with an optional unit as in experiment files
- * ("4000", "64KB", "2MiB"), start a time with a unit ("0", "10us", "1.5ms").
+ * The first other line is the header, exactly these four names, or these and
+ * path. Then one flow a line: src and dst are host indices (decimal, below the
+ * fabric's host count, different), bytes a size with an optional unit as in
+ * experiment files ("4000", "64KB", "2MiB"), start a time with a unit ("0",
+ * "10us", "1.5ms"), path (when the header has it) empty or a next-hop index:
+ * the flow is pinned (struct flow_spec's pin), the load balancer never moves it.
  * Spaces around fields are allowed. Flows keep the file's order (id = the
  * flow's position). Every error names flows-file:line.
  */
@@ -32,12 +34,32 @@ static const struct opt_desc flows_file_opts[] = {
 	  .type = OPT_PATH,
 	  .offset = offsetof(struct flows_file_params, file),
 	  .def = NULL,
-	  .help = "CSV file with header src,dst,bytes,start (one flow a line)" },
+	  .help =
+	      "CSV file with header src,dst,bytes,start (one flow a line); an optional fifth "
+	      "column path pins a flow: every switch with a choice sends it to next hop path mod n "
+	      "of its n (in a leaf-spine, path k = spine k), whatever the load balancer; empty = "
+	      "the "
+	      "load balancer places it" },
 	OPT_END,
 };
 
-#define FLOWS_FILE_FIELDS 4
-static const char *const flows_file_header[FLOWS_FILE_FIELDS] = { "src", "dst", "bytes", "start" };
+#define FLOWS_FILE_FIELDS 5 /* the last, path, is optional */
+static const char *const flows_file_header[FLOWS_FILE_FIELDS] = { "src", "dst", "bytes", "start",
+								  "path" };
+
+/* The path column: a next-hop index 0..65534, stored as index + 1. */
+static int flows_file_path(const char *where, const char *s, uint16_t *pin, struct mp_err *e)
+{
+	uint64_t v;
+
+	if (workload_parse_uint(s, 65534, &v))
+		return mp_errf(
+		    e, MP_EUSER,
+		    "%s: path: expected a next-hop index 0..65534 or nothing, found '%s'", where,
+		    s);
+	*pin = (uint16_t)(v + 1);
+	return MP_OK;
+}
 
 static int flows_file_generate(const void *params, const struct wl_env *env, struct flow_list *out,
 			       struct mp_err *e)
@@ -46,7 +68,7 @@ static int flows_file_generate(const void *params, const struct wl_env *env, str
 	const char *name = fp->file;
 	char *text, *cur, *line;
 	size_t len, n0 = out->n;
-	int lineno = 0, seen_header = 0, rc = MP_OK;
+	int lineno = 0, seen_header = 0, nfields = FLOWS_FILE_FIELDS - 1, rc = MP_OK;
 
 	if (!name)
 		return mp_errf(e, MP_EUSER, "file: expected the path of a CSV flows file");
@@ -58,6 +80,7 @@ static int flows_file_generate(const void *params, const struct wl_env *env, str
 		uint32_t src = 0, dst = 0;
 		uint64_t bytes;
 		simtime_t start;
+		uint16_t pin = 0;
 		int nf;
 
 		lineno++;
@@ -65,26 +88,29 @@ static int flows_file_generate(const void *params, const struct wl_env *env, str
 			continue;
 		nf = workload_split(line, ',', f, FLOWS_FILE_FIELDS);
 		if (!seen_header) {
-			int ok = nf == FLOWS_FILE_FIELDS;
+			int ok = nf == FLOWS_FILE_FIELDS - 1 || nf == FLOWS_FILE_FIELDS;
 
-			for (int i = 0; ok && i < FLOWS_FILE_FIELDS; i++)
+			for (int i = 0; ok && i < nf; i++)
 				ok = !strcmp(f[i], flows_file_header[i]);
 			if (!ok) {
 				rc = mp_errf(e, MP_EUSER,
 					     "%s:%d: expected the header line "
-					     "'src,dst,bytes,start'",
+					     "'src,dst,bytes,start' or 'src,dst,bytes,start,path'",
 					     name, lineno);
 				goto out;
 			}
+			nfields = nf;
 			seen_header = 1;
 			continue;
 		}
-		if (nf != FLOWS_FILE_FIELDS) {
+		if (nf != nfields) {
 			rc = mp_errf(e, MP_EUSER,
-				     "%s:%d: expected 4 comma-separated fields "
-				     "(src,dst,bytes,start), found %s%d",
-				     name, lineno, nf > FLOWS_FILE_FIELDS ? "more than " : "",
-				     nf > FLOWS_FILE_FIELDS ? FLOWS_FILE_FIELDS : nf);
+				     "%s:%d: expected %d comma-separated fields "
+				     "(%s), found %s%d",
+				     name, lineno, nfields,
+				     nfields == FLOWS_FILE_FIELDS ? "src,dst,bytes,start,path"
+								  : "src,dst,bytes,start",
+				     nf > nfields ? "more than " : "", nf > nfields ? nfields : nf);
 			goto out;
 		}
 		snprintf(where, sizeof(where), "%s:%d", name, lineno);
@@ -99,9 +125,14 @@ static int flows_file_generate(const void *params, const struct wl_env *env, str
 			rc = workload_field_bytes(where, "bytes", f[2], &bytes, e);
 		if (!rc)
 			rc = workload_field_time(where, "start", f[3], &start, e);
+		if (!rc && nfields == FLOWS_FILE_FIELDS && f[4][0])
+			rc = flows_file_path(where, f[4], &pin, e);
 		if (rc)
 			goto out;
+		size_t before = out->n;
 		flow_list_push(out, src, dst, bytes, start);
+		if (out->n > before) /* else refused for its count: see flow_list_push */
+			out->v[before].pin = pin;
 	}
 	if (!seen_header)
 		rc = mp_errf(e, MP_EUSER, "%s:%d: expected the header line 'src,dst,bytes,start'",

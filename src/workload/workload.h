@@ -32,6 +32,10 @@ struct flow_spec {
 	simtime_t delay;
 	uint32_t job;  /* 0 = its own connection; k = collective job k - 1 */
 	uint32_t iter; /* the job's iteration (collectives) */
+	/* 0: the load balancer places the flow; k > 0: pinned, every switch with
+	 * a choice sends its packets (and ACKs) to next hop (k - 1) mod n of its
+	 * n candidates, whatever the scheme (a flows file's `path` column) */
+	uint16_t pin;
 };
 
 /* A dependency: a message id, completed at its receiver, or at its sender
