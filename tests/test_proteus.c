@@ -192,7 +192,7 @@ static void test_no_tolerance_on_slower_path(void **state)
 	/* paused with t_qd = 80 ps (one byte): rerouted to path 1 */
 	struct port *eg = &g.leaf0->node.ports[g.up[0]];
 	eg->paused |= 1u << CLS_DATA;
-	eg->qbytes[CLS_DATA] = 1;
+	eg->q[CLS_DATA].bytes = 1;
 	g.s.q.now += 100;
 	p = pkt_alloc(f);
 	assert_int_equal(route(&g, p, 0), g.up[1]);
@@ -201,7 +201,7 @@ static void test_no_tolerance_on_slower_path(void **state)
 	assert_int_equal(c->waits, 0);
 	assert_int_equal(c->reroutes, 1);
 	eg->paused = 0;
-	eg->qbytes[CLS_DATA] = 0;
+	eg->q[CLS_DATA].bytes = 0;
 	rig_free(&g);
 }
 
