@@ -9,7 +9,9 @@
 # also rewrites the links of the experiment's "Plots of `DIR/FILE.yaml`" line in
 # experiments/README.md to the figures just copied (an experiment whose
 # section has no such line keeps its hand-written links, and is named).
-#   scripts/experiment_plots.sh [RESULTS_DIR]    (default results)
+#   scripts/experiment_plots.sh [RESULTS_DIR [NAME...]]
+#                                (default results; NAME: only these experiments,
+#                                by their `name:`)
 #   scripts/experiment_plots.sh --check          every experiment has figures
 #                                                linked, every link resolves
 # Run the experiments first (mpsim run FILE, with gnuplot installed, or
@@ -39,6 +41,8 @@ if [ "${1:-}" = --check ]; then
 fi
 
 RES=${1:-results}
+shift $(($# > 0 ? 1 : 0))
+ONLY=" $* "
 # links NAME REL FIG...: the "Plots of" line of experiment REL, its links
 # rewritten (whatever the line says before its links stays)
 links() {
@@ -64,6 +68,7 @@ links() {
 
 for f in experiments/*/*.yaml; do
 	name=$(awk '$1 == "name:" { print $2; exit }' "$f")
+	[ "$ONLY" = "  " ] || [[ $ONLY == *" $name "* ]] || continue
 	figs=$RES/$name/plots/figures.tsv
 	if [ ! -s "$figs" ]; then
 		echo "$f: no plots in $RES/$name (not run yet?)" >&2
