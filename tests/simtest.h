@@ -15,24 +15,37 @@
 #include "io/experiment.h"
 #include "sim/run.h"
 
+/* Load, build and run the experiment in `yaml`, keeping the simulation for
+ * the caller to inspect (its fabric, counters, flows); fails the test on any
+ * load/build error. simtest_close frees both. */
+static inline void simtest_open(const char *yaml, struct experiment *x, struct sim *s)
+{
+	struct mp_err e = { 0 };
+	if (exp_load_string(x, yaml, "test.yaml", &e)) {
+		fprintf(stderr, "load: %s\n", e.msg);
+		fail();
+	}
+	if (sim_build(s, x, &e)) {
+		fprintf(stderr, "build: %s\n", e.msg);
+		fail();
+	}
+	sim_run(s);
+}
+
+static inline void simtest_close(struct experiment *x, struct sim *s)
+{
+	sim_free(s);
+	exp_free(x);
+}
+
 /* Run the experiment in `yaml`; fails the test on any load/build error. */
 static inline void simtest_run(const char *yaml, struct run_result *r)
 {
 	struct experiment x;
-	struct mp_err e = { 0 };
 	struct sim s;
-	if (exp_load_string(&x, yaml, "test.yaml", &e)) {
-		fprintf(stderr, "load: %s\n", e.msg);
-		fail();
-	}
-	if (sim_build(&s, &x, &e)) {
-		fprintf(stderr, "build: %s\n", e.msg);
-		fail();
-	}
-	sim_run(&s);
+	simtest_open(yaml, &x, &s);
 	sim_collect(&s, r);
-	sim_free(&s);
-	exp_free(&x);
+	simtest_close(&x, &s);
 }
 
 /* Runs `yaml` twice and asserts the runs are the same: flows, events, and

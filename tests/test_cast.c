@@ -132,17 +132,13 @@ static void test_wrr(void **state)
 static uint32_t parts_of(const char *yaml, uint32_t *nmsgs)
 {
 	struct experiment x;
-	struct mp_err e = { 0 };
 	struct sim s;
-	assert_int_equal(exp_load_string(&x, yaml, "t.yaml", &e), MP_OK);
-	assert_int_equal(sim_build(&s, &x, &e), MP_OK);
-	sim_run(&s);
+	simtest_open(yaml, &x, &s);
 	uint32_t n = s.ccl.nparts;
 	*nmsgs = (uint32_t)s.flows.n;
 	for (size_t i = 0; i < s.flows.n; i++)
 		assert_true(s.tx_at[i] > 0); /* every message completed */
-	sim_free(&s);
-	exp_free(&x);
+	simtest_close(&x, &s);
 	return n;
 }
 

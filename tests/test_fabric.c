@@ -395,11 +395,8 @@ static void test_pinned_flows(void **state)
 			 "workload: {type: flows_file, file: %s}\n",
 			 lbs[k], path);
 		struct experiment x;
-		struct mp_err e = { 0 };
 		struct sim s;
-		assert_int_equal(exp_load_string(&x, yaml, "t.yaml", &e), MP_OK);
-		assert_int_equal(sim_build(&s, &x, &e), MP_OK);
-		sim_run(&s);
+		simtest_open(yaml, &x, &s);
 		struct fabric *f = &s.fab;
 		uint64_t tx[2][2] = { { 0 } }; /* [leaf][spine] */
 		for (int l = 0; l < 2; l++)
@@ -422,8 +419,7 @@ static void test_pinned_flows(void **state)
 		assert_true(tx[0][0] <= 200000 + 25000);
 		assert_true(tx[1][0] <= 25000);
 		assert_int_equal(s.nflows_done, 3);
-		sim_free(&s);
-		exp_free(&x);
+		simtest_close(&x, &s);
 	}
 }
 

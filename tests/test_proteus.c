@@ -18,14 +18,16 @@
 /* ---- Algorithm 2 at a paused egress ---------------------------------------- */
 /* Two leaves, two spines, 100 Gb/s, 1 us links: from leaf0 to leaf1, path 0
  * crosses spine0 and path 1 spine1. */
-static const char *const two_paths =
-    "seed: 1\n"
-    "topology: {type: leaf_spine, hosts_per_leaf: 2, leaves: 2, spines: 2, host_rate: 100Gbps,"
-    " fabric_rate: 100Gbps, host_delay: 1us, fabric_delay: 1us}\n"
-    "switch: {mode: lossless, buffer: 4MB}\n"
-    "lb: {type: proteus}\n"
-    "transport: {type: roce, mtu: 1000B}\n"
-    "workload: {type: permutation, size: 10KB}\n";
+#define TWO_PATHS(lb)                                                                       \
+	"seed: 1\n"                                                                         \
+	"topology: {type: leaf_spine, hosts_per_leaf: 2, leaves: 2, spines: 2, host_rate: " \
+	"100Gbps,"                                                                          \
+	" fabric_rate: 100Gbps, host_delay: 1us, fabric_delay: 1us}\n"                      \
+	"switch: {mode: lossless, buffer: 4MB}\n"                                           \
+	"lb: " lb "\n"                                                                      \
+	"transport: {type: roce, mtu: 1000B}\n"                                             \
+	"workload: {type: permutation, size: 10KB}\n"
+static const char *const two_paths = TWO_PATHS("{type: proteus}");
 
 struct rig {
 	struct experiment x;
@@ -36,14 +38,7 @@ struct rig {
 };
 
 /* The same with the paper's rules alone (no in_order hold). */
-static const char *const two_paths_rules =
-    "seed: 1\n"
-    "topology: {type: leaf_spine, hosts_per_leaf: 2, leaves: 2, spines: 2, host_rate: 100Gbps,"
-    " fabric_rate: 100Gbps, host_delay: 1us, fabric_delay: 1us}\n"
-    "switch: {mode: lossless, buffer: 4MB}\n"
-    "lb: {type: proteus, in_order: off}\n"
-    "transport: {type: roce, mtu: 1000B}\n"
-    "workload: {type: permutation, size: 10KB}\n";
+static const char *const two_paths_rules = TWO_PATHS("{type: proteus, in_order: off}");
 
 static void rig_build_from(struct rig *g, const char *yaml)
 {
@@ -88,6 +83,15 @@ static uint16_t route(struct rig *g, struct packet *p, uint32_t conn)
 	return f->lb->choose(f, g->leaf0, p, f->nh_ports + nh->off, nh->n);
 }
 
+/* A data packet of connection conn from host 0 to host 2 routed at leaf0
+ * leaves by `port`. */
+static void expect_route(struct rig *g, uint32_t conn, uint16_t port)
+{
+	struct packet *p = pkt_alloc(g->f);
+	assert_int_equal(route(g, p, conn), port);
+	pkt_free(g->f, p);
+}
+
 /* The path states the destination edge fed back: path 0 = base delay (the
  * best), path 1 = base + `diff` (t_td = diff). */
 static void feed(struct rig *g, simtime_t diff)
@@ -114,31 +118,23 @@ static void test_reroute_exactly_at_tolerable_delay(void **state)
 	struct port *eg = &g.leaf0->node.ports[g.up[0]];
 	eg->paused |= 1u << CLS_DATA;
 	eg->q[CLS_DATA].bytes = diff / 80 - 1; /* 80 ps per byte at 100 Gb/s */
-	p = pkt_alloc(f);
-	assert_int_equal(route(&g, p, 1), g.up[0]);
-	pkt_free(f, p);
+	expect_route(&g, 1, g.up[0]);
 	const struct proteus_counts *c = proteus_counts(f);
 	assert_int_equal(c->waits, 1);
 	assert_int_equal(c->reroutes, 0);
 	/* one byte more: t_qd = diff = t_td, rerouted to path 1 (spine1) */
 	eg->q[CLS_DATA].bytes++;
-	p = pkt_alloc(f);
-	assert_int_equal(route(&g, p, 2), g.up[1]);
-	pkt_free(f, p);
+	expect_route(&g, 2, g.up[1]);
 	assert_int_equal(c->reroutes, 1);
 	assert_int_equal(c->last_reroute_td, (int64_t)diff);
 	assert_int_equal(c->last_reroute_qd, diff);
 	assert_int_equal(c->kicks, 1);
 	/* path 0 is inactive: a new flow takes path 1 though path 0 has less delay */
 	eg->q[CLS_DATA].bytes = 0;
-	p = pkt_alloc(f);
-	assert_int_equal(route(&g, p, 3), g.up[1]);
-	pkt_free(f, p);
+	expect_route(&g, 3, g.up[1]);
 	/* the egress resumes: path 0 is back, and the best */
 	eg->paused = 0;
-	p = pkt_alloc(f);
-	assert_int_equal(route(&g, p, 4), g.up[0]);
-	pkt_free(f, p);
+	expect_route(&g, 4, g.up[0]);
 	eg->q[CLS_DATA].bytes = 0;
 	rig_free(&g);
 }
@@ -194,9 +190,7 @@ static void test_no_tolerance_on_slower_path(void **state)
 	eg->paused |= 1u << CLS_DATA;
 	eg->q[CLS_DATA].bytes = 1;
 	g.s.q.now += 100;
-	p = pkt_alloc(f);
-	assert_int_equal(route(&g, p, 0), g.up[1]);
-	pkt_free(f, p);
+	expect_route(&g, 0, g.up[1]);
 	const struct proteus_counts *c = proteus_counts(f);
 	assert_int_equal(c->waits, 0);
 	assert_int_equal(c->reroutes, 1);
@@ -225,15 +219,11 @@ static void run_fig10(int seed, struct run_result *r, struct proteus_counts *pc)
 	char yaml[2048];
 	snprintf(yaml, sizeof yaml, fig10, seed);
 	struct experiment x;
-	struct mp_err e = { 0 };
 	struct sim s;
-	assert_int_equal(exp_load_string(&x, yaml, "t.yaml", &e), MP_OK);
-	assert_int_equal(sim_build(&s, &x, &e), MP_OK);
-	sim_run(&s);
+	simtest_open(yaml, &x, &s);
 	sim_collect(&s, r);
 	*pc = *proteus_counts(&s.fab);
-	sim_free(&s);
-	exp_free(&x);
+	simtest_close(&x, &s);
 }
 
 static void test_fig10_in_order_lossless(void **state)
