@@ -395,7 +395,7 @@ static uint32_t pinned_path(const struct fabric *f, const struct sw *s, const st
 		const struct nhset *nh = &s->route[de];
 		if (!nh->n)
 			return UINT32_MAX;
-		unsigned i = (pin - 1u) % nh->n;
+		unsigned i = fab_pin_choice(pin, nh->n);
 		d |= (uint64_t)i << (8 * hop);
 		s = (const struct sw *)s->node.ports[f->nh_ports[nh->off + i]].peer_node;
 	}

@@ -448,6 +448,12 @@ static inline uint16_t fab_pin_of(const struct fabric *f, const struct packet *p
 {
 	return p->conn < f->npin && p->type != PKT_PROBE ? f->pin[p->conn] : 0;
 }
+/* Which of n next-hop candidates a pin (non-zero) names: one rule for the
+ * switches and for a scheme that must know the path a pinned packet takes. */
+static inline unsigned fab_pin_choice(uint16_t pin, unsigned n)
+{
+	return (pin - 1u) % n;
+}
 /* Connection c's blocked time up to now, ps. */
 simtime_t fab_hol_blocked(const struct fabric *f, uint32_t c);
 

@@ -634,7 +634,7 @@ static uint16_t route_port(struct fabric *f, struct sw *s, struct packet *p)
 		return cand[0];
 	uint16_t pin = fab_pin_of(f, p);
 	if (__builtin_expect(pin != 0, 0))
-		return cand[(pin - 1u) % nh->n];
+		return cand[fab_pin_choice(pin, nh->n)];
 	return f->lb->choose(f, s, p, cand, nh->n);
 }
 
