@@ -157,7 +157,7 @@ static void test_ring_alltoall_bytes(void **state)
  * before it, so CCT = 2(n-1)/n x S/B x (1 + 64/4000), plus the pipeline's
  * fill (one chunk time, 10.5 us, is hidden behind the first step's other
  * chunks; what remains is a few host-switch-host latencies, under 0.2%).
- * The issue's bound is 3% of the bandwidth term; the derived time must hold
+ * The required bound is 3% of the bandwidth term; the derived time must hold
  * within 0.5%. */
 static void test_ring_cct(void **state)
 {

@@ -8,7 +8,7 @@
  *
  * The timeout defaults to 100 us, the value of the ConWeave ns-3 model of
  * LetFlow (conweave-project/conweave-ns3, letflow-routing.cc), also the
- * issue's example. Our choices where that model differs or is silent: the
+ * example value usually quoted. Our choices where that model differs or is silent: the
  * flowlet table is exact (lbcommon.h; one entry per flow and direction, no
  * hash collisions), and every switch with a choice runs LetFlow (the ns-3
  * model decides at the source ToR only, which in a leaf-spine is the only
