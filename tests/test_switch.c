@@ -336,12 +336,87 @@ static void test_headroom_bound(void **state)
 	}
 }
 
+/* A NIC's pull runs the transport, which may make another flow of the same
+ * port ready (a paced queue pair whose time has come) or send an ACK from the
+ * same host; neither may start a second transmission while the first is on
+ * the wire. Flow A's first pull does both; every transmission that h0 starts
+ * (host_tx) must begin after the one before it has left. */
+static struct nic_flow reent_a, reent_b;
+static uint32_t reent_left[2], reent_starts;
+static simtime_t reent_at[64];
+static uint16_t reent_size[64];
+static bool reent_done;
+
+static void reent_host_tx(struct fabric *f, struct host *h, struct packet *p)
+{
+	(void)h;
+	if (reent_starts < 64) {
+		reent_at[reent_starts] = f->q->now;
+		reent_size[reent_starts] = p->size;
+	}
+	reent_starts++;
+}
+
+static struct packet *reent_pull(void *ctx, struct nic_flow *fl)
+{
+	struct rig *r = ctx;
+	unsigned i = fl == &reent_b;
+	if (!reent_left[i])
+		return NULL;
+	if (!i && !reent_done) {
+		reent_done = true;
+		nic_activate(&r->f, &reent_b);
+		struct packet *ack = pkt_alloc(&r->f);
+		memset(ack, 0, sizeof *ack);
+		ack->type = PKT_ACK;
+		ack->cls = CLS_CTRL;
+		ack->size = 64;
+		ack->dst = 1;
+		host_send(&r->f, r->f.hosts[0], ack);
+	}
+	struct packet *p = pkt_alloc(&r->f);
+	memset(p, 0, sizeof *p);
+	p->type = PKT_DATA;
+	p->cls = CLS_DATA;
+	p->size = PKT;
+	p->dst = 1;
+	p->psn = reent_left[i]--;
+	return p;
+}
+
+static void test_pull_reentry(void **state)
+{
+	(void)state;
+	struct swcfg cfg = { .buffer = 10000000, .dt_alpha = 1, .mode = BUF_LOSSY };
+	rig_init(&R, &cfg, 2);
+	static struct lb_ops ops;
+	ops = *R.f.lb;
+	ops.host_tx = reent_host_tx;
+	R.f.lb = &ops;
+	R.f.nic_pull = reent_pull;
+	reent_left[0] = reent_left[1] = 10;
+	reent_starts = 0;
+	reent_done = false;
+	struct port *nic = &R.f.hosts[0]->node.ports[0];
+	reent_a = (struct nic_flow){ .port = nic, .owner = &R };
+	reent_b = (struct nic_flow){ .port = nic, .owner = &R };
+	nic_activate(&R.f, &reent_a);
+	evq_run(&R.q, SIMTIME_MAX);
+	assert_int_equal(reent_starts, 21); /* 20 data packets and the ACK */
+	assert_int_equal(R.rx, 21);
+	for (uint32_t k = 1; k < reent_starts; k++) {
+		simtime_t ser = (simtime_t)reent_size[k - 1] * 8 * PS_PER_S / 100000000000ULL;
+		assert_true(reent_at[k] >= reent_at[k - 1] + ser);
+	}
+	rig_free(&R);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ecn_at_dequeue), cmocka_unit_test(test_dynamic_threshold),
 		cmocka_unit_test(test_queue_limit),    cmocka_unit_test(test_pfc_xoff_xon),
-		cmocka_unit_test(test_headroom_bound),
+		cmocka_unit_test(test_headroom_bound), cmocka_unit_test(test_pull_reentry),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -543,6 +543,7 @@ static struct packet *port_dequeue(struct fabric *f, struct port *pt)
 static void port_transmit(struct fabric *f, struct port *pt, struct packet *p)
 {
 	simtime_t now = f->q->now;
+	MP_ASSERT(now >= pt->busy_until); /* one packet at a time */
 	simtime_t ser = time_ser_exact(p->size, pt->rate_bps, &pt->ser_rem);
 	pt->busy_until = now + ser;
 	pt->tx_pkts++;
@@ -560,10 +561,23 @@ static void port_transmit(struct fabric *f, struct port *pt, struct packet *p)
 	}
 }
 
+/* The wire is free: send the next eligible packet, if any. A NIC's pull runs
+ * the transport, which may make a flow of this very port ready (nic_activate)
+ * or send a packet from this host (host_send); tx_ev held meanwhile makes
+ * either wait for the transmission this call starts (port_kick returns, the
+ * enqueue's fast path is closed), so the wire never carries two packets at
+ * once. A packet queued that way while nothing was pulled is sent here. */
 static void port_try_send(struct fabric *f, struct port *pt)
 {
-	struct packet *p;
-	while ((p = port_dequeue(f, pt)) != NULL) {
+	for (;;) {
+		pt->tx_ev = true;
+		struct packet *p = port_dequeue(f, pt);
+		pt->tx_ev = false;
+		if (!p) {
+			if (pt->qmask & ~pt->paused)
+				continue;
+			return;
+		}
 		if (__builtin_expect(!pt->up, 0)) {
 			pt->st.drops_link++;
 			pkt_free(f, p);
