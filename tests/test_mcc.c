@@ -206,7 +206,12 @@ static void test_global(void **state)
  * turn, so a chunk shares the wire with the chunks posted after it on the
  * other pairs; that is not congestion, and no decision may call it global
  * (it did, 192 of 984 decisions, when the target counted only what the
- * channel had outstanding at the chunk's post: 58.4 Gb/s against 89.4). */
+ * channel had outstanding at the chunk's post: 58.4 Gb/s against 89.4). Both
+ * keep the line rate: each NIC sends 1000 B of payload per 1048 B packet and
+ * also a 64 B ACK per packet it receives (every pair exchanges 8 MB both
+ * ways), 100 x 1000 / 1112 = 89.9 Gb/s; over 4 pairs that needs a first
+ * window of the BDP plus a chunk per pair (86.5 Gb/s with one chunk: the
+ * window's chunks, served round robin, completed together). */
 static void test_qps(void **state)
 {
 	(void)state;
@@ -220,7 +225,9 @@ static void test_qps(void **state)
 		      four.wmean);
 	assert_int_equal(one.n[2], 0);
 	assert_int_equal(four.n[2], 0);
-	assert_true(four.busbw >= 0.95 * one.busbw); /* measured 86.5 / 89.4; before: 58.4 */
+	double line = 100.0 * 1000 / (1048 + 64); /* Gb/s of payload, ACKs beside the data */
+	assert_true(one.busbw >= 0.99 * line);	  /* measured 89.40 */
+	assert_true(four.busbw >= 0.99 * line);	  /* measured 89.35; 86.5, then 58.4 before */
 }
 
 int main(void)

@@ -26,7 +26,7 @@ enum mcc_quadrant { MCC_NONE, MCC_PARTIAL, MCC_GLOBAL };
 struct mcc_params {
 	struct ccl_common common;
 	uint64_t chunk;		    /* bytes per chunk */
-	double init_window;	    /* chunks; 0 = the path's BDP in chunks + 1 */
+	double init_window;	    /* chunks; 0 = the path's BDP in chunks + 1 per queue pair */
 	double min_window;	    /* chunks */
 	double max_window;	    /* chunks */
 	double ai;		    /* additive increase, chunks per window of completions */
