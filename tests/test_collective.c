@@ -8,6 +8,7 @@
 
 #include "core/mem.h"
 #include "core/time.h"
+#include "io/metrics.h"
 #include "workload/collective.h"
 
 static void gen(const char *type, const char *algo, uint32_t n, uint64_t size, uint64_t par,
@@ -186,6 +187,41 @@ static void test_ring_cct(void **state)
 	run_result_free(&r);
 }
 
+/* A collective's queue pairs carry many messages: with output.pfc_counters
+ * their packets count in the run (every data packet of the 64 messages of
+ * 500,000 B, 1000 B of payload each, exactly once), reordering under
+ * per-packet adaptive routing shows in reorder_ratio, and a message's own
+ * cells stay empty (on_qps) instead of reading 0. */
+static void test_qp_counters(void **state)
+{
+	(void)state;
+	struct run_result r;
+	simtest_run("topology: {type: leaf_spine, hosts_per_leaf: 2, leaves: 4, spines: 2, "
+		    "host_rate: 100Gbps, fabric_rate: 100Gbps, host_delay: 1us, fabric_delay: 1us}\n"
+		    "switch: {buffer: 32MB, mode: lossless}\n"
+		    "lb: {type: ar}\n"
+		    "transport: {type: roce, mtu: 1048B, header: 48B, preset: hpcc, "
+		    "reorder_buffer: 4096}\n"
+		    "collective: {type: allreduce, algorithm: ring, size: 4MB, ranks: 2, jobs: 4, "
+		    "placement: list, hosts: [0, 2, 1, 4, 3, 6, 5, 7], chunk: 512KiB}\n"
+		    "ccl: {type: stripe}\n"
+		    "output: {pfc_counters: true}\n",
+		    &r);
+	double v[M_N];
+	metrics_compute(&r, 0, 0, 0, v);
+	printf("collective queue pairs: %llu data packets, %llu reordered (ratio %.3f)\n",
+	       (unsigned long long)r.qp_data_pkts, (unsigned long long)r.qp_reordered,
+	       v[M_REORDER_RATIO]);
+	assert_int_equal(r.nflows, 64);
+	for (size_t i = 0; i < r.nflows; i++)
+		assert_true(r.flows[i].on_qps && r.flows[i].completed);
+	assert_int_equal(r.qp_data_pkts, 64 * 500);
+	assert_true(r.qp_reordered > 0);
+	assert_true(v[M_REORDER_RATIO] > 0 && v[M_REORDER_RATIO] < 1);
+	assert_true(v[M_REORDERED] == (double)r.qp_reordered);
+	run_result_free(&r);
+}
+
 /* AlltoAll with parallelism P: from the records, no rank ever has more than P
  * messages between release and acknowledgement; and no message of any
  * collective starts before what it waits for (delivered, or acknowledged for
@@ -323,6 +359,7 @@ int main(void)
 		cmocka_unit_test(test_dbt_bytes),
 		cmocka_unit_test(test_ring_alltoall_bytes),
 		cmocka_unit_test(test_ring_cct),
+		cmocka_unit_test(test_qp_counters),
 		cmocka_unit_test(test_alltoall_parallelism),
 		cmocka_unit_test(test_dag_order),
 		cmocka_unit_test(test_dag_errors),

@@ -87,7 +87,9 @@ const struct opt_desc exp_output_opts[] = {
 	{ "pfc_counters", OPT_BOOL, offsetof(struct exp_output, pfc_counters), "false", 0, 0,
 	  "per flow: the time any of its data packets waited behind a switch port paused by "
 	  "PFC (blocked_us), whether that exceeds hol_fraction of its FCT (hol), reordered "
-	  "and data packets received; columns in flows.csv, metrics hol_flows" },
+	  "and data packets received; columns in flows.csv (empty for a collective's "
+	  "messages, which share their queue pairs: those count in the metrics), metrics "
+	  "hol_flows, reordered, reorder_ratio" },
 	{ "hol_fraction", OPT_DOUBLE, offsetof(struct exp_output, hol_fraction), "0.1", 0, 1,
 	  "a flow is HoL-blocked when its blocked time exceeds this fraction of its FCT" },
 	{ "fct_from", OPT_TIME, offsetof(struct exp_output, fct_from), "0", 0, 1e18,

@@ -275,6 +275,8 @@ void metrics_compute(const struct run_result *r, double band, double jain, uint6
 			reord += r->flows[i].reordered;
 			hol += r->flows[i].hol;
 		}
+	data += r->qp_data_pkts; /* collective messages: their queue pairs' */
+	reord += r->qp_reordered;
 	if (r->pfc_counters && r->nmeasured)
 		v[M_HOL_FLOWS] = (double)hol / (double)r->nmeasured;
 	v[M_REORDERED] = (double)reord;

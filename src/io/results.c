@@ -38,7 +38,8 @@ static void summarize(const struct run_result *r, uint64_t lo, uint64_t hi, stru
 	mp_free(b);
 }
 
-/* PFC counters over the measured flows. */
+/* PFC counters over the measured flows, and the collective queue pairs'
+ * packets (a queue pair carries many messages). */
 struct pfc_summary {
 	size_t hol;
 	double blocked_us_mean;
@@ -58,6 +59,8 @@ static void pfc_summarize(const struct run_result *r, struct pfc_summary *ps)
 		ps->data_pkts += f->data_pkts;
 		ps->reordered += f->reordered;
 	}
+	ps->data_pkts += r->qp_data_pkts;
+	ps->reordered += r->qp_reordered;
 	ps->blocked_us_mean = r->nmeasured ? blocked / (double)r->nmeasured : 0;
 }
 
@@ -236,7 +239,9 @@ static int write_flows(FILE *f, const struct run_result *r)
 			if (fr->delivered)
 				fprintf(f, "%.6f", time_to_us(fr->delivered));
 		}
-		if (r->pfc_counters)
+		if (r->pfc_counters && fr->on_qps) /* the queue pairs': summary.json */
+			fputs(",,,,", f);
+		else if (r->pfc_counters)
 			fprintf(f, ",%.6f,%d,%llu,%llu", time_to_us(fr->blocked), fr->hol ? 1 : 0,
 				(unsigned long long)fr->data_pkts,
 				(unsigned long long)fr->reordered);

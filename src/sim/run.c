@@ -950,6 +950,7 @@ void sim_collect(struct sim *s, struct run_result *r)
 			fr->reordered = c->rx_reordered;
 			fr->blocked = fab_hol_blocked(&s->fab, c->id);
 		} else { /* a message on the ccl's queue pairs */
+			fr->on_qps = true;
 			fr->start = s->rel_at[i] == SIMTIME_MAX ? 0 : s->rel_at[i];
 			fr->ideal_fct = ccl_ideal_fct(&s->ccl, s->fchan[i], fs->bytes);
 			fr->completed = s->tx_at[i] != 0;
@@ -981,6 +982,8 @@ void sim_collect(struct sim *s, struct run_result *r)
 		r->flows[first_job].retx_bytes += c->retx_bytes;
 		r->flows[first_job].sent_bytes += c->sent_bytes;
 		r->flows[first_job].dup_bytes += c->dup_bytes;
+		r->qp_data_pkts += c->rx_data_pkts;
+		r->qp_reordered += c->rx_reordered;
 	}
 	collect_colls(s, r);
 	r->qp_trace = s->ccl.trace; /* the scheduler's trace, if it kept one */

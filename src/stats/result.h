@@ -32,6 +32,10 @@ struct flow_rec {
 	/* data packets its receiver got (first copies) and those of them that
 	 * arrived below a PSN already seen (reordered) */
 	uint64_t data_pkts, reordered;
+	/* a collective's message on its channel's queue pairs, which carry many
+	 * messages: its PFC counters are the queue pairs' (run_result's qp_*),
+	 * not its own, and flows.csv leaves them empty */
+	bool on_qps;
 	bool completed;
 	bool measured; /* it starts within output.fct_from / fct_until: FCT statistics count it */
 };
@@ -106,6 +110,9 @@ struct run_result {
 	size_t nmeasured;  /* flows with `measured` (all of them without a window) */
 	bool pfc_counters; /* blocked and hol were tracked (flows.csv lists them) */
 	bool dag;	   /* the flows had dependencies or collective jobs */
+	/* over every collective queue pair (whole run): data packets received
+	 * (first copies) and those that arrived reordered */
+	uint64_t qp_data_pkts, qp_reordered;
 	struct coll_rec *colls;
 	size_t ncolls;
 	char *qp_trace; /* the ccl scheduler's per-QP trace (CSV), NULL = none */
