@@ -196,17 +196,18 @@ static void test_qp_counters(void **state)
 {
 	(void)state;
 	struct run_result r;
-	simtest_run("topology: {type: leaf_spine, hosts_per_leaf: 2, leaves: 4, spines: 2, "
-		    "host_rate: 100Gbps, fabric_rate: 100Gbps, host_delay: 1us, fabric_delay: 1us}\n"
-		    "switch: {buffer: 32MB, mode: lossless}\n"
-		    "lb: {type: ar}\n"
-		    "transport: {type: roce, mtu: 1048B, header: 48B, preset: hpcc, "
-		    "reorder_buffer: 4096}\n"
-		    "collective: {type: allreduce, algorithm: ring, size: 4MB, ranks: 2, jobs: 4, "
-		    "placement: list, hosts: [0, 2, 1, 4, 3, 6, 5, 7], chunk: 512KiB}\n"
-		    "ccl: {type: stripe}\n"
-		    "output: {pfc_counters: true}\n",
-		    &r);
+	simtest_run(
+	    "topology: {type: leaf_spine, hosts_per_leaf: 2, leaves: 4, spines: 2, "
+	    "host_rate: 100Gbps, fabric_rate: 100Gbps, host_delay: 1us, fabric_delay: 1us}\n"
+	    "switch: {buffer: 32MB, mode: lossless}\n"
+	    "lb: {type: ar}\n"
+	    "transport: {type: roce, mtu: 1048B, header: 48B, preset: hpcc, "
+	    "reorder_buffer: 4096}\n"
+	    "collective: {type: allreduce, algorithm: ring, size: 4MB, ranks: 2, jobs: 4, "
+	    "placement: list, hosts: [0, 2, 1, 4, 3, 6, 5, 7], chunk: 512KiB}\n"
+	    "ccl: {type: stripe}\n"
+	    "output: {pfc_counters: true}\n",
+	    &r);
 	double v[M_N];
 	metrics_compute(&r, 0, 0, 0, v);
 	printf("collective queue pairs: %llu data packets, %llu reordered (ratio %.3f)\n",
