@@ -81,11 +81,12 @@ struct port {
 	struct ev_src evs;	/* events created by this port (4 + 4 bytes) */
 	uint16_t peer_idx;	/* peer->idx, so arrivals need not touch the peer port */
 	bool up;
-	bool tx_ev;	    /* a port_tx_done event is pending */
-	bool lossy_link;    /* loss_rate > 0 */
-	uint8_t paused;	    /* bit per class: paused by the downstream peer */
-	uint8_t pause_sent; /* bit per class: we have paused our upstream */
-	uint8_t qmask;	    /* bit per class: that class's queue is not empty */
+	bool tx_ev;	     /* a port_tx_done event is pending */
+	bool lossy_link : 1; /* loss_rate > 0 */
+	bool peer_host : 1;  /* peer_node is a host (its prefetcher reads no node) */
+	uint8_t paused;	     /* bit per class: paused by the downstream peer */
+	uint8_t pause_sent;  /* bit per class: we have paused our upstream */
+	uint8_t qmask;	     /* bit per class: that class's queue is not empty */
 	/* line 1: what a transmission counts, and the queue as a whole */
 	struct node *owner;
 	uint64_t qbytes_total;	   /* bytes queued, all classes */
@@ -291,6 +292,11 @@ struct fab_hol {
 
 typedef void (*host_rx_fn)(void *ctx, struct host *h, struct packet *p);
 typedef struct packet *(*nic_pull_fn)(void *ctx, struct nic_flow *f);
+/* Optional prefetchers of the run loop's pipeline (core/evq.c): issue
+ * prefetches for what host_rx will touch for packet p, and what nic_pull
+ * will touch for flow f (they change nothing). */
+typedef void (*host_rx_pf_fn)(const void *ctx, const struct packet *p);
+typedef void (*nic_pull_pf_fn)(const void *ctx, const struct nic_flow *f);
 
 struct fabric {
 	struct evq *q;
@@ -328,6 +334,8 @@ struct fabric {
 
 	host_rx_fn host_rx;
 	nic_pull_fn nic_pull;
+	host_rx_pf_fn host_rx_prefetch; /* NULL: none */
+	nic_pull_pf_fn nic_pull_prefetch;
 	void *cb_ctx;
 
 	struct fab_hol *hol; /* NULL: not tracked (fab_hol_enable) */

@@ -375,6 +375,17 @@ static void wire_arrive_prefetch(const void *obj, uint64_t pkt)
 	const struct port *pt = obj;
 	const struct packet *p = (const struct packet *)(uintptr_t)pkt;
 	const struct node *n = pt->peer_node;
+	if (pt->peer_host) {
+		/* the host, its NIC port (where the reply or the next data
+		 * packet queues) and what the transport's host_rx will read */
+		__builtin_prefetch(n);
+		for (int i = 0; i < 4; i++)
+			__builtin_prefetch((const char *)pt->peer + 64 * i);
+		const struct fabric *f = pt->owner->fab;
+		if (f->host_rx_prefetch)
+			f->host_rx_prefetch(f->cb_ctx, p);
+		return;
+	}
 	/* PFC frames carry no destination host: nothing to route */
 	if (n->kind != NODE_SWITCH || p->type == PKT_PAUSE)
 		return;
@@ -409,6 +420,13 @@ static void tx_done_prefetch(const void *obj, uint64_t arg)
 	if (ready) {
 		const struct pring *r = &pt->q[__builtin_ctz(ready)].ring;
 		__builtin_prefetch(r->v[r->head]);
+	} else if (pt->nic_ring) {
+		/* a host's NIC pulls from its round robin: the host (port_tx_done
+		 * reads it) and the transport's state of the flow at its head */
+		__builtin_prefetch(pt->owner);
+		const struct fabric *f = pt->peer_node->fab;
+		if (f->nic_pull_prefetch)
+			f->nic_pull_prefetch(f->cb_ctx, pt->nic_ring);
 	}
 }
 
