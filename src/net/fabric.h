@@ -61,13 +61,15 @@ struct port_stats {
  * Layout: the packet path misses the cache on ports at large fabric sizes
  * (32,768 ports at 8192 hosts), so what it touches lies in the first four
  * lines, which its prefetchers load (core/evq.c, wire_arrive_prefetch),
- * grouped by use and never straddling a line (bench/README.md, "Cost per
- * packet-hop by fabric size"). An arrival reads line 0 alone; a
- * transmission lines 0-1; queueing a packet or taking one adds its class's
- * queue, in line 3 for ACKs and data, line 2 for PFC frames. */
+ * grouped by use (bench/README.md, "Cost per packet-hop by fabric size"). An
+ * arrival reads line 0 alone; a transmission lines 0-1; queueing a packet or
+ * taking one adds its class's queue, in lines 2-3 (PFC frames, ACKs, data).
+ * A class keeps the packet it sends next in the port itself (`first`), so the
+ * prefetcher of an end of transmission finds it without reading the ring. */
 struct port_queue {
-	struct pring ring; /* packets waiting, oldest first */
-	uint64_t bytes;	   /* bytes queued in this class */
+	struct packet *first; /* the packet this class sends next; NULL: empty */
+	struct pring ring;    /* the packets waiting behind it, oldest first */
+	uint64_t bytes;	      /* bytes queued in this class, first included */
 };
 
 struct port {
@@ -98,13 +100,13 @@ struct port {
 	 * the integral of qbytes_total over time is this plus qbytes_total x
 	 * now (port_stats_sync), so a change needs no time of the last one */
 	unsigned __int128 qbytes_neg_t;
-	/* lines 2-3: egress queues, strict priority (PFC frames in line 2, ACKs
-	 * and data in line 3) */
-	struct packet *pfc_pending; /* a PFC frame queued here, not yet on the wire */
-	struct port *peer;	    /* the other end of the link */
-	uint16_t idx;		    /* index in owner->ports */
-	struct port_queue q[NCLS] __attribute__((aligned(32)));
+	/* lines 2-3: the other end, and the egress queues, strict priority
+	 * (the second data class in line 4: unused by most runs) */
+	struct port *peer; /* the other end of the link */
+	struct port_queue q[NCLS];
 	/* cold */
+	struct packet *pfc_pending; /* a PFC frame queued here, not yet on the wire */
+	uint16_t idx;		    /* index in owner->ports */
 	unsigned __int128
 	    qbytes_integral; /* sum of qbytes_total * dt up to port_stats_sync, byte-ps */
 	/* lossless switches (port.c, "shared buffer and PFC"): bytes in this
@@ -126,8 +128,7 @@ struct port {
 	struct port_stats st;
 	uint64_t ts_tx_bytes; /* tx bytes at the last time-series sample */
 } __attribute__((aligned(64)));
-_Static_assert(offsetof(struct port, owner) == 64 && offsetof(struct port, pfc_pending) == 128 &&
-		   offsetof(struct port, q[CLS_CTRL]) == 192 &&
+_Static_assert(offsetof(struct port, owner) == 64 && offsetof(struct port, peer) == 128 &&
 		   offsetof(struct port, q[CLS_DATA2]) == 256,
 	       "struct port: the packet path's fields fill lines 0-3 (see its layout note)");
 
