@@ -295,9 +295,10 @@ typedef void (*host_rx_fn)(void *ctx, struct host *h, struct packet *p);
 typedef struct packet *(*nic_pull_fn)(void *ctx, struct nic_flow *f);
 /* Optional prefetchers of the run loop's pipeline (core/evq.c): issue
  * prefetches for what host_rx will touch for packet p, and what nic_pull
- * will touch for flow f (they change nothing). */
-typedef void (*host_rx_pf_fn)(const void *ctx, const struct packet *p);
-typedef void (*nic_pull_pf_fn)(const void *ctx, const struct nic_flow *f);
+ * will touch for flow f (they change nothing): the connection itself when
+ * `late` is false, what it points to (read from it) a few events later. */
+typedef void (*host_rx_pf_fn)(const void *ctx, const struct packet *p, bool late);
+typedef void (*nic_pull_pf_fn)(const void *ctx, const struct nic_flow *f, bool late);
 
 struct fabric {
 	struct evq *q;
@@ -338,6 +339,7 @@ struct fabric {
 	host_rx_pf_fn host_rx_prefetch; /* NULL: none */
 	nic_pull_pf_fn nic_pull_prefetch;
 	void *cb_ctx;
+	void *pf_ctx; /* the prefetchers' own (host_rx and nic_pull may be wrapped) */
 
 	struct fab_hol *hol; /* NULL: not tracked (fab_hol_enable) */
 	uint16_t *pin;	     /* per connection (fab_pin): 0 = the lb, k = next hop k - 1 */

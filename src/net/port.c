@@ -403,7 +403,7 @@ static void wire_arrive_prefetch(const void *obj, uint64_t pkt)
 			__builtin_prefetch((const char *)pt->peer + 64 * i);
 		const struct fabric *f = pt->owner->fab;
 		if (f->host_rx_prefetch)
-			f->host_rx_prefetch(f->cb_ctx, p);
+			f->host_rx_prefetch(f->pf_ctx, p, false);
 		return;
 	}
 	/* PFC frames carry no destination host: nothing to route */
@@ -445,7 +445,30 @@ static void tx_done_prefetch(const void *obj, uint64_t arg)
 		__builtin_prefetch(pt->owner);
 		const struct fabric *f = pt->peer_node->fab;
 		if (f->nic_pull_prefetch)
-			f->nic_pull_prefetch(f->cb_ctx, pt->nic_ring);
+			f->nic_pull_prefetch(f->pf_ctx, pt->nic_ring, false);
+	}
+}
+
+/* The late stages: at a host, what the connection (prefetched by the stages
+ * above) points to. */
+static void wire_arrive_prefetch_late(const void *obj, uint64_t pkt)
+{
+	const struct port *pt = obj;
+	if (pt->peer_host) {
+		const struct fabric *f = pt->owner->fab;
+		if (f->host_rx_prefetch)
+			f->host_rx_prefetch(f->pf_ctx, (const struct packet *)(uintptr_t)pkt, true);
+	}
+}
+
+static void tx_done_prefetch_late(const void *obj, uint64_t arg)
+{
+	(void)arg;
+	const struct port *pt = obj;
+	if (!(pt->qmask & ~pt->paused) && pt->nic_ring) {
+		const struct fabric *f = pt->peer_node->fab;
+		if (f->nic_pull_prefetch)
+			f->nic_pull_prefetch(f->pf_ctx, pt->nic_ring, true);
 	}
 }
 
@@ -453,6 +476,8 @@ void port_register_prefetchers(void)
 {
 	evq_set_prefetch(port_wire_arrive, wire_arrive_prefetch);
 	evq_set_prefetch(port_tx_done, tx_done_prefetch);
+	evq_set_prefetch_late(port_wire_arrive, wire_arrive_prefetch_late);
+	evq_set_prefetch_late(port_tx_done, tx_done_prefetch_late);
 }
 
 void port_wire_arrive(void *obj, uint64_t pkt)

@@ -60,19 +60,27 @@ static inline void conn_prefetch(const struct tp_world *w, const void *c)
 		__builtin_prefetch((const void *)a);
 }
 
-static void host_rx_prefetch(const void *ctx, const struct packet *p)
+static void host_rx_prefetch(const void *ctx, const struct packet *p, bool late)
 {
 	const struct tp_world *w = ctx;
-	if (p->conn < w->nconns)
+	if (p->conn >= w->nconns)
+		return;
+	if (!late)
 		conn_prefetch(w, w->conns[p->conn]);
+	else if (w->ops->prefetch)
+		w->ops->prefetch(w->conns[p->conn], p);
 }
 
 /* Flow 0 of a connection is embedded at its start (conn.nf): its lines are
  * the connection's (for other flows the prefetch is only wasted). */
 _Static_assert(offsetof(struct conn, nf) == 0, "a connection starts with its flow 0");
-static void nic_pull_prefetch(const void *ctx, const struct nic_flow *nf)
+static void nic_pull_prefetch(const void *ctx, const struct nic_flow *nf, bool late)
 {
-	conn_prefetch(ctx, nf);
+	const struct tp_world *w = ctx;
+	if (!late)
+		conn_prefetch(w, nf);
+	else if (w->ops->prefetch)
+		w->ops->prefetch(nf->owner, NULL);
 }
 
 /* The observing callbacks (traces, RTT samples): the plain ones, plus what
@@ -138,6 +146,7 @@ void tp_world_init(struct tp_world *w, struct evq *q, struct fabric *fab,
 	fab->host_rx_prefetch = host_rx_prefetch;
 	fab->nic_pull_prefetch = nic_pull_prefetch;
 	fab->cb_ctx = w;
+	fab->pf_ctx = w;
 }
 
 static struct conn *conn_new(struct tp_world *w, uint32_t src, uint32_t dst, unsigned rail)
