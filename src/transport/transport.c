@@ -60,6 +60,18 @@ static inline void conn_prefetch(const struct tp_world *w, const void *c)
 		__builtin_prefetch((const void *)a);
 }
 
+/* Read from a connection in cache: the host at the other end, whose index
+ * every packet made or answered carries (tp_pkt_new, an ACK), and the
+ * protocol's own. */
+static inline void conn_prefetch_late(const struct tp_world *w, const struct conn *c,
+				      const struct packet *p)
+{
+	__builtin_prefetch(&c->src->hid);
+	__builtin_prefetch(&c->dst->hid);
+	if (w->ops->prefetch)
+		w->ops->prefetch(c, p);
+}
+
 static void host_rx_prefetch(const void *ctx, const struct packet *p, bool late)
 {
 	const struct tp_world *w = ctx;
@@ -67,8 +79,8 @@ static void host_rx_prefetch(const void *ctx, const struct packet *p, bool late)
 		return;
 	if (!late)
 		conn_prefetch(w, w->conns[p->conn]);
-	else if (w->ops->prefetch)
-		w->ops->prefetch(w->conns[p->conn], p);
+	else
+		conn_prefetch_late(w, w->conns[p->conn], p);
 }
 
 /* Flow 0 of a connection is embedded at its start (conn.nf): its lines are
@@ -79,8 +91,8 @@ static void nic_pull_prefetch(const void *ctx, const struct nic_flow *nf, bool l
 	const struct tp_world *w = ctx;
 	if (!late)
 		conn_prefetch(w, nf);
-	else if (w->ops->prefetch)
-		w->ops->prefetch(nf->owner, NULL);
+	else
+		conn_prefetch_late(w, nf->owner, NULL);
 }
 
 /* The observing callbacks (traces, RTT samples): the plain ones, plus what
