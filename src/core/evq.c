@@ -20,7 +20,10 @@
  * arrival's prefetcher also loads the egress port (net/port.c), whose
  * prefetch then needs time of its own, 5 and 3 are about 10% better than 3 and
  * 2 at 8192 hosts; 6 and 3, 6 and 4, 7 and 4 measured within the noise of 5
- * and 3 (bench/README.md). */
+ * and 3 (bench/README.md). The late prefetcher of the event EVQ_PREFETCH_LATE
+ * ahead reads what the handler prefetcher loaded (a connection) and loads what
+ * that points to (its per-packet rings); 6, 4, 1 and 7, 5, 2 measured within
+ * the noise of 5, 3, 1. */
 #ifndef EVQ_PREFETCH
 #define EVQ_PREFETCH 5
 #endif
