@@ -9,6 +9,7 @@
 
 #include "core/evq.h"
 #include "core/rng.h"
+#include "core/time.h"
 
 static uint64_t order[4096];
 static size_t norder;
@@ -17,6 +18,35 @@ static void record(void *obj, uint64_t arg)
 {
 	(void)obj;
 	order[norder++] = arg;
+}
+
+/* time_ser_exact's 64-bit path (packets) and its 128-bit one give the same
+ * times and remainders: on both sides of the 2^21-byte and 2^60 limits, a
+ * long run of packets at a rate that never divides evenly. */
+static void test_ser_exact_paths(void **state)
+{
+	(void)state;
+	static const uint64_t rates[] = { 3000000001ULL, 400000000000ULL, 1600000000003ULL };
+	static const uint64_t sizes[] = { 64, 4160, (1u << 21) - 1, 1u << 21, 9000000 };
+	for (int r = 0; r < 3; r++)
+		for (int z = 0; z < 5; z++) {
+			uint64_t rem = 0, rem128 = 0;
+			for (int i = 0; i < 1000; i++) {
+				unsigned __int128 n =
+				    (unsigned __int128)sizes[z] * 8u * PS_PER_S + rem128;
+				uint64_t want = (uint64_t)(n / rates[r]);
+				rem128 = (uint64_t)(n % rates[r]);
+				assert_int_equal(time_ser_exact(sizes[z], rates[r], &rem), want);
+				assert_int_equal(rem, rem128);
+			}
+		}
+	/* a remainder at and above 2^60 (a rate above 2^60 bit/s) takes the
+	 * 128-bit path */
+	uint64_t big = (1ull << 62) + 7, rem = (1ull << 60) + 1;
+	unsigned __int128 n = (unsigned __int128)4096 * 8u * PS_PER_S + rem;
+	uint64_t want = (uint64_t)(n / big), wrem = (uint64_t)(n % big);
+	assert_int_equal(time_ser_exact(4096, big, &rem), want);
+	assert_int_equal(rem, wrem);
 }
 
 static void test_time_order(void **state)
@@ -254,7 +284,7 @@ int main(void)
 		cmocka_unit_test(test_time_order),	 cmocka_unit_test(test_tie_break),
 		cmocka_unit_test(test_until_and_budget), cmocka_unit_test(test_hold_model),
 		cmocka_unit_test(test_many_ties),	 cmocka_unit_test(test_same_time_burst),
-		cmocka_unit_test(test_refill_runs),
+		cmocka_unit_test(test_refill_runs),	 cmocka_unit_test(test_ser_exact_paths),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

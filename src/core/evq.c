@@ -20,12 +20,18 @@
  * arrival's prefetcher also loads the egress port (net/port.c), whose
  * prefetch then needs time of its own, 5 and 3 are about 10% better than 3 and
  * 2 at 8192 hosts; 6 and 3, 6 and 4, 7 and 4 measured within the noise of 5
- * and 3 (bench/README.md). */
+ * and 3 (bench/README.md). The late prefetcher of the event EVQ_PREFETCH_LATE
+ * ahead reads what the handler prefetcher loaded (a connection) and loads what
+ * that points to (its per-packet rings); 6, 4, 1 and 7, 5, 2 measured within
+ * the noise of 5, 3, 1. */
 #ifndef EVQ_PREFETCH
 #define EVQ_PREFETCH 5
 #endif
 #ifndef EVQ_PREFETCH_PF
 #define EVQ_PREFETCH_PF 3
+#endif
+#ifndef EVQ_PREFETCH_LATE
+#define EVQ_PREFETCH_LATE 1
 #endif
 #ifndef EVQ_PREFETCH_LINES
 #define EVQ_PREFETCH_LINES 4
@@ -34,7 +40,7 @@
 /* handler registry: fn <-> 8-bit id. Process-wide (mpsim runs one simulation
  * per process; the ids never affect the order of events). */
 static ev_fn handlers[256];
-static evq_prefetch_fn prefetchers[256];
+static evq_prefetch_fn prefetchers[256], late_prefetchers[256];
 static unsigned nhandlers;
 static struct {
 	ev_fn fn;
@@ -79,6 +85,11 @@ static inline struct ev unpack(const struct evs *s)
 void evq_set_prefetch(ev_fn fn, evq_prefetch_fn pf)
 {
 	prefetchers[handler_id(fn)] = pf;
+}
+
+void evq_set_prefetch_late(ev_fn fn, evq_prefetch_fn pf)
+{
+	late_prefetchers[handler_id(fn)] = pf;
 }
 
 void evq_init(struct evq *q)
@@ -492,6 +503,12 @@ uint64_t evq_run_n(struct evq *q, simtime_t until, uint64_t budget)
 	while (!q->stop && q->processed - start < budget && evq_pop_until(q, until, &e)) {
 		q->now = e.t;
 		q->processed++;
+		if (q->b0.n >= EVQ_PREFETCH_LATE) {
+			const struct evs *nx = &q->b0.v[q->b0.n - EVQ_PREFETCH_LATE];
+			evq_prefetch_fn pf = late_prefetchers[nx->key & 255];
+			if (pf)
+				pf(nx->obj, nx->arg);
+		}
 		if (q->b0.n >= EVQ_PREFETCH_PF) {
 			/* that event's own prefetcher: its object and argument
 			 * arrived during the previous events, so it can look deeper */

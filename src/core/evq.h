@@ -151,6 +151,10 @@ void evq_drain(struct evq *q, void (*fn)(void *ctx, const struct ev *e), void *c
  * argument were prefetched further ahead (EVQ_PREFETCH), so it can follow
  * their pointers (software pipelining). */
 void evq_set_prefetch(ev_fn fn, evq_prefetch_fn pf);
+/* A second prefetcher for events of handler fn, called closer to the event
+ * (EVQ_PREFETCH_LATE): it may read what the first one prefetched (a
+ * connection) and prefetch what that points to (its per-packet rings). */
+void evq_set_prefetch_late(ev_fn fn, evq_prefetch_fn pf);
 
 /* Remove the earliest event into *e if its time is <= until; false otherwise
  * (then nothing changes). */

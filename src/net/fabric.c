@@ -475,8 +475,10 @@ int fab_finalize(struct fabric *f, const uint32_t *down_links, size_t ndown, str
 		b->ports[l->pb].peer = &a->ports[l->pa];
 		a->ports[l->pa].peer_node = b;
 		a->ports[l->pa].peer_idx = l->pb;
+		a->ports[l->pa].peer_host = b->kind == NODE_HOST;
 		b->ports[l->pb].peer_node = a;
 		b->ports[l->pb].peer_idx = l->pa;
+		b->ports[l->pb].peer_host = a->kind == NODE_HOST;
 	}
 	for (size_t i = 0; i < ndown; i++) {
 		struct fab_link_spec *l = &f->links[down_links[i]];

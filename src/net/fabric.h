@@ -61,13 +61,15 @@ struct port_stats {
  * Layout: the packet path misses the cache on ports at large fabric sizes
  * (32,768 ports at 8192 hosts), so what it touches lies in the first four
  * lines, which its prefetchers load (core/evq.c, wire_arrive_prefetch),
- * grouped by use and never straddling a line (bench/README.md, "Cost per
- * packet-hop by fabric size"). An arrival reads line 0 alone; a
- * transmission lines 0-1; queueing a packet or taking one adds its class's
- * queue, in line 3 for ACKs and data, line 2 for PFC frames. */
+ * grouped by use (bench/README.md, "Cost per packet-hop by fabric size"). An
+ * arrival reads line 0 alone; a transmission lines 0-1; queueing a packet or
+ * taking one adds its class's queue, in lines 2-3 (PFC frames, ACKs, data).
+ * A class keeps the packet it sends next in the port itself (`first`), so the
+ * prefetcher of an end of transmission finds it without reading the ring. */
 struct port_queue {
-	struct pring ring; /* packets waiting, oldest first */
-	uint64_t bytes;	   /* bytes queued in this class */
+	struct packet *first; /* the packet this class sends next; NULL: empty */
+	struct pring ring;    /* the packets waiting behind it, oldest first */
+	uint64_t bytes;	      /* bytes queued in this class, first included */
 };
 
 struct port {
@@ -81,11 +83,12 @@ struct port {
 	struct ev_src evs;	/* events created by this port (4 + 4 bytes) */
 	uint16_t peer_idx;	/* peer->idx, so arrivals need not touch the peer port */
 	bool up;
-	bool tx_ev;	    /* a port_tx_done event is pending */
-	bool lossy_link;    /* loss_rate > 0 */
-	uint8_t paused;	    /* bit per class: paused by the downstream peer */
-	uint8_t pause_sent; /* bit per class: we have paused our upstream */
-	uint8_t qmask;	    /* bit per class: that class's queue is not empty */
+	bool tx_ev;	     /* a port_tx_done event is pending */
+	bool lossy_link : 1; /* loss_rate > 0 */
+	bool peer_host : 1;  /* peer_node is a host (its prefetcher reads no node) */
+	uint8_t paused;	     /* bit per class: paused by the downstream peer */
+	uint8_t pause_sent;  /* bit per class: we have paused our upstream */
+	uint8_t qmask;	     /* bit per class: that class's queue is not empty */
 	/* line 1: what a transmission counts, and the queue as a whole */
 	struct node *owner;
 	uint64_t qbytes_total;	   /* bytes queued, all classes */
@@ -97,13 +100,13 @@ struct port {
 	 * the integral of qbytes_total over time is this plus qbytes_total x
 	 * now (port_stats_sync), so a change needs no time of the last one */
 	unsigned __int128 qbytes_neg_t;
-	/* lines 2-3: egress queues, strict priority (PFC frames in line 2, ACKs
-	 * and data in line 3) */
-	struct packet *pfc_pending; /* a PFC frame queued here, not yet on the wire */
-	struct port *peer;	    /* the other end of the link */
-	uint16_t idx;		    /* index in owner->ports */
-	struct port_queue q[NCLS] __attribute__((aligned(32)));
+	/* lines 2-3: the other end, and the egress queues, strict priority
+	 * (the second data class in line 4: unused by most runs) */
+	struct port *peer; /* the other end of the link */
+	struct port_queue q[NCLS];
 	/* cold */
+	struct packet *pfc_pending; /* a PFC frame queued here, not yet on the wire */
+	uint16_t idx;		    /* index in owner->ports */
 	unsigned __int128
 	    qbytes_integral; /* sum of qbytes_total * dt up to port_stats_sync, byte-ps */
 	/* lossless switches (port.c, "shared buffer and PFC"): bytes in this
@@ -125,8 +128,7 @@ struct port {
 	struct port_stats st;
 	uint64_t ts_tx_bytes; /* tx bytes at the last time-series sample */
 } __attribute__((aligned(64)));
-_Static_assert(offsetof(struct port, owner) == 64 && offsetof(struct port, pfc_pending) == 128 &&
-		   offsetof(struct port, q[CLS_CTRL]) == 192 &&
+_Static_assert(offsetof(struct port, owner) == 64 && offsetof(struct port, peer) == 128 &&
 		   offsetof(struct port, q[CLS_DATA2]) == 256,
 	       "struct port: the packet path's fields fill lines 0-3 (see its layout note)");
 
@@ -291,6 +293,12 @@ struct fab_hol {
 
 typedef void (*host_rx_fn)(void *ctx, struct host *h, struct packet *p);
 typedef struct packet *(*nic_pull_fn)(void *ctx, struct nic_flow *f);
+/* Optional prefetchers of the run loop's pipeline (core/evq.c): issue
+ * prefetches for what host_rx will touch for packet p, and what nic_pull
+ * will touch for flow f (they change nothing): the connection itself when
+ * `late` is false, what it points to (read from it) a few events later. */
+typedef void (*host_rx_pf_fn)(const void *ctx, const struct packet *p, bool late);
+typedef void (*nic_pull_pf_fn)(const void *ctx, const struct nic_flow *f, bool late);
 
 struct fabric {
 	struct evq *q;
@@ -328,7 +336,10 @@ struct fabric {
 
 	host_rx_fn host_rx;
 	nic_pull_fn nic_pull;
+	host_rx_pf_fn host_rx_prefetch; /* NULL: none */
+	nic_pull_pf_fn nic_pull_prefetch;
 	void *cb_ctx;
+	void *pf_ctx; /* the prefetchers' own (host_rx and nic_pull may be wrapped) */
 
 	struct fab_hol *hol; /* NULL: not tracked (fab_hol_enable) */
 	uint16_t *pin;	     /* per connection (fab_pin): 0 = the lb, k = next hop k - 1 */

@@ -64,9 +64,10 @@ static inline void hol_done(struct fabric *f, const struct packet *p)
 /* Every packet of class c queued at pt starts (or stops) waiting. */
 static void hol_walk(struct fabric *f, const struct port *pt, uint8_t c, bool wait)
 {
-	const struct pring *r = &pt->q[c].ring;
-	for (uint32_t i = 0; i < r->n; i++) {
-		const struct packet *p = r->v[(r->head + i) & (r->cap - 1)];
+	const struct port_queue *q = &pt->q[c];
+	for (uint32_t i = 0; q->first && i <= q->ring.n; i++) {
+		const struct packet *p =
+		    i ? q->ring.v[(q->ring.head + i - 1) & (q->ring.cap - 1)] : q->first;
 		if (wait)
 			hol_wait(f, p);
 		else
@@ -113,24 +114,43 @@ static inline bool port_has_work(const struct port *pt)
 	return pt->nic_ring != NULL;
 }
 
+/* A class's queue: its first packet, then its ring. */
+static inline void pq_push(struct port_queue *q, struct packet *p)
+{
+	if (!q->first)
+		q->first = p;
+	else
+		pring_push(&q->ring, p);
+}
+
+static inline struct packet *pq_pop(struct port_queue *q)
+{
+	struct packet *p = q->first;
+	q->first = q->ring.n ? pring_pop(&q->ring) : NULL;
+	return p;
+}
+
 static void port_tx_done(void *obj, uint64_t arg);
 
 /* The argument of a port_tx_done event: the address of the ring slot that
- * holds the packet the port will send next (0 when it will pull from its NIC
- * round robin). A hint for the run loop only, which prefetches an event's
- * argument some events ahead (core/evq.c), so that tx_done_prefetch finds the
- * slot in cache when it runs and can prefetch the packet itself: without
- * it, that slot was the packet path's costliest miss at 8192 hosts
- * (bench/README.md). The handler never reads it, and it never orders events,
- * so a stale hint (a class that PFC pauses, or an ACK queued ahead of it
+ * holds the packet the port will send after the next one, which taking the
+ * next one reads (or that next packet itself when none waits behind it; 0
+ * when the port will pull from its NIC round robin). A hint for the run loop
+ * only, which prefetches an event's argument some events ahead (core/evq.c);
+ * tx_done_prefetch prefetches the next packet, kept in the port (`first`).
+ * The ring slot was the packet path's costliest miss at 8192 hosts
+ * (bench/README.md). The handler never reads the hint, and it never orders
+ * events, so a stale one (a class that PFC pauses, or an ACK queued ahead
  * meanwhile) costs a useless prefetch, nothing else. */
 static inline uint64_t tx_hint(const struct port *pt)
 {
 	unsigned ready = pt->qmask & ~pt->paused;
 	if (!ready)
 		return 0;
-	const struct pring *r = &pt->q[__builtin_ctz(ready)].ring;
-	return (uint64_t)(uintptr_t)&r->v[r->head];
+	const struct port_queue *q = &pt->q[__builtin_ctz(ready)];
+	if (!q->ring.n)
+		return (uint64_t)(uintptr_t)q->first;
+	return (uint64_t)(uintptr_t)&q->ring.v[q->ring.head];
 }
 
 /* The port has something to send: start now if the wire is free, else make
@@ -180,7 +200,7 @@ static void port_enqueue(struct fabric *f, struct port *pt, struct packet *p)
 		port_lose(f, pt, p);
 		return;
 	}
-	pring_push(&pt->q[p->cls].ring, p);
+	pq_push(&pt->q[p->cls], p);
 	pt->qmask |= (uint8_t)(1u << p->cls);
 	if (f->hol && (pt->paused & (1u << p->cls)) && pt->owner->kind == NODE_SWITCH)
 		hol_wait(f, p);
@@ -252,7 +272,7 @@ static void pfc_send(struct fabric *f, struct port *ip, uint8_t cls, bool xon)
 	p->entropy = 0;
 	p->ts = f->q->now;
 	port_enqueue(f, ip, p);
-	ip->pfc_pending = ip->q[CLS_PAUSE].ring.n ? p : NULL;
+	ip->pfc_pending = ip->q[CLS_PAUSE].first ? p : NULL;
 }
 
 static void pfc_on_frame(struct fabric *f, struct port *pt, const struct packet *p)
@@ -375,6 +395,17 @@ static void wire_arrive_prefetch(const void *obj, uint64_t pkt)
 	const struct port *pt = obj;
 	const struct packet *p = (const struct packet *)(uintptr_t)pkt;
 	const struct node *n = pt->peer_node;
+	if (pt->peer_host) {
+		/* the host, its NIC port (where the reply or the next data
+		 * packet queues) and what the transport's host_rx will read */
+		__builtin_prefetch(n);
+		for (int i = 0; i < 4; i++)
+			__builtin_prefetch((const char *)pt->peer + 64 * i);
+		const struct fabric *f = pt->owner->fab;
+		if (f->host_rx_prefetch)
+			f->host_rx_prefetch(f->pf_ctx, p, false);
+		return;
+	}
 	/* PFC frames carry no destination host: nothing to route */
 	if (n->kind != NODE_SWITCH || p->type == PKT_PAUSE)
 		return;
@@ -399,16 +430,45 @@ static void wire_arrive_prefetch(const void *obj, uint64_t pkt)
 		__builtin_prefetch((const char *)&n->ports[o] + 64 * i);
 }
 
-/* The packet this port will send next, at the head of its first ready queue
- * (its ring slot was prefetched with the port, some events earlier: tx_hint). */
+/* The packet this port will send next, the first of its first ready queue
+ * (the ring slot that taking it reads was prefetched with the port: tx_hint). */
 static void tx_done_prefetch(const void *obj, uint64_t arg)
 {
 	(void)arg;
 	const struct port *pt = obj;
 	unsigned ready = pt->qmask & ~pt->paused;
 	if (ready) {
-		const struct pring *r = &pt->q[__builtin_ctz(ready)].ring;
-		__builtin_prefetch(r->v[r->head]);
+		__builtin_prefetch(pt->q[__builtin_ctz(ready)].first);
+	} else if (pt->nic_ring) {
+		/* a host's NIC pulls from its round robin: the host (port_tx_done
+		 * reads it) and the transport's state of the flow at its head */
+		__builtin_prefetch(pt->owner);
+		const struct fabric *f = pt->peer_node->fab;
+		if (f->nic_pull_prefetch)
+			f->nic_pull_prefetch(f->pf_ctx, pt->nic_ring, false);
+	}
+}
+
+/* The late stages: at a host, what the connection (prefetched by the stages
+ * above) points to. */
+static void wire_arrive_prefetch_late(const void *obj, uint64_t pkt)
+{
+	const struct port *pt = obj;
+	if (pt->peer_host) {
+		const struct fabric *f = pt->owner->fab;
+		if (f->host_rx_prefetch)
+			f->host_rx_prefetch(f->pf_ctx, (const struct packet *)(uintptr_t)pkt, true);
+	}
+}
+
+static void tx_done_prefetch_late(const void *obj, uint64_t arg)
+{
+	(void)arg;
+	const struct port *pt = obj;
+	if (!(pt->qmask & ~pt->paused) && pt->nic_ring) {
+		const struct fabric *f = pt->peer_node->fab;
+		if (f->nic_pull_prefetch)
+			f->nic_pull_prefetch(f->pf_ctx, pt->nic_ring, true);
 	}
 }
 
@@ -416,6 +476,8 @@ void port_register_prefetchers(void)
 {
 	evq_set_prefetch(port_wire_arrive, wire_arrive_prefetch);
 	evq_set_prefetch(port_tx_done, tx_done_prefetch);
+	evq_set_prefetch_late(port_wire_arrive, wire_arrive_prefetch_late);
+	evq_set_prefetch_late(port_tx_done, tx_done_prefetch_late);
 }
 
 void port_wire_arrive(void *obj, uint64_t pkt)
@@ -433,8 +495,8 @@ void port_wire_arrive(void *obj, uint64_t pkt)
 void port_drain(struct fabric *f, struct port *pt)
 {
 	for (int c = 0; c < NCLS; c++)
-		while (pt->q[c].ring.n)
-			pkt_free(f, pring_pop(&pt->q[c].ring));
+		while (pt->q[c].first)
+			pkt_free(f, pq_pop(&pt->q[c]));
 	pt->qmask = 0;
 	pt->pfc_pending = NULL;
 }
@@ -443,8 +505,8 @@ void port_link_down(struct fabric *f, struct port *pt)
 {
 	pt->pfc_pending = NULL;
 	for (uint8_t c = 0; c < NCLS; c++)
-		while (pt->q[c].ring.n) {
-			struct packet *p = pring_pop(&pt->q[c].ring);
+		while (pt->q[c].first) {
+			struct packet *p = pq_pop(&pt->q[c]);
 			q_change(f, pt, c, -(int64_t)p->size);
 			if (f->hol && (pt->paused & (1u << c)) && pt->owner->kind == NODE_SWITCH)
 				hol_done(f, p);
@@ -509,8 +571,8 @@ static struct packet *port_dequeue(struct fabric *f, struct port *pt)
 	unsigned ready = pt->qmask & ~pt->paused;
 	if (ready) {
 		uint8_t c = (uint8_t)__builtin_ctz(ready); /* strict priority: lowest class */
-		struct packet *p = pring_pop(&pt->q[c].ring);
-		if (!pt->q[c].ring.n)
+		struct packet *p = pq_pop(&pt->q[c]);
+		if (!pt->q[c].first)
 			pt->qmask &= (uint8_t) ~(1u << c);
 		q_change(f, pt, c, -(int64_t)p->size);
 		if (pt->owner->kind == NODE_SWITCH) {

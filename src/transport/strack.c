@@ -855,6 +855,28 @@ static void strack_receiver(struct conn *c, struct packet *pk)
 	tp_pkt_free(c, pk);
 }
 
+/* The per-PSN rings the next packet out or the arriving one will read: the
+ * sender's state of the next PSN; the receiver's bitmap word of a data
+ * packet's PSN; a SACK's first PSNs, acknowledged from snd_una and from the
+ * bitmap's base. */
+static void strack_prefetch(const struct conn *c, const struct packet *pk)
+{
+	const struct strack_state *s = (const struct strack_state *)c->priv;
+	if (!pk || pk->type == PKT_ACK) {
+		if (!s->ps)
+			return;
+		uint32_t m = s->ps_cap - 1;
+		if (!pk) {
+			__builtin_prefetch(&s->ps[s->snd_nxt & m]);
+			return;
+		}
+		__builtin_prefetch(&s->ps[s->snd_una & m]);
+		__builtin_prefetch(&s->ps[pk->p0 & m]);
+	} else if (pk->type == PKT_DATA && s->rx.bits) {
+		__builtin_prefetch(&s->rx.bits[(pk->psn & (s->rx.cap - 1)) >> 6]);
+	}
+}
+
 static void strack_on_packet(struct conn *c, struct packet *pk)
 {
 	if (pk->type == PKT_DATA || pk->type == PKT_PROBE)
@@ -968,6 +990,7 @@ const struct transport_ops strack_transport_ops = {
 	.post = strack_post,
 	.next_packet = strack_next_packet,
 	.on_packet = strack_on_packet,
+	.prefetch = strack_prefetch,
 	.on_timer = strack_on_timer,
 	.close = strack_close,
 };

@@ -48,6 +48,53 @@ static struct packet *nic_pull(void *ctx, struct nic_flow *nf)
 	return w->ops->next_packet(c, nf->index);
 }
 
+/* The run loop's prefetchers (net/fabric.h): the lines of a connection and
+ * its protocol's state, which a packet's arrival or a NIC's pull reads next
+ * (at 8192 hosts they are far out of cache: bench/README.md). */
+#define TP_PREFETCH_LINES 16
+static inline void conn_prefetch(const struct tp_world *w, const void *c)
+{
+	uintptr_t a = (uintptr_t)c & ~(uintptr_t)63;
+	uintptr_t end = (uintptr_t)c + sizeof(struct conn) + w->ops->priv_size;
+	for (int i = 0; i < TP_PREFETCH_LINES && a < end; i++, a += 64)
+		__builtin_prefetch((const void *)a);
+}
+
+/* Read from a connection in cache: the host at the other end, whose index
+ * every packet made or answered carries (tp_pkt_new, an ACK), and the
+ * protocol's own. */
+static inline void conn_prefetch_late(const struct tp_world *w, const struct conn *c,
+				      const struct packet *p)
+{
+	__builtin_prefetch(&c->src->hid);
+	__builtin_prefetch(&c->dst->hid);
+	if (w->ops->prefetch)
+		w->ops->prefetch(c, p);
+}
+
+static void host_rx_prefetch(const void *ctx, const struct packet *p, bool late)
+{
+	const struct tp_world *w = ctx;
+	if (p->conn >= w->nconns)
+		return;
+	if (!late)
+		conn_prefetch(w, w->conns[p->conn]);
+	else
+		conn_prefetch_late(w, w->conns[p->conn], p);
+}
+
+/* Flow 0 of a connection is embedded at its start (conn.nf): its lines are
+ * the connection's (for other flows the prefetch is only wasted). */
+_Static_assert(offsetof(struct conn, nf) == 0, "a connection starts with its flow 0");
+static void nic_pull_prefetch(const void *ctx, const struct nic_flow *nf, bool late)
+{
+	const struct tp_world *w = ctx;
+	if (!late)
+		conn_prefetch(w, nf);
+	else
+		conn_prefetch_late(w, nf->owner, NULL);
+}
+
 /* The observing callbacks (traces, RTT samples): the plain ones, plus what
  * a trace samples and the RTT hook hears. Every protocol's ACK and NACK echo
  * the send time of the data packet that caused them (ts), so now - ts is the
@@ -108,7 +155,10 @@ void tp_world_init(struct tp_world *w, struct evq *q, struct fabric *fab,
 	w->ood_hist = mp_calloc(TP_OOD_MAX + 1, sizeof *w->ood_hist);
 	fab->host_rx = host_rx;
 	fab->nic_pull = nic_pull;
+	fab->host_rx_prefetch = host_rx_prefetch;
+	fab->nic_pull_prefetch = nic_pull_prefetch;
 	fab->cb_ctx = w;
+	fab->pf_ctx = w;
 }
 
 static struct conn *conn_new(struct tp_world *w, uint32_t src, uint32_t dst, unsigned rail)

@@ -93,6 +93,11 @@ struct transport_ops {
 	 * asked for more with tp_set_flows, e.g. one per queue pair) */
 	struct packet *(*next_packet)(struct conn *c, unsigned flow);
 	void (*on_packet)(struct conn *c, struct packet *p);
+	/* optional, for the run loop's pipeline: issue prefetches for what the
+	 * protocol's state points to (per-PSN rings) and on_packet(c, p) will
+	 * read, or next_packet when p is NULL; c itself is in cache. Reads c and
+	 * p, changes nothing. */
+	void (*prefetch)(const struct conn *c, const struct packet *p);
 	void (*on_timer)(struct conn *c);
 	void (*close)(struct conn *c); /* optional: free what open allocated */
 	/* optional: the congestion state for traces (output.traces), read at
