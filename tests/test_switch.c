@@ -267,6 +267,20 @@ static void test_pfc_xoff_xon(void **state)
 	rig_free(&R);
 }
 
+/* A zeroed packet of the given type, class and size, to host dst. */
+static struct packet *mkpkt(struct rig *r, uint8_t type, uint8_t cls, uint16_t size, uint32_t dst,
+			    uint32_t psn)
+{
+	struct packet *p = pkt_alloc(&r->f);
+	memset(p, 0, sizeof *p);
+	p->type = type;
+	p->cls = cls;
+	p->size = size;
+	p->dst = dst;
+	p->psn = psn;
+	return p;
+}
+
 /* A host NIC that always has a packet for h1, until `left` runs out. */
 static struct nic_flow blast_flow;
 static uint32_t blast_left;
@@ -277,14 +291,7 @@ static struct packet *blast_pull(void *ctx, struct nic_flow *fl)
 	(void)fl;
 	if (!blast_left)
 		return NULL;
-	struct packet *p = pkt_alloc(&r->f);
-	memset(p, 0, sizeof *p);
-	p->type = PKT_DATA;
-	p->cls = CLS_DATA;
-	p->size = PKT;
-	p->dst = 1;
-	p->psn = blast_left--;
-	return p;
+	return mkpkt(r, PKT_DATA, CLS_DATA, PKT, 1, blast_left--);
 }
 
 /* The headroom bound is tight and holds: h0 sends at line rate into a paused
@@ -366,22 +373,9 @@ static struct packet *reent_pull(void *ctx, struct nic_flow *fl)
 	if (!i && !reent_done) {
 		reent_done = true;
 		nic_activate(&r->f, &reent_b);
-		struct packet *ack = pkt_alloc(&r->f);
-		memset(ack, 0, sizeof *ack);
-		ack->type = PKT_ACK;
-		ack->cls = CLS_CTRL;
-		ack->size = 64;
-		ack->dst = 1;
-		host_send(&r->f, r->f.hosts[0], ack);
+		host_send(&r->f, r->f.hosts[0], mkpkt(r, PKT_ACK, CLS_CTRL, 64, 1, 0));
 	}
-	struct packet *p = pkt_alloc(&r->f);
-	memset(p, 0, sizeof *p);
-	p->type = PKT_DATA;
-	p->cls = CLS_DATA;
-	p->size = PKT;
-	p->dst = 1;
-	p->psn = reent_left[i]--;
-	return p;
+	return mkpkt(r, PKT_DATA, CLS_DATA, PKT, 1, reent_left[i]--);
 }
 
 static void test_pull_reentry(void **state)
