@@ -384,12 +384,46 @@ static void wire_push(struct fabric *f, struct port *pt, struct packet *p, simti
 	evq_at(f->q, &pt->evs, at, port_wire_arrive, pt, (uint64_t)(uintptr_t)p);
 }
 
+#define ROUTE_NONE UINT16_MAX /* no route: the packet is lost */
+/* ahead only: the load balancer's state must say (a switch's 65535th port,
+ * index 65534, reads as this too: its prefetch is skipped, nothing else) */
+#define ROUTE_LB (UINT16_MAX - 1)
+
+/* The egress port toward p's destination at switch s: the host's port at its
+ * ToR, the one next hop, the pinned one (fab_pin), or the load balancer's
+ * choice. Ahead of time (`ahead`: the run loop's prefetcher, which must change
+ * nothing), a choice that reads or writes the scheme's state is not made:
+ * ROUTE_LB, with the next-hop set it will read prefetched. */
+static inline uint16_t route_port(struct fabric *f, struct sw *s, const struct packet *p,
+				  bool ahead)
+{
+	uint32_t hr = p->dst * f->rails + p->rail;
+	uint32_t t = f->host_tor[hr];
+	if (t == s->tor_idx)
+		return f->host_port[hr];
+	const struct nhset *nh = &s->route[t];
+	if (__builtin_expect(nh->n == 0, 0))
+		return ROUTE_NONE;
+	/* a member whose link has failed stays until the routes learn of it
+	 * (cfg.failover_delay): what is sent to it meanwhile is lost */
+	const uint16_t *cand = f->nh_ports + nh->off;
+	if (nh->n == 1)
+		return cand[0];
+	uint16_t pin = fab_pin_of(f, p);
+	if (__builtin_expect(pin != 0, 0))
+		return cand[fab_pin_choice(pin, nh->n)];
+	if (ahead && !f->lb->choose_pure) {
+		__builtin_prefetch(nh);
+		return ROUTE_LB;
+	}
+	return f->lb->choose(f, s, p, cand, nh->n);
+}
+
 /* What forwarding this arrival will touch: at a switch, the egress port the
  * packet will be queued at, when the route names it without a load
- * balancer's state (the last hop, a single next hop, or a pure choice such
- * as ECMP's hash); else the route entry the choice will read. At 8192 hosts
- * the egress port was the packet path's largest unprefetched miss
- * (bench/README.md). Nothing at a host. */
+ * balancer's state (route_port ahead); else the route entry the choice will
+ * read. At 8192 hosts the egress port was the packet path's largest
+ * unprefetched miss (bench/README.md). Nothing at a host. */
 static void wire_arrive_prefetch(const void *obj, uint64_t pkt)
 {
 	const struct port *pt = obj;
@@ -409,23 +443,9 @@ static void wire_arrive_prefetch(const void *obj, uint64_t pkt)
 	/* PFC frames carry no destination host: nothing to route */
 	if (n->kind != NODE_SWITCH || p->type == PKT_PAUSE)
 		return;
-	const struct sw *s = (const struct sw *)n;
-	const struct fabric *f = n->fab;
-	uint32_t hr = p->dst * f->rails + p->rail;
-	uint32_t t = f->host_tor[hr];
-	uint16_t o;
-	if (t == s->tor_idx) {
-		o = f->host_port[hr];
-	} else {
-		const struct nhset *nh = &s->route[t];
-		if (nh->n == 0 || (nh->n > 1 && !f->lb->choose_pure)) {
-			__builtin_prefetch(nh);
-			return;
-		}
-		const uint16_t *cand = f->nh_ports + nh->off;
-		o = nh->n == 1 ? cand[0]
-			       : f->lb->choose((struct fabric *)f, (struct sw *)s, p, cand, nh->n);
-	}
+	uint16_t o = route_port(n->fab, (struct sw *)n, p, true);
+	if (o >= ROUTE_LB)
+		return;
 	for (int i = 0; i < 4; i++) /* lines 0-3, as the run loop's (core/evq.c) */
 		__builtin_prefetch((const char *)&n->ports[o] + 64 * i);
 }
@@ -694,25 +714,6 @@ void nic_deactivate(struct fabric *f, struct nic_flow *fl)
 }
 
 /* ---- switching --------------------------------------------------------------- */
-static uint16_t route_port(struct fabric *f, struct sw *s, struct packet *p)
-{
-	uint32_t hr = p->dst * f->rails + p->rail;
-	uint32_t t = f->host_tor[hr];
-	if (t == s->tor_idx)
-		return f->host_port[hr];
-	const struct nhset *nh = &s->route[t];
-	if (__builtin_expect(nh->n == 0, 0))
-		return UINT16_MAX;
-	/* a member whose link has failed stays until the routes learn of it
-	 * (cfg.failover_delay): what is sent to it meanwhile is lost */
-	const uint16_t *cand = f->nh_ports + nh->off;
-	if (nh->n == 1)
-		return cand[0];
-	uint16_t pin = fab_pin_of(f, p);
-	if (__builtin_expect(pin != 0, 0))
-		return cand[fab_pin_choice(pin, nh->n)];
-	return f->lb->choose(f, s, p, cand, nh->n);
-}
 
 static void switch_forward(struct fabric *f, struct sw *s, uint16_t in_idx, struct packet *p)
 {
@@ -723,8 +724,8 @@ static void switch_forward(struct fabric *f, struct sw *s, uint16_t in_idx, stru
 			return;
 		}
 	}
-	uint16_t o = route_port(f, s, p);
-	if (__builtin_expect(o == UINT16_MAX, 0)) {
+	uint16_t o = route_port(f, s, p, false);
+	if (__builtin_expect(o == ROUTE_NONE, 0)) {
 		f->no_route_drops++;
 		pkt_free(f, p);
 		return;
