@@ -37,9 +37,8 @@ static const struct opt_desc flows_file_opts[] = {
 	  .help =
 	      "CSV file with header src,dst,bytes,start (one flow a line); an optional fifth "
 	      "column path pins a flow: every switch with a choice sends it to next hop path mod n "
-	      "of its n (in a leaf-spine, path k = spine k), whatever the load balancer; empty = "
-	      "the "
-	      "load balancer places it" },
+	      "of its n (in a leaf-spine, path k = spine k), whatever the load balancer; "
+	      "empty = the load balancer places it" },
 	OPT_END,
 };
 
