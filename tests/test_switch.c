@@ -82,14 +82,24 @@ static void rig_free(struct rig *r)
 	evq_free(&r->q);
 }
 
-/* deliver a PFC frame to the switch port facing host `h` (pause or resume) */
-static void pfc_to_port(struct rig *r, int h, bool xon)
+/* A zeroed packet of the given type, class and size, to host dst. */
+static struct packet *mkpkt(struct rig *r, uint8_t type, uint8_t cls, uint16_t size, uint32_t dst,
+			    uint32_t psn)
 {
 	struct packet *p = pkt_alloc(&r->f);
 	memset(p, 0, sizeof *p);
-	p->type = PKT_PAUSE;
-	p->cls = CLS_PAUSE;
-	p->size = 64;
+	p->type = type;
+	p->cls = cls;
+	p->size = size;
+	p->dst = dst;
+	p->psn = psn;
+	return p;
+}
+
+/* deliver a PFC frame to the switch port facing host `h` (pause or resume) */
+static void pfc_to_port(struct rig *r, int h, bool xon)
+{
+	struct packet *p = mkpkt(r, PKT_PAUSE, CLS_PAUSE, 64, 0, 0);
 	p->p0 = CLS_DATA;
 	p->flags = xon ? PKT_F_XON : 0;
 	node_recv(&r->s->node, (uint16_t)h, p);
@@ -98,14 +108,8 @@ static void pfc_to_port(struct rig *r, int h, bool xon)
 /* a data packet arriving at the switch from host `from`, to host `to` */
 static void inject(struct rig *r, int from, int to, uint32_t psn)
 {
-	struct packet *p = pkt_alloc(&r->f);
-	memset(p, 0, sizeof *p);
-	p->type = PKT_DATA;
-	p->cls = CLS_DATA;
-	p->size = PKT;
+	struct packet *p = mkpkt(r, PKT_DATA, CLS_DATA, PKT, (uint32_t)to, psn);
 	p->src = (uint32_t)from;
-	p->dst = (uint32_t)to;
-	p->psn = psn;
 	p->flags = PKT_F_ECT;
 	node_recv(&r->s->node, (uint16_t)from, p);
 }
@@ -265,20 +269,6 @@ static void test_pfc_xoff_xon(void **state)
 	assert_true(R.f.hosts[0]->node.ports[0].st.paused_time > 0);
 	fab_assert_lossless(&R.f);
 	rig_free(&R);
-}
-
-/* A zeroed packet of the given type, class and size, to host dst. */
-static struct packet *mkpkt(struct rig *r, uint8_t type, uint8_t cls, uint16_t size, uint32_t dst,
-			    uint32_t psn)
-{
-	struct packet *p = pkt_alloc(&r->f);
-	memset(p, 0, sizeof *p);
-	p->type = type;
-	p->cls = cls;
-	p->size = size;
-	p->dst = dst;
-	p->psn = psn;
-	return p;
 }
 
 /* A host NIC that always has a packet for h1, until `left` runs out. */
