@@ -18,6 +18,11 @@ echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d
 echo "== mpsim $($MPSIM --version | cut -d' ' -f2), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 
 echo
+echo "== the machine's memory (bench/mem_floor.c): a random line of 128 MB, one dependent load"
+echo "   at a time, and loads prefetched well ahead (3 runs)"
+for i in 1 2 3; do "$BUILD/bench_mem" 128; done
+
+echo
 echo "== engine alone: hold model, 100,000 pending events, 20 M steps (best of 3)"
 for i in 1 2 3; do "$BUILD/bench_evq" 100000 20000000; done | sort -t: -k2 | tail -3
 

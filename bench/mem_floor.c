@@ -1,0 +1,87 @@
+/* mem_floor.c - what the machine's memory allows a packet path whose working
+ * set is far past the caches: the time of one dependent load from a random
+ * line (latency), and the time per random line when loads are independent and
+ * prefetched well ahead (throughput, the floor a software-pipelined run loop
+ * can reach). The cost per packet-hop at 8192 hosts is compared with the
+ * second times the lines a hop misses (bench/README.md).
+ *
+ *   bench_mem [megabytes=128] [steps=4000000] */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/rng.h"
+
+#define LINE 64
+#define AHEAD 32 /* prefetch distance, in loads */
+
+struct line {
+	uint64_t next; /* the pointer chase's next line */
+	uint64_t pad[LINE / 8 - 1];
+};
+_Static_assert(sizeof(struct line) == LINE, "one cache line");
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int main(int argc, char **argv)
+{
+	size_t mb = argc > 1 ? strtoull(argv[1], NULL, 10) : 128;
+	size_t steps = argc > 2 ? strtoull(argv[2], NULL, 10) : 4000000;
+	size_t n = mb * 1024 * 1024 / LINE;
+	if (n < 2 || steps < AHEAD + 1) {
+		fprintf(stderr, "bench_mem: need at least 1 MB and %d steps\n", AHEAD + 1);
+		return 2;
+	}
+	struct line *a = aligned_alloc(LINE, n * LINE);
+	uint32_t *perm = malloc(n * sizeof *perm), *idx = malloc(steps * sizeof *idx);
+	if (!a || !perm || !idx) {
+		fprintf(stderr, "bench_mem: out of memory for %zu MB\n", mb);
+		return 2;
+	}
+	memset(a, 0, n * LINE); /* every page mapped before anything is timed */
+	struct mp_rng r;
+	rng_init(&r, 1, 0, 0);
+	/* one cycle through every line in random order (Sattolo), so the chase
+	 * never settles in a short loop that the caches would hold */
+	for (size_t i = 0; i < n; i++)
+		perm[i] = (uint32_t)i;
+	for (size_t i = n - 1; i > 0; i--) {
+		size_t j = rng_below(&r, i);
+		uint32_t t = perm[i];
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	for (size_t i = 0; i < n; i++)
+		a[perm[i]].next = perm[(i + 1) % n];
+	for (size_t i = 0; i < steps; i++)
+		idx[i] = (uint32_t)rng_below(&r, n);
+
+	size_t chase = steps / 4, p = perm[0];
+	double t0 = now_s();
+	for (size_t i = 0; i < chase; i++)
+		p = a[p].next;
+	double t1 = now_s();
+
+	uint64_t sum = 0;
+	for (size_t i = 0; i < steps; i++) {
+		if (i + AHEAD < steps)
+			__builtin_prefetch(&a[idx[i + AHEAD]]);
+		sum += a[idx[i]].pad[0];
+	}
+	double t2 = now_s();
+	printf("%zu MB: %.1f ns a dependent load, %.1f ns a line prefetched %d ahead"
+	       " (%zu, %llu)\n",
+	       mb, (t1 - t0) / (double)chase * 1e9, (t2 - t1) / (double)steps * 1e9, AHEAD, p % 2,
+	       (unsigned long long)(sum % 2));
+	free(idx);
+	free(perm);
+	free(a);
+	return 0;
+}
