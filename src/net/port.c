@@ -419,11 +419,16 @@ static inline uint16_t route_port(struct fabric *f, struct sw *s, const struct p
 	return f->lb->choose(f, s, p, cand, nh->n);
 }
 
-/* What forwarding this arrival will touch: at a switch, the egress port the
- * packet will be queued at, when the route names it without a load
- * balancer's state (route_port ahead); else the route entry the choice will
- * read. At 8192 hosts the egress port was the packet path's largest
- * unprefetched miss (bench/README.md). Nothing at a host. */
+/* What forwarding this arrival will touch, in two stages, so that no stage
+ * waits on a line the one before it asked for. At a switch, the first stage
+ * reads the packet (prefetched with the event) and asks for the route entry
+ * the choice of egress port will read, or the ToR's host port; the late
+ * stage (wire_arrive_prefetch_late) makes that choice ahead, when the route
+ * names it without a load balancer's state (route_port ahead), and asks for
+ * the egress port the packet will be queued at. At 8192 hosts the egress
+ * port was the packet path's largest unprefetched miss, and then the route
+ * entry read on the way to it (bench/README.md). At a host: the host, its
+ * NIC port and the transport's state. */
 static void wire_arrive_prefetch(const void *obj, uint64_t pkt)
 {
 	const struct port *pt = obj;
@@ -443,11 +448,14 @@ static void wire_arrive_prefetch(const void *obj, uint64_t pkt)
 	/* PFC frames carry no destination host: nothing to route */
 	if (n->kind != NODE_SWITCH || p->type == PKT_PAUSE)
 		return;
-	uint16_t o = route_port(n->fab, (struct sw *)n, p, true);
-	if (o >= ROUTE_LB)
-		return;
-	for (int i = 0; i < 4; i++) /* lines 0-3, as the run loop's (core/evq.c) */
-		__builtin_prefetch((const char *)&n->ports[o] + 64 * i);
+	const struct sw *s = (const struct sw *)n;
+	const struct fabric *f = n->fab;
+	uint32_t hr = p->dst * f->rails + p->rail;
+	uint32_t t = f->host_tor[hr];
+	if (t == s->tor_idx)
+		__builtin_prefetch(&f->host_port[hr]);
+	else
+		__builtin_prefetch(&s->route[t]);
 }
 
 /* The packet this port will send next, the first of its first ready queue
@@ -469,16 +477,26 @@ static void tx_done_prefetch(const void *obj, uint64_t arg)
 	}
 }
 
-/* The late stages: at a host, what the connection (prefetched by the stages
- * above) points to. */
+/* The late stages: at a switch, the egress port (above); at a host, what the
+ * connection (prefetched by the stages above) points to. */
 static void wire_arrive_prefetch_late(const void *obj, uint64_t pkt)
 {
 	const struct port *pt = obj;
+	const struct packet *p = (const struct packet *)(uintptr_t)pkt;
+	struct node *n = pt->peer_node;
 	if (pt->peer_host) {
 		const struct fabric *f = pt->owner->fab;
 		if (f->host_rx_prefetch)
-			f->host_rx_prefetch(f->pf_ctx, (const struct packet *)(uintptr_t)pkt, true);
+			f->host_rx_prefetch(f->pf_ctx, p, true);
+		return;
 	}
+	if (n->kind != NODE_SWITCH || p->type == PKT_PAUSE)
+		return;
+	uint16_t o = route_port(n->fab, (struct sw *)n, p, true);
+	if (o >= ROUTE_LB)
+		return;
+	for (int i = 0; i < 4; i++) /* lines 0-3, as the run loop's (core/evq.c) */
+		__builtin_prefetch((const char *)&n->ports[o] + 64 * i);
 }
 
 static void tx_done_prefetch_late(const void *obj, uint64_t arg)
