@@ -5,10 +5,10 @@
  *   bench_evq [pending=100000] [steps=20000000] */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "core/evq.h"
 #include "core/rng.h"
+#include "sim/run.h" /* sim_wall_now */
 
 static uint64_t sink;
 
@@ -16,13 +16,6 @@ static void handler(void *obj, uint64_t arg)
 {
 	(void)obj;
 	sink += arg;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 int main(int argc, char **argv)
@@ -39,14 +32,14 @@ int main(int argc, char **argv)
 	/* increments: exponential-ish, mean 1 us, as packets and timers mix */
 	for (size_t i = 0; i < pending; i++)
 		evq_at(&q, &src[i & 63], rng_below(&r, 2000000), handler, NULL, i);
-	double t0 = now_s();
+	double t0 = sim_wall_now();
 	for (uint64_t i = 0; i < steps; i++) {
 		struct ev e = evq_pop(&q);
 		q.now = e.t;
 		e.fn(e.obj, e.arg);
 		evq_at(&q, &src[i & 63], e.t + rng_below(&r, 2000000), handler, NULL, i);
 	}
-	double dt = now_s() - t0;
+	double dt = sim_wall_now() - t0;
 	printf("evq: %zu pending, %llu hold steps in %.3f s: %.1f M events/s\n", pending,
 	       (unsigned long long)steps, dt, (double)steps / dt / 1e6);
 	evq_free(&q);

@@ -10,9 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/rng.h"
+#include "sim/run.h" /* sim_wall_now */
 
 #define LINE 64
 #define AHEAD 32 /* prefetch distance, in loads */
@@ -22,13 +22,6 @@ struct line {
 	uint64_t pad[LINE / 8 - 1];
 };
 _Static_assert(sizeof(struct line) == LINE, "one cache line");
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 int main(int argc, char **argv)
 {
@@ -64,10 +57,10 @@ int main(int argc, char **argv)
 		idx[i] = (uint32_t)rng_below(&r, n);
 
 	size_t chase = steps / 4, p = perm[0];
-	double t0 = now_s();
+	double t0 = sim_wall_now();
 	for (size_t i = 0; i < chase; i++)
 		p = a[p].next;
-	double t1 = now_s();
+	double t1 = sim_wall_now();
 
 	uint64_t sum = 0;
 	for (size_t i = 0; i < steps; i++) {
@@ -75,7 +68,7 @@ int main(int argc, char **argv)
 			__builtin_prefetch(&a[idx[i + AHEAD]]);
 		sum += a[idx[i]].pad[0];
 	}
-	double t2 = now_s();
+	double t2 = sim_wall_now();
 	printf("%zu MB: %.1f ns a dependent load, %.1f ns a line prefetched %d ahead"
 	       " (%zu, %llu)\n",
 	       mb, (t1 - t0) / (double)chase * 1e9, (t2 - t1) / (double)steps * 1e9, AHEAD, p % 2,

@@ -50,13 +50,6 @@ static void sb_printf(struct sbuf *b, const char *fmt, ...)
 	}
 }
 
-static double wall_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* One point's figures, as the parent learns them. */
 struct point_out {
 	double m[M_N];
@@ -312,7 +305,7 @@ static int run_point(const struct batch_args *a, const struct sweep *sw, size_t 
 	struct mp_err e = { 0 };
 	struct sim s;
 	int rc = 0;
-	double t0 = wall_now();
+	double t0 = sim_wall_now();
 	if (exp_load_point(&x, a->file, a->sets, a->nsets, a->seed, sw, p, &e)) {
 		fprintf(stderr, "mpsim: %s\n", e.msg);
 		exp_free(&x);
@@ -350,7 +343,7 @@ static int run_point(const struct batch_args *a, const struct sweep *sw, size_t 
 	po->ok = true;
 	struct sbuf paper = { 0 };
 	if (sw->source && !sw->nkeys) {
-		po->wall_s = wall_now() - t0;
+		po->wall_s = sim_wall_now() - t0;
 		paper_table(sw, po, &paper, print && !a->quiet ? stdout : NULL);
 	}
 	if (dir && results_write(dir, &x, &r, paper.s, &e)) {
@@ -364,7 +357,7 @@ static int run_point(const struct batch_args *a, const struct sweep *sw, size_t 
 out:
 	sim_free(&s);
 	exp_free(&x);
-	po->wall_s = wall_now() - t0;
+	po->wall_s = sim_wall_now() - t0;
 	return rc;
 }
 
