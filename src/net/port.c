@@ -394,11 +394,18 @@ static void wire_push(struct fabric *f, struct port *pt, struct packet *p, simti
  * choice. Ahead of time (`ahead`: the run loop's prefetcher, which must change
  * nothing), a choice that reads or writes the scheme's state is not made:
  * ROUTE_LB, with the next-hop set it will read prefetched. */
+/* The ToR of p's destination (its rail's), and in *hr the index of that
+ * host rail in host_tor and host_port. */
+static inline uint32_t dst_tor(const struct fabric *f, const struct packet *p, uint32_t *hr)
+{
+	*hr = p->dst * f->rails + p->rail;
+	return f->host_tor[*hr];
+}
+
 static inline uint16_t route_port(struct fabric *f, struct sw *s, const struct packet *p,
 				  bool ahead)
 {
-	uint32_t hr = p->dst * f->rails + p->rail;
-	uint32_t t = f->host_tor[hr];
+	uint32_t hr, t = dst_tor(f, p, &hr);
 	if (t == s->tor_idx)
 		return f->host_port[hr];
 	const struct nhset *nh = &s->route[t];
@@ -417,6 +424,15 @@ static inline uint16_t route_port(struct fabric *f, struct sw *s, const struct p
 		return ROUTE_LB;
 	}
 	return f->lb->choose(f, s, p, cand, nh->n);
+}
+
+/* The switch an arrival on the wire from pt will route p at, or NULL: a
+ * host, or a PFC frame (it carries no destination host). */
+static inline struct sw *routing_switch(const struct port *pt, const struct packet *p)
+{
+	struct node *n = pt->peer_node;
+	return pt->peer_host || n->kind != NODE_SWITCH || p->type == PKT_PAUSE ? NULL
+									       : (struct sw *)n;
 }
 
 /* What forwarding this arrival will touch, in two stages, so that no stage
@@ -445,13 +461,11 @@ static void wire_arrive_prefetch(const void *obj, uint64_t pkt)
 			f->host_rx_prefetch(f->pf_ctx, p, false);
 		return;
 	}
-	/* PFC frames carry no destination host: nothing to route */
-	if (n->kind != NODE_SWITCH || p->type == PKT_PAUSE)
+	const struct sw *s = routing_switch(pt, p);
+	if (!s)
 		return;
-	const struct sw *s = (const struct sw *)n;
 	const struct fabric *f = n->fab;
-	uint32_t hr = p->dst * f->rails + p->rail;
-	uint32_t t = f->host_tor[hr];
+	uint32_t hr, t = dst_tor(f, p, &hr);
 	if (t == s->tor_idx)
 		__builtin_prefetch(&f->host_port[hr]);
 	else
@@ -483,20 +497,20 @@ static void wire_arrive_prefetch_late(const void *obj, uint64_t pkt)
 {
 	const struct port *pt = obj;
 	const struct packet *p = (const struct packet *)(uintptr_t)pkt;
-	struct node *n = pt->peer_node;
 	if (pt->peer_host) {
 		const struct fabric *f = pt->owner->fab;
 		if (f->host_rx_prefetch)
 			f->host_rx_prefetch(f->pf_ctx, p, true);
 		return;
 	}
-	if (n->kind != NODE_SWITCH || p->type == PKT_PAUSE)
+	struct sw *s = routing_switch(pt, p);
+	if (!s)
 		return;
-	uint16_t o = route_port(n->fab, (struct sw *)n, p, true);
+	uint16_t o = route_port(s->node.fab, s, p, true);
 	if (o >= ROUTE_LB)
 		return;
 	for (int i = 0; i < 4; i++) /* lines 0-3, as the run loop's (core/evq.c) */
-		__builtin_prefetch((const char *)&n->ports[o] + 64 * i);
+		__builtin_prefetch((const char *)&s->node.ports[o] + 64 * i);
 }
 
 static void tx_done_prefetch_late(const void *obj, uint64_t arg)
