@@ -160,8 +160,8 @@ static void ref_receiver(struct conn *c, struct packet *p)
 	p->type = PKT_ACK;
 	p->cls = CLS_CTRL;
 	p->size = (uint16_t)tp_common(c)->ack_size;
-	p->src = c->dst->hid;
-	p->dst = c->src->hid;
+	p->src = c->dst_hid;
+	p->dst = c->src_hid;
 	p->p0 = psn;
 	p->p1 = s->rcv_cum;
 	p->flags = ce ? PKT_F_ECE : 0;

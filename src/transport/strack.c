@@ -247,8 +247,18 @@ struct strack_psn {
 };
 
 struct strack_state {
-	/* per-connection constants, resolved at open */
-	struct strack_cc_cfg k;
+	/* receiver: which PSNs arrived, a ring over the span of reordering
+	 * (rx.rcv_nxt is the EPSN). This first line is all of the state that a
+	 * data packet's arrival reads (priv_rx_size: the run loop prefetches
+	 * only it then); the receiver reads the PSNs posted from c->npkts. */
+	struct tp_rxmap rx;
+	uint32_t epsn; /* expected PSN: every PSN below has arrived */
+	uint32_t ooo;  /* packets arrived above epsn since epsn last advanced */
+	uint32_t sack_low;
+	uint64_t sack_pending; /* bytes arrived since the last SACK */
+	/* the sender, from the next line on; per-connection constants,
+	 * resolved at open */
+	_Alignas(64) struct strack_cc_cfg k;
 	simtime_t net_base_rtt, target_qdelay, probe_after, rto;
 	uint32_t npkts; /* PSNs the per-PSN state covers (c->npkts after open / post) */
 	uint32_t ooo_min;
@@ -279,13 +289,6 @@ struct strack_state {
 	simtime_t probe_ts; /* probe when no SACK arrived by then */
 	bool probe_out, acked_since_probe;
 	uint32_t probe_hi; /* snd_nxt when the probe left */
-	/* receiver: which PSNs arrived, a ring over the span of reordering
-	 * (rx.rcv_nxt is the EPSN) */
-	struct tp_rxmap rx;
-	uint32_t epsn; /* expected PSN: every PSN below has arrived */
-	uint32_t ooo;  /* packets arrived above epsn since epsn last advanced */
-	uint32_t sack_low;
-	uint64_t sack_pending; /* bytes arrived since the last SACK */
 };
 
 static inline struct strack_state *st(struct conn *c)
@@ -340,7 +343,7 @@ static void ps_release(struct strack_state *s, uint32_t una)
 static simtime_t rtt_to(const struct conn *c, uint32_t h)
 {
 	const struct fabric *f = c->w->fab;
-	uint32_t a = c->src->hid;
+	uint32_t a = c->src_hid;
 	if (h == a)
 		return 0;
 	const struct tp_common *cm = tp_common(c);
@@ -787,8 +790,8 @@ static void send_sack(struct conn *c, struct packet *ack, const struct packet *e
 	ack->type = PKT_ACK;
 	ack->cls = CLS_CTRL;
 	ack->size = (uint16_t)tp_common(c)->ack_size;
-	ack->src = c->dst->hid;
-	ack->dst = c->src->hid;
+	ack->src = c->dst_hid;
+	ack->dst = c->src_hid;
 	ack->flags = ce ? PKT_F_ECE : 0;
 	ack->entropy = ent;
 	ack->aux16 = ent;
@@ -797,7 +800,7 @@ static void send_sack(struct conn *c, struct packet *ack, const struct packet *e
 	ack->p0 = base;
 	ack->p1 = (uint32_t)c->rcvd_bytes;
 	ack->p2 = (s->ooo > 0xfff ? 0xfff : s->ooo) | (probe ? 1u << 31 : 0);
-	ack->u64 = tp_rxmap_bits64(&s->rx, base, s->npkts);
+	ack->u64 = tp_rxmap_bits64(&s->rx, base, c->npkts);
 	s->sack_low = UINT32_MAX;
 	s->sack_pending = 0;
 	tp_send(c, c->dst, ack);
@@ -836,7 +839,7 @@ static void strack_receiver(struct conn *c, struct packet *pk)
 		 * was lost. A lost packet stops the EPSN for good, so the count
 		 * still passes the threshold a window after it became expected. */
 		if (at_epsn) {
-			s->epsn = tp_rxmap_advance(&s->rx, s->npkts);
+			s->epsn = tp_rxmap_advance(&s->rx, c->npkts);
 			s->ooo = 0;
 			tp_rx_upto(c, s->epsn);
 		} else if (psn > s->epsn) {
@@ -984,6 +987,7 @@ const struct transport_ops strack_transport_ops = {
 	.opts = strack_opts,
 	.params_size = sizeof(struct strack_params),
 	.priv_size = sizeof(struct strack_state),
+	.priv_rx_size = offsetof(struct strack_state, k),
 	.pkt_state_bits = 8 * sizeof(struct strack_psn) + 1, /* ps[] and rcvd */
 	.check = strack_check,
 	.open = strack_open,

@@ -49,27 +49,49 @@ static struct packet *nic_pull(void *ctx, struct nic_flow *nf)
 }
 
 /* The run loop's prefetchers (net/fabric.h): the lines of a connection and
- * its protocol's state, which a packet's arrival or a NIC's pull reads next
- * (at 8192 hosts they are far out of cache: bench/README.md). */
-#define TP_PREFETCH_LINES 16
-static inline void conn_prefetch(const struct tp_world *w, const void *c)
+ * its protocol's state that a packet's arrival or a NIC's pull reads next
+ * (at 8192 hosts they are far out of cache: bench/README.md). A data packet
+ * or a probe reaches the receiver, which reads lines 0-2 of the connection
+ * and the protocol's receiver part; anything else reaches the sender, which
+ * reads lines 0-1 and 3-4 and the rest of the protocol's state, as does a
+ * NIC's pull (struct conn, transport_ops.priv_rx_size). */
+_Static_assert(offsetof(struct conn, rcvd_bytes) == 128 && offsetof(struct conn, start) == 192 &&
+		   offsetof(struct conn, priv) == sizeof(struct conn) && sizeof(struct conn) == 320,
+	       "struct conn: two common lines, one of the receiver's, two of the sender's");
+
+static inline bool to_receiver(const struct packet *p)
 {
-	uintptr_t a = (uintptr_t)c & ~(uintptr_t)63;
-	uintptr_t end = (uintptr_t)c + sizeof(struct conn) + w->ops->priv_size;
-	for (int i = 0; i < TP_PREFETCH_LINES && a < end; i++, a += 64)
-		__builtin_prefetch((const void *)a);
+	return p->type == PKT_DATA || p->type == PKT_PROBE;
 }
 
-/* Read from a connection in cache: the host at the other end, whose index
- * every packet made or answered carries (tp_pkt_new, an ACK), and the
- * protocol's own. */
-static inline void conn_prefetch_late(const struct tp_world *w, const struct conn *c,
-				      const struct packet *p)
+/* The lines of [a, a + n), at most 16. GCC 12 at -O2 deletes, without a
+ * word, a loop whose only statements are prefetches when it cannot unroll
+ * it (a bound known only at run time, or the loop inlined into one branch
+ * of two); the empty asm statement gives the loop an effect it must keep.
+ * After touching a prefetcher, check `objdump -d build/mpsim | grep -c
+ * prefetcht` (bench/README.md). */
+static inline void lines_prefetch(uintptr_t a, size_t n)
 {
-	__builtin_prefetch(&c->src->hid);
-	__builtin_prefetch(&c->dst->hid);
-	if (w->ops->prefetch)
-		w->ops->prefetch(c, p);
+	uintptr_t end = a + n;
+	for (int i = 0; i < 16 && a < end; i++, a += 64) {
+		__builtin_prefetch((const void *)a);
+		__asm__ volatile("");
+	}
+}
+
+static inline void conn_prefetch(const struct tp_world *w, const void *c, bool rx)
+{
+	uintptr_t b = (uintptr_t)c, priv = b + sizeof(struct conn);
+	size_t split = w->ops->priv_rx_size;
+	lines_prefetch(b, 128);
+	if (rx) {
+		lines_prefetch(b + 128, 64);
+		lines_prefetch(priv, split ? split : w->ops->priv_size);
+	} else {
+		lines_prefetch(b + 192, 128);
+		size_t from = split & ~(size_t)63;
+		lines_prefetch(priv + from, w->ops->priv_size - from);
+	}
 }
 
 static void host_rx_prefetch(const void *ctx, const struct packet *p, bool late)
@@ -77,10 +99,11 @@ static void host_rx_prefetch(const void *ctx, const struct packet *p, bool late)
 	const struct tp_world *w = ctx;
 	if (p->conn >= w->nconns)
 		return;
+	const struct conn *c = w->conns[p->conn];
 	if (!late)
-		conn_prefetch(w, w->conns[p->conn]);
-	else
-		conn_prefetch_late(w, w->conns[p->conn], p);
+		conn_prefetch(w, c, to_receiver(p));
+	else if (w->ops->prefetch)
+		w->ops->prefetch(c, p);
 }
 
 /* Flow 0 of a connection is embedded at its start (conn.nf): its lines are
@@ -89,10 +112,11 @@ _Static_assert(offsetof(struct conn, nf) == 0, "a connection starts with its flo
 static void nic_pull_prefetch(const void *ctx, const struct nic_flow *nf, bool late)
 {
 	const struct tp_world *w = ctx;
+	const struct conn *c = nf->owner;
 	if (!late)
-		conn_prefetch(w, nf);
-	else
-		conn_prefetch_late(w, nf->owner, NULL);
+		conn_prefetch(w, nf, false);
+	else if (w->ops->prefetch)
+		w->ops->prefetch(c, NULL);
 }
 
 /* The observing callbacks (traces, RTT samples): the plain ones, plus what
@@ -161,15 +185,36 @@ void tp_world_init(struct tp_world *w, struct evq *q, struct fabric *fab,
 	fab->pf_ctx = w;
 }
 
+/* The ends kept beside the queue for tp_rx_upto and tp_tx_upto, so that a
+ * packet reads no message record (UINT32_MAX: none). */
+static void msgq_ends(struct conn *c)
+{
+	const struct tp_msgq *q = &c->mq;
+	const struct tp_msg *m;
+	c->mq_tx_end = UINT32_MAX;
+	c->mq_rx_end = UINT32_MAX;
+	if (q->n) {
+		m = &q->v[q->head];
+		c->mq_tx_end = m->psn0 + m->npkts;
+	}
+	if (q->rx < q->n) {
+		m = &q->v[(q->head + q->rx) & (q->cap - 1)];
+		c->mq_rx_end = m->psn0 + m->npkts;
+	}
+}
+
 static struct conn *conn_new(struct tp_world *w, uint32_t src, uint32_t dst, unsigned rail)
 {
 	if ((w->nconns & (w->nconns - 1)) == 0) /* grow at powers of two */
 		w->conns = mp_realloc(w->conns, (w->nconns ? w->nconns * 2 : 1) * sizeof *w->conns);
-	struct conn *c = mp_calloc(1, sizeof *c + w->ops->priv_size);
+	struct conn *c = mp_calloc_aligned(sizeof *c + w->ops->priv_size, 64);
 	c->w = w;
 	c->id = w->nconns;
 	c->src = w->fab->hosts[src];
 	c->dst = w->fab->hosts[dst];
+	c->src_hid = src;
+	c->dst_hid = dst;
+	MP_ASSERT(c->src->hid == src && c->dst->hid == dst);
 	/* spread connections over the rails both ends have */
 	unsigned nr =
 	    host_nports(c->src) < host_nports(c->dst) ? host_nports(c->src) : host_nports(c->dst);
@@ -178,6 +223,7 @@ static struct conn *conn_new(struct tp_world *w, uint32_t src, uint32_t dst, uns
 	c->nf.owner = c;
 	c->nflows = 1;
 	c->timer_at = c->timer_ev_at = SIMTIME_MAX;
+	msgq_ends(c);
 	c->evs.id = TP_ENTITY_BASE + c->id;
 	if (c->evs.id > EVQ_MAX_ENTITY)
 		MP_PANIC("too many connections for the event key (%u)", c->id);
@@ -197,7 +243,7 @@ simtime_t tp_ideal_fct(const struct conn *c, uint64_t bytes)
 	 * remaining hops and the ACK's way back (store-and-forward, empty fabric) */
 	const struct tp_common *cm = c->w->params;
 	struct fabric *f = c->w->fab;
-	uint32_t src = c->src->hid, dst = c->dst->hid;
+	uint32_t src = c->src_hid, dst = c->dst_hid;
 	uint64_t payload = cm->mtu - cm->header;
 	uint64_t npkts = bytes ? (bytes + payload - 1) / payload : 1;
 	uint64_t last = bytes - (npkts - 1) * payload + cm->header;
@@ -230,6 +276,7 @@ static void msgq_push(struct conn *c, uint64_t bytes, uint32_t tag)
 	c->bytes += bytes;
 	c->npkts += n;
 	c->nmsgs++;
+	msgq_ends(c);
 }
 
 struct conn *tp_conn_add(struct tp_world *w, uint32_t src, uint32_t dst, uint64_t bytes,
@@ -296,6 +343,7 @@ void tp_msgq_rx(struct conn *c, uint32_t rcv_nxt)
 			break;
 		m->rx_done = true;
 		q->rx++;
+		msgq_ends(c);
 		if (c->w->on_msg)
 			c->w->on_msg(c->w->ctx, c, m->tag, true);
 	}
@@ -315,6 +363,7 @@ void tp_msgq_tx(struct conn *c, uint32_t snd_una)
 		q->n--;
 		q->rx--;
 		q->hint = q->hint ? q->hint - 1 : 0;
+		msgq_ends(c);
 		if (c->w->on_msg)
 			c->w->on_msg(c->w->ctx, c, tag, false);
 	}
@@ -346,7 +395,7 @@ void tp_world_free(struct tp_world *w)
 			w->ops->close(c);
 		mp_free(c->xnf);
 		mp_free(c->mq.v);
-		mp_free(c);
+		mp_free_aligned(c);
 	}
 	mp_free(w->conns);
 	mp_free(w->ood_hist);
@@ -404,8 +453,8 @@ struct packet *tp_pkt_new(struct conn *c, enum pkt_type type, bool from_sender)
 	struct packet *p = pkt_alloc(c->w->fab);
 	p->type = (uint8_t)type;
 	p->conn = c->id;
-	p->src = from_sender ? c->src->hid : c->dst->hid;
-	p->dst = from_sender ? c->dst->hid : c->src->hid;
+	p->src = from_sender ? c->src_hid : c->dst_hid;
+	p->dst = from_sender ? c->dst_hid : c->src_hid;
 	p->cls = type == PKT_DATA ? CLS_DATA : CLS_CTRL;
 	p->size = (uint16_t)(type == PKT_DATA ? tp_common(c)->mtu : tp_common(c)->ack_size);
 	p->ts = c->w->q->now;
@@ -569,8 +618,8 @@ void tp_perpkt_rx(struct conn *c, struct packet *p, struct tp_rxmap *m, uint32_t
 	p->type = (uint8_t)reply;
 	p->cls = CLS_CTRL;
 	p->size = (uint16_t)tp_common(c)->ack_size;
-	p->src = c->dst->hid;
-	p->dst = c->src->hid;
+	p->src = c->dst_hid;
+	p->dst = c->src_hid;
 	p->p0 = psn;
 	p->p1 = m->rcv_nxt;
 	p->aux16 = discarded;

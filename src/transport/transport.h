@@ -75,6 +75,11 @@ struct transport_ops {
 	const struct opt_desc *opts;
 	size_t params_size; /* starts with struct tp_common */
 	size_t priv_size;   /* per-connection state, zeroed, reached by tp_priv() */
+	/* optional, for the run loop's prefetchers: the first priv_rx_size bytes
+	 * of that state are all that the receiver's on_packet (a data packet or
+	 * a probe arriving) reads, the rest all that the sender's (ACK, NACK,
+	 * CNP) and next_packet read; 0 when the protocol does not say */
+	size_t priv_rx_size;
 	/* bits a connection keeps per packet of its messages from open to
 	 * close (0: bounded by the window): for the memory estimate */
 	unsigned pkt_state_bits;
@@ -161,44 +166,58 @@ struct tp_msgq {
 	uint32_t hint;	       /* ring offset of the last payload lookup */
 };
 
+/* A connection, laid out by cache line (allocated on a line boundary) for
+ * the run loop's prefetchers (transport.c, conn_prefetch): lines 0-1 are
+ * what every packet of either direction reads, line 2 the receiver's
+ * counters, lines 3-4 the sender's and the cold figures. A data packet's
+ * arrival then asks for 3 of the 5 lines (and the protocol's receiver part,
+ * transport_ops.priv_rx_size), not all of them (bench/README.md). */
 struct conn {
-	struct nic_flow nf;   /* flow 0's presence on the sender NIC's round robin */
-	struct nic_flow *xnf; /* flows 1..nflows-1 (tp_set_flows) */
-	uint16_t nflows;
+	/* line 0 */
+	struct nic_flow nf; /* flow 0's presence on the sender NIC's round robin */
 	struct tp_world *w;
 	uint32_t id;
+	uint32_t src_hid, dst_hid; /* src->hid, dst->hid: no far host read per packet */
+	uint8_t rail;		   /* NIC port at both ends (rail-aligned) */
+	bool stream;		   /* a queue pair: open for more messages, never done */
+	bool idle;		   /* stream: every PSN posted is acknowledged */
+	bool done;
+	/* line 1 */
 	struct host *src, *dst;
-	uint8_t rail;	/* NIC port at both ends (rail-aligned) */
 	uint64_t bytes; /* bytes posted (one message: its size) */
 	uint32_t npkts; /* PSNs posted: every message's packets */
 	uint32_t nmsgs; /* messages posted */
-	bool stream;	/* a queue pair: open for more messages, never done */
-	bool idle;	/* stream: every PSN posted is acknowledged */
 	struct tp_msgq mq;
-	simtime_t start, finish; /* ps; finish = sender learnt every byte arrived */
-	bool started, done;
-	struct ev_src evs;     /* events created by this connection */
-	simtime_t timer_at;    /* wanted timer, SIMTIME_MAX = none */
-	simtime_t timer_ev_at; /* earliest timer event in the queue */
+	/* line 2: the receiver */
+	_Alignas(64) uint64_t rcvd_bytes; /* distinct payload bytes the receiver got */
+	uint64_t dup_bytes;		  /* payload bytes the receiver got more than once */
+	uint64_t rx_psn_top;		  /* the highest data PSN seen + 1 (tp_rx_ood) */
+	uint64_t rx_data_pkts;		  /* first copies of data packets (tp_rx_order) */
+	uint64_t rx_reordered;		  /* ... of them that arrived below the highest PSN seen */
+	uint32_t rx_order_top;		  /* tp_rx_order's highest PSN + 1, one PSN space */
+	uint32_t mq_rx_end; /* tp_rx_upto: where mq's first undelivered message ends */
+	/* lines 3-4: the sender */
+	_Alignas(64) simtime_t start; /* ps */
+	simtime_t finish;	      /* ps: the sender learnt every byte arrived */
+	struct ev_src evs;	      /* events created by this connection */
+	simtime_t timer_at;	      /* wanted timer, SIMTIME_MAX = none */
+	simtime_t timer_ev_at;	      /* earliest timer event in the queue */
+	uint64_t sent_bytes;	      /* data bytes on the wire, incl. retransmissions */
+	uint64_t retx_bytes;	      /* retransmitted data bytes on the wire */
+	uint64_t acked_bytes;	      /* payload bytes the sender knows arrived */
+	uint64_t ts_acked_bytes;      /* acked_bytes at the last time-series sample */
+	struct nic_flow *xnf;	      /* flows 1..nflows-1 (tp_set_flows) */
+	uint32_t mq_tx_end;	      /* tp_tx_upto: where mq's first unacknowledged message ends */
+	uint16_t nflows;
+	bool started;
 	/* ideal (empty-network) figures, from the path at open time */
 	uint64_t bottleneck_bps;
 	simtime_t base_rtt;  /* full data packet out + ACK back, no queueing, ps */
 	simtime_t ideal_fct; /* ps */
-	/* counters kept by the protocol */
-	uint64_t sent_bytes;	 /* data bytes on the wire, incl. retransmissions */
-	uint64_t retx_bytes;	 /* retransmitted data bytes on the wire */
-	uint64_t acked_bytes;	 /* payload bytes the sender knows arrived */
-	uint64_t rcvd_bytes;	 /* distinct payload bytes the receiver got */
-	uint64_t dup_bytes;	 /* payload bytes the receiver got more than once */
-	uint64_t ts_acked_bytes; /* acked_bytes at the last time-series sample */
-	uint64_t rx_psn_top;	 /* receiver: the highest data PSN seen + 1 (tp_rx_ood) */
-	uint64_t rx_data_pkts;	 /* receiver: first copies of data packets (tp_rx_order) */
-	uint64_t rx_reordered;	 /* ... of them that arrived below the highest PSN seen */
-	uint32_t rx_order_top;	 /* tp_rx_order's highest PSN + 1, one PSN space */
 	/* traces (output.traces; written only when tracing, see tp_world_trace) */
 	simtime_t trace_rtt; /* latest ACK/NACK at the sender: now - echoed send time */
 	uint32_t trace_path; /* entropy of the latest data packet sent + 1 (0 = none) */
-	_Alignas(max_align_t) unsigned char priv[];
+	_Alignas(64) unsigned char priv[];
 };
 
 /* A receiver saw data PSN `psn` (the first copy or not): its out-of-order
@@ -446,17 +465,14 @@ void tp_msgq_tx(struct conn *c, uint32_t snd_una);
  * delivered (on_msg rx). Cheap when nothing completes; call on every advance. */
 static inline void tp_rx_upto(struct conn *c, uint32_t rcv_nxt)
 {
-	if (c->mq.rx < c->mq.n) {
-		const struct tp_msg *m = &c->mq.v[(c->mq.head + c->mq.rx) & (c->mq.cap - 1)];
-		if (rcv_nxt >= m->psn0 + m->npkts)
-			tp_msgq_rx(c, rcv_nxt);
-	}
+	if (rcv_nxt >= c->mq_rx_end)
+		tp_msgq_rx(c, rcv_nxt);
 }
 /* The sender knows every PSN below snd_una arrived: messages that end there
  * are acknowledged (on_msg tx) and leave the queue. */
 static inline void tp_tx_upto(struct conn *c, uint32_t snd_una)
 {
-	if (c->mq.n && snd_una >= c->mq.v[c->mq.head].psn0 + c->mq.v[c->mq.head].npkts)
+	if (snd_una >= c->mq_tx_end)
 		tp_msgq_tx(c, snd_una);
 }
 /* Grow a zeroed array of `elem`-byte entries to hold at least `need` (doubling). */
