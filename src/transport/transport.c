@@ -64,12 +64,12 @@ static inline bool to_receiver(const struct packet *p)
 	return p->type == PKT_DATA || p->type == PKT_PROBE;
 }
 
-/* The lines of [a, a + n), at most 16. GCC 12 at -O2 deletes, without a
- * word, a loop whose only statements are prefetches when it cannot unroll
- * it (a bound known only at run time, or the loop inlined into one branch
- * of two); the empty asm statement gives the loop an effect it must keep.
- * After touching a prefetcher, check `objdump -d build/mpsim | grep -c
- * prefetcht` (bench/README.md). */
+/* The lines of [a, a + n), at most 16. The empty asm statement keeps the
+ * prefetches: GCC 12 takes a function that only prefetches for a const one
+ * (a prefetch writes no memory) and deletes the calls to it when it does not
+ * inline it first; it had deleted this one, without a word. After touching
+ * a prefetcher, check `objdump -d build/mpsim | grep -c prefetcht`
+ * (bench/README.md). */
 static inline void lines_prefetch(uintptr_t a, size_t n)
 {
 	uintptr_t end = a + n;
