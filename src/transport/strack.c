@@ -882,7 +882,7 @@ static void strack_prefetch(const struct conn *c, const struct packet *pk)
 
 static void strack_on_packet(struct conn *c, struct packet *pk)
 {
-	if (pk->type == PKT_DATA || pk->type == PKT_PROBE)
+	if (tp_to_receiver(pk))
 		strack_receiver(c, pk);
 	else
 		strack_sender(c, pk);

@@ -59,11 +59,6 @@ _Static_assert(offsetof(struct conn, rcvd_bytes) == 128 && offsetof(struct conn,
 		   offsetof(struct conn, priv) == sizeof(struct conn) && sizeof(struct conn) == 320,
 	       "struct conn: two common lines, one of the receiver's, two of the sender's");
 
-static inline bool to_receiver(const struct packet *p)
-{
-	return p->type == PKT_DATA || p->type == PKT_PROBE;
-}
-
 /* The lines of [a, a + n), at most 16. The empty asm statement keeps the
  * prefetches: GCC 12 takes a function that only prefetches for a const one
  * (a prefetch writes no memory) and deletes the calls to it when it does not
@@ -101,7 +96,7 @@ static void host_rx_prefetch(const void *ctx, const struct packet *p, bool late)
 		return;
 	const struct conn *c = w->conns[p->conn];
 	if (!late)
-		conn_prefetch(w, c, to_receiver(p));
+		conn_prefetch(w, c, tp_to_receiver(p));
 	else if (w->ops->prefetch)
 		w->ops->prefetch(c, p);
 }

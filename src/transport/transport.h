@@ -364,6 +364,14 @@ static inline const void *tp_params(const struct conn *c)
 {
 	return c->w->params;
 }
+/* A data packet or a probe goes to the receiver, anything else (an ACK,
+ * NACK or CNP) to the sender: the split of on_packet that the run loop's
+ * prefetchers follow (transport.c, priv_rx_size). */
+static inline bool tp_to_receiver(const struct packet *p)
+{
+	return p->type == PKT_DATA || p->type == PKT_PROBE;
+}
+
 static inline const struct tp_common *tp_common(const struct conn *c)
 {
 	return (const struct tp_common *)c->w->params;
