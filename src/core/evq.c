@@ -449,15 +449,10 @@ bool evq_pop_until(struct evq *q, simtime_t until, struct ev *e)
 }
 
 /* The first EVQ_PREFETCH_LINES cache lines of an event's object: a port's
- * hot fields span four (net/fabric.h). The empty asm statement keeps the
- * prefetches: GCC 12 takes a function that only prefetches for a const one
- * (a prefetch writes no memory) and deletes the calls to it when it does not
- * inline it first (bench/README.md, fifth round). */
+ * hot fields span four (net/fabric.h). */
 static inline void prefetch_obj(const void *obj)
 {
-	for (int i = 0; i < EVQ_PREFETCH_LINES; i++)
-		__builtin_prefetch((const char *)obj + 64 * i);
-	__asm__ volatile("");
+	evq_prefetch_lines(obj, 64 * EVQ_PREFETCH_LINES);
 }
 
 void evq_drain(struct evq *q, void (*fn)(void *ctx, const struct ev *e), void *ctx)

@@ -146,6 +146,22 @@ static inline void evq_at(struct evq *q, struct ev_src *src, simtime_t t, ev_fn 
  * queue: for freeing what events carry when a run ends early. */
 void evq_drain(struct evq *q, void (*fn)(void *ctx, const struct ev *e), void *ctx);
 
+/* Prefetch the cache lines of [a, a + bytes), at most 16: what the run loop
+ * and the handlers' prefetchers ask for. The empty asm statement keeps the
+ * prefetches: GCC 12 takes a function that only prefetches for a const one
+ * (a prefetch writes no memory) and deletes a call to it that it did not
+ * inline first, without a word (bench/README.md, fifth round; the binary is
+ * checked by tests/prefetch_kept.sh). Addresses as integers, so that a range
+ * may start at a flexible array member. */
+static inline void evq_prefetch_lines(const void *a, size_t bytes)
+{
+	uintptr_t p = (uintptr_t)a;
+	size_t n = (bytes + 63) / 64; /* a constant when bytes is: then unrolled */
+	for (size_t i = 0; i < n && i < 16; i++)
+		__builtin_prefetch((const void *)(p + 64 * i));
+	__asm__ volatile("");
+}
+
 /* Register a prefetcher for events of handler fn: the run loop calls it a
  * few events ahead (EVQ_PREFETCH_PF, evq.c), after the event's object and
  * argument were prefetched further ahead (EVQ_PREFETCH), so it can follow

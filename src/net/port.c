@@ -454,8 +454,7 @@ static void wire_arrive_prefetch(const void *obj, uint64_t pkt)
 		/* the host, its NIC port (where the reply or the next data
 		 * packet queues) and what the transport's host_rx will read */
 		__builtin_prefetch(n);
-		for (int i = 0; i < 4; i++)
-			__builtin_prefetch((const char *)pt->peer + 64 * i);
+		evq_prefetch_lines(pt->peer, 256);
 		const struct fabric *f = pt->owner->fab;
 		if (f->host_rx_prefetch)
 			f->host_rx_prefetch(f->pf_ctx, p, false);
@@ -509,8 +508,7 @@ static void wire_arrive_prefetch_late(const void *obj, uint64_t pkt)
 	uint16_t o = route_port(s->node.fab, s, p, true);
 	if (o >= ROUTE_LB)
 		return;
-	for (int i = 0; i < 4; i++) /* lines 0-3, as the run loop's (core/evq.c) */
-		__builtin_prefetch((const char *)&s->node.ports[o] + 64 * i);
+	evq_prefetch_lines(&s->node.ports[o], 256); /* lines 0-3, as the run loop's */
 }
 
 static void tx_done_prefetch_late(const void *obj, uint64_t arg)

@@ -59,33 +59,18 @@ _Static_assert(offsetof(struct conn, rcvd_bytes) == 128 && offsetof(struct conn,
 		   offsetof(struct conn, priv) == sizeof(struct conn) && sizeof(struct conn) == 320,
 	       "struct conn: two common lines, one of the receiver's, two of the sender's");
 
-/* The lines of [a, a + n), at most 16. The empty asm statement keeps the
- * prefetches: GCC 12 takes a function that only prefetches for a const one
- * (a prefetch writes no memory) and deletes the calls to it when it does not
- * inline it first; it had deleted this one, without a word. After touching
- * a prefetcher, check `objdump -d build/mpsim | grep -c prefetcht`
- * (bench/README.md). */
-static inline void lines_prefetch(uintptr_t a, size_t n)
-{
-	uintptr_t end = a + n;
-	for (int i = 0; i < 16 && a < end; i++, a += 64) {
-		__builtin_prefetch((const void *)a);
-		__asm__ volatile("");
-	}
-}
-
 static inline void conn_prefetch(const struct tp_world *w, const void *c, bool rx)
 {
-	uintptr_t b = (uintptr_t)c, priv = b + sizeof(struct conn);
+	const char *b = c, *priv = b + sizeof(struct conn);
 	size_t split = w->ops->priv_rx_size;
-	lines_prefetch(b, 128);
+	evq_prefetch_lines(b, 128);
 	if (rx) {
-		lines_prefetch(b + 128, 64);
-		lines_prefetch(priv, split ? split : w->ops->priv_size);
+		evq_prefetch_lines(b + 128, 64);
+		evq_prefetch_lines(priv, split ? split : w->ops->priv_size);
 	} else {
-		lines_prefetch(b + 192, 128);
+		evq_prefetch_lines(b + 192, 128);
 		size_t from = split & ~(size_t)63;
-		lines_prefetch(priv + from, w->ops->priv_size - from);
+		evq_prefetch_lines(priv + from, w->ops->priv_size - from);
 	}
 }
 
