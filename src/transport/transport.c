@@ -92,11 +92,10 @@ _Static_assert(offsetof(struct conn, nf) == 0, "a connection starts with its flo
 static void nic_pull_prefetch(const void *ctx, const struct nic_flow *nf, bool late)
 {
 	const struct tp_world *w = ctx;
-	const struct conn *c = nf->owner;
-	if (!late)
+	if (!late) /* reads nothing: the connection's lines are what it asks for */
 		conn_prefetch(w, nf, false);
 	else if (w->ops->prefetch)
-		w->ops->prefetch(c, NULL);
+		w->ops->prefetch(nf->owner, NULL);
 }
 
 /* The observing callbacks (traces, RTT samples): the plain ones, plus what
