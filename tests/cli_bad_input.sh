@@ -318,6 +318,11 @@ bad sweep_key sweep_key.yaml 'sweep_key\.yaml:13:' -- "sweep.size" "dotted key"
 { base; printf 'sweep:\n  workload.size: [10KB, 20KB]\n'; } >sweep_ok.yaml
 bad sweep_set sweep_ok.yaml 'sweep_ok\.yaml:13:' --set workload.size=4KB -- \
 	"sweep.workload.size" "swept" "--set workload.size=4KB"
+# the sweep and the paper's numbers are read from the file only: a --set into them
+# would change nothing, so it is refused (with a sweep, and without one)
+bad set_sweep sweep_ok.yaml none --set sweep.workload.size=4KB -- \
+	"--set sweep.workload.size" "read from the file only"
+bad set_paper ok.yaml none --set paper.source=x -- "--set paper.source" "edit the file"
 { base; printf 'paper:\n  source: x\n  values:\n    - {metric: max_fc, value: 1ms}\n'; } >paper_metric.yaml
 bad paper_metric paper_metric.yaml 'paper_metric\.yaml:15:' -- "paper.values.metric" "max_fct"
 { base; printf 'paper:\n  source: x\n  values:\n    - {metric: max_fct, value: 12}\n'; } >paper_unit.yaml

@@ -306,6 +306,18 @@ int sweep_parse(struct sweep *sw, const struct cfg_doc *doc, char *const *sets, 
 {
 	memset(sw, 0, sizeof *sw);
 	sw->npoints = 1;
+	/* both sections are read here, from the file, before any --set: a --set
+	 * into them would change nothing, so it is refused rather than ignored */
+	for (size_t i = 0; i < nsets; i++) {
+		size_t kl = strcspn(sets[i], "=.");
+		if (kl == 5 && (!strncmp(sets[i], "sweep", 5) || !strncmp(sets[i], "paper", 5)))
+			return mp_errf(e, MP_EUSER,
+				       "--set %.*s: the sweep and the paper's numbers are read "
+				       "from the file only; edit the file (a --set of an option, "
+				       "e.g. --set switch.buffer=256MB, reaches every point, "
+				       "variants included)",
+				       (int)strcspn(sets[i], "="), sets[i]);
+	}
 	const struct cfg_node *s = cfg_get(doc->root, "sweep"), *p = cfg_get(doc->root, "paper");
 	if (s && parse_sweep(sw, doc, s, sets, nsets, e))
 		return e->status;

@@ -76,7 +76,8 @@ struct sweep {
 };
 
 /* Read both sections from `doc` (either may be absent). `sets` are the
- * command line's --set assignments: setting a swept key is an error. */
+ * command line's --set assignments: setting a swept key, or a key of either
+ * section, is an error. */
 int sweep_parse(struct sweep *sw, const struct cfg_doc *doc, char *const *sets, size_t nsets,
 		struct mp_err *e);
 void sweep_free(struct sweep *sw);
