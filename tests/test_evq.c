@@ -278,6 +278,80 @@ static void test_same_time_burst(void **state)
 	evq_free(&q);
 }
 
+/* The run loop sees a few events ahead in b0, across times: events of many
+ * nearby times, handlers pushing more both inside that window (at now, and
+ * between now and the events already there) and past it, and runs stopped at
+ * arbitrary times. Every pop is the earliest (time, key) pending, and
+ * evq_next_time is the earliest time pending. */
+static struct {
+	struct evq *q;
+	simtime_t t[8192];
+	uint64_t key[8192];
+	size_t n, popped, bad;
+	struct mp_rng r;
+} ahead;
+
+static size_t ahead_earliest(void)
+{
+	size_t m = 0;
+	for (size_t i = 1; i < ahead.n; i++)
+		if (ahead.t[i] < ahead.t[m] ||
+		    (ahead.t[i] == ahead.t[m] && ahead.key[i] < ahead.key[m]))
+			m = i;
+	return m;
+}
+
+static void ahead_pop(void *obj, uint64_t key);
+
+static void ahead_push(simtime_t t)
+{
+	struct ev_src s = { .id = (uint32_t)(rng_below(&ahead.r, 1u << 20) + 1),
+			    .seq = rng_below(&ahead.r, 1000) };
+	uint64_t k = evq_key(&s);
+	ahead.t[ahead.n] = t;
+	ahead.key[ahead.n++] = k;
+	evq_push(ahead.q, t, k, ahead_pop, NULL, k);
+}
+
+static void ahead_pop(void *obj, uint64_t key)
+{
+	(void)obj;
+	size_t m = ahead_earliest();
+	ahead.bad += ahead.n == 0 || ahead.key[m] != key || ahead.t[m] != ahead.q->now;
+	ahead.t[m] = ahead.t[--ahead.n];
+	ahead.key[m] = ahead.key[ahead.n];
+	ahead.popped++;
+	/* 0-2 more: now, a few ps to 3 ns on (inside the window), or 0.5 us on */
+	static const simtime_t spread[] = { 1, 40, 3000, 500000 };
+	for (uint64_t k = rng_below(&ahead.r, 3); k > 0 && ahead.n < 8190 && ahead.popped < 60000;
+	     k--)
+		ahead_push(ahead.q->now + rng_below(&ahead.r, spread[rng_below(&ahead.r, 4)]));
+}
+
+static void test_lookahead_order(void **state)
+{
+	(void)state;
+	struct evq q;
+	evq_init(&q);
+	memset(&ahead, 0, sizeof ahead);
+	ahead.q = &q;
+	rng_init(&ahead.r, 9, RNG_TEST, 0);
+	/* 2,000 events over 2 us, half of them on whole nanoseconds (ties) */
+	for (int i = 0; i < 2000; i++)
+		ahead_push(i % 2 ? rng_below(&ahead.r, 2000000) : 1000 * rng_below(&ahead.r, 2000));
+	simtime_t until = 0;
+	while (!evq_empty(&q)) {
+		assert_int_equal(evq_next_time(&q), ahead.t[ahead_earliest()]);
+		until += rng_below(&ahead.r, 50000);
+		evq_run(&q, until);
+		ahead.bad += !evq_empty(&q) && evq_next_time(&q) <= until;
+	}
+	assert_int_equal(ahead.bad, 0);
+	assert_int_equal(ahead.n, 0);
+	assert_true(ahead.popped > 50000);
+	evq_free(&q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -285,6 +359,7 @@ int main(void)
 		cmocka_unit_test(test_until_and_budget), cmocka_unit_test(test_hold_model),
 		cmocka_unit_test(test_many_ties),	 cmocka_unit_test(test_same_time_burst),
 		cmocka_unit_test(test_refill_runs),	 cmocka_unit_test(test_ser_exact_paths),
+		cmocka_unit_test(test_lookahead_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

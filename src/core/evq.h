@@ -13,9 +13,9 @@
  * Simulated time never runs backwards, so an event lives in the bucket named by
  * the highest digit where its time differs from the last time popped and
  * its own value of that digit; buckets ascend in time order. A push appends to
- * a bucket; a pop, when bucket 0 (the events of the current time) is empty,
- * moves the lowest non-empty bucket down around its minimum, at most 8 times
- * in an event's life. Every access is an append or a sequential scan that the
+ * a bucket; a pop, when bucket 0 (the events of the next times, in order) is
+ * short, moves the lowest non-empty bucket down around its minimum, at most 8
+ * times in an event's life. Every access is an append or a sequential scan that the
  * hardware prefetcher follows, where a heap's sift-down takes a cache miss per
  * level once the queue outgrows L2 (this machine: 1 MB of L2, ~150 ns to
  * memory). Hold model, 100k pending, best of 3 on this machine: 4-ary heap of
@@ -29,8 +29,9 @@
  * moves 2-3 times instead of 5-6 (STrack fabric at 8192 hosts: 7% fewer
  * instructions and 4% fewer misses than 4-bit digits, the reference run 9%
  * fewer instructions, 2% more misses, 1 MB more memory in partly filled
- * chunks; the hold model 25-40% faster). Events of one time are sorted by
- * key in bucket 0. A calendar queue was not chosen: its
+ * chunks; the hold model 25-40% faster). Bucket 0 holds the events of the next
+ * times sorted by (time, key), at least EVQ_AHEAD of them when there are
+ * (evq.c: the run loop's pipeline prefetches for events ahead in it). A calendar queue was not chosen: its
  * speed depends on the distribution of event times, which here mixes 10 ns
  * serialisations with 100 us timers; the radix heap's does not.
  */
@@ -68,10 +69,10 @@ struct evs {
 	uint64_t arg;
 };
 
-/* The events of the current time, sorted by key (largest first), except
- * for a tail of late arrivals v[n - tail..n) that the next pop sorts and merges
- * in: events pushed for the current time go there when they would move many
- * others (thousands of flows starting at once, pushed while the fabric is
+/* The events of the next times (up to `last`), sorted by (time, key), latest
+ * first, except for a tail of late arrivals v[n - tail..n) that the next pop
+ * sorts and merges in: events pushed there go to the tail when they would move
+ * many others (thousands of flows starting at once, pushed while the fabric is
  * built), so a burst costs n log n, not n^2. */
 struct evq_bucket {
 	struct evs *v;
@@ -112,11 +113,11 @@ struct ev_src {
 #define EVQ_BUCKETS (1 + EVQ_LEVELS * (1 << EVQ_RADIX_BITS))
 
 struct evq {
-	struct evq_bucket b0;		/* time == last, sorted by key */
+	struct evq_bucket b0;		/* time <= last, sorted by (time, key) */
 	struct evq_list b[EVQ_BUCKETS]; /* b[0] unused */
 	struct evq_chunk *free_chunks;
 	uint64_t mask[(EVQ_BUCKETS + 63) / 64]; /* bit i set when b[i] (i >= 1) is not empty */
-	simtime_t last;				/* time of the last event popped (or moved to b0) */
+	simtime_t last;				/* latest time moved to b0 */
 	size_t n;				/* events pending */
 	simtime_t now;				/* time of the event being handled */
 	uint64_t processed;			/* events handled so far */
