@@ -169,7 +169,8 @@ struct tp_msgq {
 /* A connection, laid out by cache line (allocated on a line boundary) for
  * the run loop's prefetchers (transport.c, conn_prefetch): lines 0-1 are
  * what every packet of either direction reads, line 2 the receiver's
- * counters, lines 3-4 the sender's and the cold figures. A data packet's
+ * counters, lines 3-4 the sender's and the cold figures, line 5 the last of
+ * the traces. A data packet's
  * arrival then asks for 3 of the 5 lines (and the protocol's receiver part,
  * transport_ops.priv_rx_size), not all of them (bench/README.md). */
 struct conn {
@@ -202,6 +203,7 @@ struct conn {
 	struct ev_src evs;	      /* events created by this connection */
 	simtime_t timer_at;	      /* wanted timer, SIMTIME_MAX = none */
 	simtime_t timer_ev_at;	      /* earliest timer event in the queue */
+	simtime_t timer_ev_next;      /* the one after it (tp_timer_set), SIMTIME_MAX = none */
 	uint64_t sent_bytes;	      /* data bytes on the wire, incl. retransmissions */
 	uint64_t retx_bytes;	      /* retransmitted data bytes on the wire */
 	uint64_t acked_bytes;	      /* payload bytes the sender knows arrived */
