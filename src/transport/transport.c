@@ -419,7 +419,7 @@ void tp_set_flows(struct conn *c, unsigned n)
 
 /* The connection keeps one deadline (timer_at) and knows the times of its
  * two earliest timer events. A deadline no earlier than one of them needs no
- * event of its own: that event wakes timer_fire, which waits on for the
+ * event of its own: that event wakes timer_fire, which then sets one for the
  * deadline. A deadline earlier than both gets an event, and the later of the
  * two is forgotten: it fires as a superseded one, which costs an event and
  * nothing else. Before the second was kept, every deadline set after a

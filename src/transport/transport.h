@@ -170,9 +170,9 @@ struct tp_msgq {
  * the run loop's prefetchers (transport.c, conn_prefetch): lines 0-1 are
  * what every packet of either direction reads, line 2 the receiver's
  * counters, lines 3-4 the sender's and the cold figures, line 5 the last of
- * the traces. A data packet's
- * arrival then asks for 3 of the 5 lines (and the protocol's receiver part,
- * transport_ops.priv_rx_size), not all of them (bench/README.md). */
+ * the traces. A data packet's arrival then asks for 3 of the 6 lines (and
+ * the protocol's receiver part, transport_ops.priv_rx_size), not all of them
+ * (bench/README.md). */
 struct conn {
 	/* line 0 */
 	struct nic_flow nf; /* flow 0's presence on the sender NIC's round robin */
