@@ -443,8 +443,10 @@ static inline struct sw *routing_switch(const struct port *pt, const struct pack
  * names it without a load balancer's state (route_port ahead), and asks for
  * the egress port the packet will be queued at. At 8192 hosts the egress
  * port was the packet path's largest unprefetched miss, and then the route
- * entry read on the way to it (bench/README.md). At a host: the host, its
- * NIC port and the transport's state. */
+ * entry read on the way to it (bench/README.md). At a lossless switch also
+ * the counters of the port the packet comes in on, which admission reads
+ * (mmu_admit): a line of a random port per hop. At a host: the host, its NIC
+ * port and the transport's state. */
 static void wire_arrive_prefetch(const void *obj, uint64_t pkt)
 {
 	const struct port *pt = obj;
@@ -469,10 +471,13 @@ static void wire_arrive_prefetch(const void *obj, uint64_t pkt)
 		__builtin_prefetch(&f->host_port[hr]);
 	else
 		__builtin_prefetch(&s->route[t]);
+	if (f->cfg.mode == BUF_LOSSLESS)
+		__builtin_prefetch(&pt->peer->ingress_bytes[p->cls]);
 }
 
 /* The packet this port will send next, the first of its first ready queue
- * (the ring slot that taking it reads was prefetched with the port: tx_hint). */
+ * (the ring slot that taking it reads was prefetched with the port: tx_hint),
+ * and the node sending it, which the late stage reads. */
 static void tx_done_prefetch(const void *obj, uint64_t arg)
 {
 	(void)arg;
@@ -480,6 +485,7 @@ static void tx_done_prefetch(const void *obj, uint64_t arg)
 	unsigned ready = pt->qmask & ~pt->paused;
 	if (ready) {
 		__builtin_prefetch(pt->q[__builtin_ctz(ready)].first);
+		__builtin_prefetch(pt->owner);
 	} else if (pt->nic_ring) {
 		/* a host's NIC pulls from its round robin: the host (port_tx_done
 		 * reads it) and the transport's state of the flow at its head */
@@ -511,11 +517,28 @@ static void wire_arrive_prefetch_late(const void *obj, uint64_t pkt)
 	evq_prefetch_lines(&s->node.ports[o], 256); /* lines 0-3, as the run loop's */
 }
 
+/* The late stages: at a lossless switch, the port the departing packet came
+ * in on, whose PFC state and counters its release updates (switch_release);
+ * at a host, what the connection at the head of the NIC's round robin points
+ * to. The ingress port's lines at arrival and departure were the largest
+ * misses left that nothing asked for ahead in RoCEv2's 8192-host runs
+ * (bench/README.md). */
 static void tx_done_prefetch_late(const void *obj, uint64_t arg)
 {
 	(void)arg;
 	const struct port *pt = obj;
-	if (!(pt->qmask & ~pt->paused) && pt->nic_ring) {
+	unsigned ready = pt->qmask & ~pt->paused;
+	if (ready) {
+		const struct node *n = pt->owner;
+		const struct packet *p = pt->q[__builtin_ctz(ready)].first;
+		if (n->kind == NODE_SWITCH && n->fab->cfg.mode == BUF_LOSSLESS &&
+		    p->cls != CLS_PAUSE) {
+			const struct port *ip = &n->ports[p->in_port];
+			__builtin_prefetch(ip);
+			__builtin_prefetch(&ip->ingress_bytes[p->cls]);
+			__builtin_prefetch(&ip->hdrm_used);
+		}
+	} else if (pt->nic_ring) {
 		const struct fabric *f = pt->peer_node->fab;
 		if (f->nic_pull_prefetch)
 			f->nic_pull_prefetch(f->pf_ctx, pt->nic_ring, true);
