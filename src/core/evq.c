@@ -459,7 +459,9 @@ static void top_up(struct evq *q)
 		if (i == 0 || (b->n && m > q->now + EVQ_HORIZON))
 			return;
 		/* copies of a constant size (a few vector moves; a copy of k
-		 * events was a `rep movs`, a quarter of the hold model's time) */
+		 * events was a `rep movs`, a quarter of the hold model's time):
+		 * the slots past the k kept ones go along unread, so b0 has
+		 * room for EVQ_AHEAD events whatever k is */
 		struct evs keep[EVQ_AHEAD];
 		uint32_t k = b->n;
 		if (k) {

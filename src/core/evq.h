@@ -16,9 +16,9 @@
  * a bucket; a pop, when bucket 0 (the events of the next times, in order) is
  * short, moves the lowest non-empty bucket down around its minimum, at most 8
  * times in an event's life. Every access is an append or a sequential scan
- * that the hardware prefetcher follows, where a heap's sift-down takes a cache miss per
- * level once the queue outgrows L2 (this machine: 1 MB of L2, ~150 ns to
- * memory). Hold model, 100k pending, best of 3 on this machine: 4-ary heap of
+ * that the hardware prefetcher follows, where a heap's sift-down takes a
+ * cache miss per level once the queue outgrows L2 (this machine: 1 MB of L2,
+ * ~150 ns to memory). Hold model, 100k pending, best of 3 on this machine: 4-ary heap of
  * 40-byte events 6.1 M events/s, binary heap 3.6 M, 4-ary heap of 16-byte slots
  * over event records 4.6 M, binary radix heap of 40-byte events 12.8 M, of
  * 16-byte slots over records 5.2 M, of 32-byte events (the handler travels as
@@ -32,8 +32,9 @@
  * chunks; the hold model 25-40% faster). Bucket 0 holds the events of the next
  * times sorted by (time, key), at least EVQ_AHEAD of them when there are
  * (evq.c: the run loop's pipeline prefetches for events ahead in it). A
- * calendar queue was not chosen: its speed depends on the distribution of event times, which here mixes 10 ns
- * serialisations with 100 us timers; the radix heap's does not.
+ * calendar queue was not chosen: its speed depends on the distribution of
+ * event times, which here mixes 10 ns serialisations with 100 us timers; the
+ * radix heap's does not.
  */
 #ifndef MPSIM_CORE_EVQ_H
 #define MPSIM_CORE_EVQ_H
