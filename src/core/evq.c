@@ -175,9 +175,11 @@ static inline void list_push(struct evq *q, struct evq_list *l, const struct evs
 	struct evq_chunk *c = l->tail;
 	if (__builtin_expect(!c || c->n == EVQ_CHUNK, 0)) {
 		struct evq_chunk *nc = q->free_chunks;
-		if (nc)
+		if (nc) {
 			q->free_chunks = nc->next;
-		else
+			/* the next one's header, cold by now: a refill takes many */
+			__builtin_prefetch(q->free_chunks);
+		} else
 			nc = mp_malloc(sizeof *nc);
 		nc->next = NULL;
 		nc->n = 0;
@@ -422,6 +424,9 @@ static void redistribute(struct evq *q, unsigned i, simtime_t m)
 	q->last = m;
 	mask_clear(q, i);
 	while (c) {
+		/* chunks lie anywhere: the next one's header, while this one's
+		 * events stream in */
+		__builtin_prefetch(c->next);
 		for (uint32_t j = 0; j < c->n; j++) {
 			const struct evs *e = &c->v[j];
 			unsigned k = bucket_of(e->t, m); /* k < i */
