@@ -289,6 +289,22 @@ void rocev2_on_packet(struct conn *c, struct packet *pk)
 		sender(c, pk);
 }
 
+/* The queue pairs are an array beside the connection (rocev2_open), a miss
+ * of every handler at large fabric sizes: the packet's queue pair, the NIC
+ * flow's, or for the timer all of them (at most 16 lines). */
+void rocev2_prefetch(const struct conn *c, const struct packet *pk, unsigned flow)
+{
+	const struct rocev2_state *s = (const struct rocev2_state *)c->priv;
+	size_t z = s->cc->qp_size;
+	if (flow == TP_PF_TIMER) {
+		evq_prefetch_lines(s->qp, s->nqp * z);
+		return;
+	}
+	unsigned i = pk ? pk->aux16 : flow;
+	if (i < s->nqp)
+		evq_prefetch_lines(s->qp + (size_t)i * z, z);
+}
+
 void rocev2_on_timer(struct conn *c)
 {
 	const struct rocev2_params *p = tp_params(c);

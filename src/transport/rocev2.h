@@ -169,6 +169,7 @@ void rocev2_post(struct conn *c);
 struct packet *rocev2_next_packet(struct conn *c, unsigned flow);
 void rocev2_on_packet(struct conn *c, struct packet *p);
 void rocev2_on_timer(struct conn *c);
+void rocev2_prefetch(const struct conn *c, const struct packet *pk, unsigned flow);
 void rocev2_close(struct conn *c);
 /* traces: the rate is the sum of the QPs' rates (a single QP's: its DCQCN or
  * TIMELY rate) */

@@ -862,9 +862,11 @@ static void strack_receiver(struct conn *c, struct packet *pk)
  * sender's state of the next PSN; the receiver's bitmap word of a data
  * packet's PSN; a SACK's first PSNs, acknowledged from snd_una and from the
  * bitmap's base. */
-static void strack_prefetch(const struct conn *c, const struct packet *pk)
+static void strack_prefetch(const struct conn *c, const struct packet *pk, unsigned flow)
 {
 	const struct strack_state *s = (const struct strack_state *)c->priv;
+	if (flow == TP_PF_TIMER)
+		return;
 	if (!pk || pk->type == PKT_ACK) {
 		if (!s->ps)
 			return;

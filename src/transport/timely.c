@@ -224,6 +224,7 @@ const struct transport_ops timely_transport_ops = {
 	.post = rocev2_post,
 	.next_packet = rocev2_next_packet,
 	.on_packet = rocev2_on_packet,
+	.prefetch = rocev2_prefetch,
 	.on_timer = rocev2_on_timer,
 	.close = rocev2_close,
 };

@@ -26,6 +26,7 @@
 #ifndef MPSIM_TRANSPORT_TRANSPORT_H
 #define MPSIM_TRANSPORT_TRANSPORT_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -69,6 +70,9 @@ struct tp_common {
 struct conn;
 struct tp_trace;
 
+/* transport_ops.prefetch's flow for the connection's timer */
+#define TP_PF_TIMER UINT_MAX
+
 struct transport_ops {
 	const char *name;
 	const char *summary;
@@ -99,10 +103,11 @@ struct transport_ops {
 	struct packet *(*next_packet)(struct conn *c, unsigned flow);
 	void (*on_packet)(struct conn *c, struct packet *p);
 	/* optional, for the run loop's pipeline: issue prefetches for what the
-	 * protocol's state points to (per-PSN rings) and on_packet(c, p) will
-	 * read, or next_packet when p is NULL; c itself is in cache. Reads c and
-	 * p, changes nothing. */
-	void (*prefetch)(const struct conn *c, const struct packet *p);
+	 * protocol's state points to (per-PSN rings, queue pairs) and
+	 * on_packet(c, p) will read; with p NULL, what next_packet(c, flow)
+	 * will read, or on_timer(c) when flow is TP_PF_TIMER. c itself and its
+	 * state are in cache. Reads c and p, changes nothing. */
+	void (*prefetch)(const struct conn *c, const struct packet *p, unsigned flow);
 	void (*on_timer)(struct conn *c);
 	void (*close)(struct conn *c); /* optional: free what open allocated */
 	/* optional: the congestion state for traces (output.traces), read at
