@@ -31,7 +31,8 @@ objdump -d --no-show-raw-insn "$MPSIM" >"$dis"
 
 nfail=0
 for want in evq_run_n:1 wire_arrive_prefetch:1 wire_arrive_prefetch_late:1 tx_done_prefetch:1 \
-	strack_prefetch:1 host_rx_prefetch:3 nic_pull_prefetch:3; do
+	strack_prefetch:1 rocev2_prefetch:1 host_rx_prefetch:3 nic_pull_prefetch:3 timer_prefetch:3 \
+	timer_prefetch_late:1; do
 	fn=${want%:*} min=${want#*:}
 	n=$(awk -v f="<$fn>:" '$2 == f { on = 1; next } on && /^$/ { exit } on' "$dis" |
 		grep -cE "^ *[0-9a-f]+:[[:space:]]+$insn" || true)

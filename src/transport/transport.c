@@ -121,7 +121,11 @@ static void timer_prefetch_late(const void *obj, uint64_t arg)
 {
 	const struct conn *c = obj;
 	(void)arg;
-	if (!c->done && c->timer_at != SIMTIME_MAX && c->w->ops->prefetch)
+	if (c->done || c->timer_at == SIMTIME_MAX)
+		return;
+	if (c->xnf) /* a timer may wake any of the flows */
+		evq_prefetch_lines(c->xnf, (c->nflows - 1u) * sizeof *c->xnf);
+	if (c->w->ops->prefetch)
 		c->w->ops->prefetch(c, NULL, TP_PF_TIMER);
 }
 
