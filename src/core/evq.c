@@ -179,8 +179,9 @@ static inline void list_push(struct evq *q, struct evq_list *l, const struct evs
 			q->free_chunks = nc->next;
 			/* the next one's header, cold by now: a refill takes many */
 			__builtin_prefetch(q->free_chunks);
-		} else
+		} else {
 			nc = mp_malloc(sizeof *nc);
+		}
 		nc->next = NULL;
 		nc->n = 0;
 		if (c)

@@ -102,6 +102,12 @@ static void nic_pull_prefetch(const void *ctx, const struct nic_flow *nf, bool l
 
 static void timer_fire(void *obj, uint64_t arg);
 
+/* Does c want its timer (timer_fire runs the protocol's, or sets a later event)? */
+static inline bool timer_wanted(const struct conn *c)
+{
+	return c->timer_at != SIMTIME_MAX && !c->done && !c->idle;
+}
+
 /* A timer event's prefetchers: the run loop brings the connection's first
  * four lines (what timer_fire reads); then the sender's lines and state,
  * then what the protocol's state points to (a RoCEv2 connection's queue
@@ -113,7 +119,7 @@ static void timer_prefetch(const void *obj, uint64_t arg)
 {
 	const struct conn *c = obj;
 	(void)arg;
-	if (!c->done && c->timer_at != SIMTIME_MAX)
+	if (timer_wanted(c))
 		conn_prefetch(c->w, c, false);
 }
 
@@ -121,7 +127,7 @@ static void timer_prefetch_late(const void *obj, uint64_t arg)
 {
 	const struct conn *c = obj;
 	(void)arg;
-	if (c->done || c->timer_at == SIMTIME_MAX)
+	if (!timer_wanted(c))
 		return;
 	if (c->xnf) /* a timer may wake any of the flows */
 		evq_prefetch_lines(c->xnf, (c->nflows - 1u) * sizeof *c->xnf);
@@ -425,7 +431,7 @@ static void timer_fire(void *obj, uint64_t arg)
 		return; /* superseded by an earlier event */
 	c->timer_ev_at = c->timer_ev_next;
 	c->timer_ev_next = SIMTIME_MAX;
-	if (c->timer_at == SIMTIME_MAX || c->done || c->idle)
+	if (!timer_wanted(c))
 		return;
 	if (c->timer_at > now) {
 		tp_timer_set(c, c->timer_at);
