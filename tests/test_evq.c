@@ -352,6 +352,55 @@ static void test_lookahead_order(void **state)
 	evq_free(&q);
 }
 
+static void record_other(void *obj, uint64_t arg)
+{
+	(void)obj;
+	order[norder++] = arg | 1u << 20;
+}
+
+static bool odd_arg(const void *ctx, const void *obj, uint64_t arg)
+{
+	(void)obj;
+	return arg % 2 == (uint64_t)(uintptr_t)ctx;
+}
+
+/* evq_rehandle gives the chosen pending events another handler and leaves
+ * every event's place in the order: 3,000 events from three creators, at
+ * times from the current one (bucket 0) to far ahead (the other buckets),
+ * half of them ties; the odd ones are rehandled after a few have run. */
+static void test_rehandle(void **state)
+{
+	(void)state;
+	struct evq q, r;
+	evq_init(&q);
+	evq_init(&r);
+	struct mp_rng g;
+	rng_init(&g, 3, RNG_TEST, 0);
+	struct ev_src sq[3] = { { .id = 1 }, { .id = 2 }, { .id = 3 } }, sr[3];
+	memcpy(sr, sq, sizeof sr);
+	static uint64_t want[3000];
+	for (uint64_t i = 0; i < 3000; i++) {
+		simtime_t t = i % 2 ? rng_below(&g, 1u << 30) : 1000 * rng_below(&g, 50);
+		unsigned c = (unsigned)rng_below(&g, 3);
+		evq_at(&q, &sq[c], t, record, NULL, i);
+		evq_at(&r, &sr[c], t, record, NULL, i);
+	}
+	norder = 0;
+	evq_run_n(&r, SIMTIME_MAX, 3000);
+	memcpy(want, order, sizeof want);
+	norder = 0;
+	evq_run_n(&q, SIMTIME_MAX, 100);
+	evq_rehandle(&q, record, record_other, odd_arg, (const void *)(uintptr_t)1);
+	evq_run(&q, SIMTIME_MAX);
+	assert_int_equal(norder, 3000);
+	for (int i = 0; i < 3000; i++) {
+		bool moved = i >= 100 && want[i] % 2;
+		assert_int_equal(order[i], want[i] | (moved ? 1u << 20 : 0));
+	}
+	evq_free(&q);
+	evq_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -359,7 +408,7 @@ int main(void)
 		cmocka_unit_test(test_until_and_budget), cmocka_unit_test(test_hold_model),
 		cmocka_unit_test(test_many_ties),	 cmocka_unit_test(test_same_time_burst),
 		cmocka_unit_test(test_refill_runs),	 cmocka_unit_test(test_ser_exact_paths),
-		cmocka_unit_test(test_lookahead_order),
+		cmocka_unit_test(test_lookahead_order),	 cmocka_unit_test(test_rehandle),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -242,6 +242,19 @@ static void test_failures(void **state)
 	assert_int_equal(r.ncompleted, r.nflows);
 	assert_true(r.net.drops_link > 0);
 	run_result_free(&r);
+	/* a link down for 1 ns still loses every packet on its wire, both ways:
+	 * the data wire holds the 4000-byte packets started in the last 10 us +
+	 * 320 ns (one every 320 ns at 100 Gb/s: 32 or 33 by phase), the other
+	 * the ACKs of the last 10 us (31 or 32); nothing waits in a queue */
+	simtest_run("topology: {type: dumbbell, bottleneck_delay: 10us}\n"
+		    "transport: {type: ref, window: 10MB}\n"
+		    "workload: {type: incast, senders: 1, receiver: 1, size: 10MB}\n"
+		    "events: [{at: 50us, link: left-right, action: down},\n"
+		    "         {at: 50001ns, link: left-right, action: up}]\n",
+		    &r);
+	assert_int_equal(r.ncompleted, r.nflows);
+	assert_true(r.net.drops_link >= 63 && r.net.drops_link <= 65);
+	run_result_free(&r);
 	/* a degraded link (100 -> 40 Gb/s) on a single path slows its flow */
 	simtest_run("topology: {type: dumbbell}\n"
 		    "transport: {type: ref}\n"

@@ -550,6 +550,27 @@ void evq_drain(struct evq *q, void (*fn)(void *ctx, const struct ev *e), void *c
 	q->n = 0;
 }
 
+static void rehandle_run(struct evs *v, uint32_t n, uint64_t from, uint64_t to,
+			 bool (*sel)(const void *ctx, const void *obj, uint64_t arg),
+			 const void *ctx)
+{
+	for (uint32_t j = 0; j < n; j++)
+		if ((v[j].key & 255) == from && sel(ctx, v[j].obj, v[j].arg))
+			v[j].key = (v[j].key & ~(uint64_t)255) | to;
+}
+
+void evq_rehandle(struct evq *q, ev_fn from, ev_fn to,
+		  bool (*sel)(const void *ctx, const void *obj, uint64_t arg), const void *ctx)
+{
+	/* the order of events never reads the id below the key (keys are
+	 * unique), so neither b0's sort nor a bucket's minimum changes */
+	uint64_t a = handler_id(from), b = handler_id(to);
+	rehandle_run(q->b0.v, q->b0.n, a, b, sel, ctx);
+	for (int i = 1; i < EVQ_BUCKETS; i++)
+		for (struct evq_chunk *c = q->b[i].head; c; c = c->next)
+			rehandle_run(c->v, c->n, a, b, sel, ctx);
+}
+
 struct ev evq_pop(struct evq *q)
 {
 	struct ev e;

@@ -148,6 +148,13 @@ static inline void evq_at(struct evq *q, struct ev_src *src, simtime_t t, ev_fn 
  * queue: for freeing what events carry when a run ends early. */
 void evq_drain(struct evq *q, void (*fn)(void *ctx, const struct ev *e), void *ctx);
 
+/* Give every pending event of handler `from` for which sel(ctx, obj, arg)
+ * holds the handler `to` instead. Its time and key stay, so it keeps its
+ * place in the order. It visits every pending event: for rare changes of the
+ * world, such as a link failing under the packets on its wire. */
+void evq_rehandle(struct evq *q, ev_fn from, ev_fn to,
+		  bool (*sel)(const void *ctx, const void *obj, uint64_t arg), const void *ctx);
+
 /* Prefetch the cache lines of [a, a + bytes), at most 16: what the run loop
  * and the handlers' prefetchers ask for. The empty asm statement keeps the
  * prefetches: GCC 12 takes a function that only prefetches for a const one

@@ -475,10 +475,8 @@ int fab_finalize(struct fabric *f, const uint32_t *down_links, size_t ndown, str
 		b->ports[l->pb].peer = &a->ports[l->pa];
 		a->ports[l->pa].peer_node = b;
 		a->ports[l->pa].peer_idx = l->pb;
-		a->ports[l->pa].peer_host = b->kind == NODE_HOST;
 		b->ports[l->pb].peer_node = a;
 		b->ports[l->pb].peer_idx = l->pa;
-		b->ports[l->pb].peer_host = a->kind == NODE_HOST;
 	}
 	for (size_t i = 0; i < ndown; i++) {
 		struct fab_link_spec *l = &f->links[down_links[i]];
@@ -567,6 +565,8 @@ void fab_link_set_up(struct fabric *f, uint32_t link, bool up)
 	} else {
 		port_link_down(f, a);
 		port_link_down(f, b);
+		wire_lose(f, a);
+		wire_lose(f, b);
 	}
 	evq_at(f->q, &a->evs, f->q->now + f->cfg.failover_delay, reroute_ev, f,
 	       (uint64_t)link << 1 | up);

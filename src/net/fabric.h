@@ -16,8 +16,9 @@
  * cfg.failover_delay later (fab_link_set_up).
  *
  * Events: at most two per packet per hop, both created by the sending port:
- * arrival at the peer (port_wire_arrive, the packet in its argument) and, only
- * when another packet waits, end of transmission (port_tx_done).
+ * arrival at the peer (port_wire_arrive: the peer node is its object, the
+ * packet its argument, and the packet names the port it comes in on) and,
+ * only when another packet waits, end of transmission (port_tx_done).
  *
  * net/ knows nothing of transports: a host hands arriving packets to
  * fab->host_rx and pulls data through fab->nic_pull.
@@ -62,7 +63,7 @@ struct port_stats {
  * (32,768 ports at 8192 hosts), so what it touches lies in the first four
  * lines, which its prefetchers load (core/evq.c, wire_arrive_prefetch),
  * grouped by use (bench/README.md, "Cost per packet-hop by fabric size"). An
- * arrival reads line 0 alone; a transmission lines 0-1; queueing a packet or
+ * arrival reads nothing of the port that sent it; a transmission lines 0-1; queueing a packet or
  * taking one adds its class's queue, in lines 2-3 (PFC frames, ACKs, data).
  * A class keeps the packet it sends next in the port itself (`first`), so the
  * prefetcher of an end of transmission finds it without reading the ring. */
@@ -73,7 +74,7 @@ struct port_queue {
 };
 
 struct port {
-	/* line 0: transmission, and the arrival at the peer */
+	/* line 0: transmission, and putting a packet on the wire */
 	struct node *peer_node; /* peer->owner */
 	simtime_t busy_until;	/* the wire is busy serialising until then, ps */
 	simtime_t wire_last;	/* arrival time of the last packet put on the wire */
@@ -81,11 +82,10 @@ struct port {
 	simtime_t delay;	/* propagation + extra processing ("slow switch"), ps */
 	uint64_t ser_rem;	/* time_ser_exact remainder */
 	struct ev_src evs;	/* events created by this port (4 + 4 bytes) */
-	uint16_t peer_idx;	/* peer->idx, so arrivals need not touch the peer port */
+	uint16_t peer_idx;	/* peer->idx: a packet put on the wire carries it */
 	bool up;
 	bool tx_ev;	     /* a port_tx_done event is pending */
 	bool lossy_link : 1; /* loss_rate > 0 */
-	bool peer_host : 1;  /* peer_node is a host (its prefetcher reads no node) */
 	uint8_t paused;	     /* bit per class: paused by the downstream peer */
 	uint8_t pause_sent;  /* bit per class: we have paused our upstream */
 	uint8_t qmask;	     /* bit per class: that class's queue is not empty */
@@ -433,8 +433,16 @@ void nic_deactivate(struct fabric *f, struct nic_flow *fl);
 void node_recv(struct node *n, uint16_t in_idx, struct packet *p);
 /* Software pipelining of the packet path (see evq_set_prefetch). */
 void port_register_prefetchers(void);
-/* Event handler: a packet (arg) sent by `port` reached the peer. */
-void port_wire_arrive(void *port, uint64_t pkt);
+/* Event handler: a packet (arg) reached node `n` through its port
+ * p->in_port (net/port.c, wire_push). */
+void port_wire_arrive(void *n, uint64_t pkt);
+/* Does an event of this handler carry a packet in its argument (an arrival,
+ * or an arrival its link's failure made a loss)? */
+bool port_event_carries_packet(ev_fn fn);
+/* The link of pt went down: what pt has on the wire is lost when it would
+ * have arrived (counted in pt's drops_link), even if the link is back up by
+ * then. */
+void wire_lose(struct fabric *f, struct port *pt);
 
 /* Return every packet queued at or travelling from this port to the pool. */
 void port_drain(struct fabric *f, struct port *pt);

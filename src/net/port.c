@@ -375,13 +375,20 @@ static void switch_release(struct fabric *f, struct sw *s, const struct packet *
 /* Put a packet on the wire, arriving at `at` (never before the packet ahead
  * of it: a link does not reorder, even when its delay has just shrunk). One
  * event per packet in flight: the radix heap (core/evq.h) makes a large number
- * of pending events cheap, and the packet rides in the event's argument. */
+ * of pending events cheap, and the packet rides in the event's argument. The
+ * event's object is the node the packet arrives at, and the packet carries
+ * the index of the port it comes in on (`in_port`), so an arrival never reads
+ * the sending port: at 8192 hosts that port's line was a miss of every hop
+ * (bench/README.md). The event is still this port's (its key), so arrivals
+ * keep their order. A link that fails takes the packets on its wire with it
+ * (fab_link_set_up: wire_lose). */
 static void wire_push(struct fabric *f, struct port *pt, struct packet *p, simtime_t at)
 {
 	if (at < pt->wire_last)
 		at = pt->wire_last;
 	pt->wire_last = at;
-	evq_at(f->q, &pt->evs, at, port_wire_arrive, pt, (uint64_t)(uintptr_t)p);
+	p->in_port = pt->peer_idx;
+	evq_at(f->q, &pt->evs, at, port_wire_arrive, pt->peer_node, (uint64_t)(uintptr_t)p);
 }
 
 #define ROUTE_NONE UINT16_MAX /* no route: the packet is lost */
@@ -426,13 +433,11 @@ static inline uint16_t route_port(struct fabric *f, struct sw *s, const struct p
 	return f->lb->choose(f, s, p, cand, nh->n);
 }
 
-/* The switch an arrival on the wire from pt will route p at, or NULL: a
- * host, or a PFC frame (it carries no destination host). */
-static inline struct sw *routing_switch(const struct port *pt, const struct packet *p)
+/* The switch an arrival at node n will route p at, or NULL: a host, or a
+ * PFC frame (it carries no destination host). */
+static inline struct sw *routing_switch(const struct node *n, const struct packet *p)
 {
-	struct node *n = pt->peer_node;
-	return pt->peer_host || n->kind != NODE_SWITCH || p->type == PKT_PAUSE ? NULL
-									       : (struct sw *)n;
+	return n->kind != NODE_SWITCH || p->type == PKT_PAUSE ? NULL : (struct sw *)n;
 }
 
 /* What forwarding this arrival will touch, in two stages, so that no stage
@@ -449,30 +454,27 @@ static inline struct sw *routing_switch(const struct port *pt, const struct pack
  * port and the transport's state. */
 static void wire_arrive_prefetch(const void *obj, uint64_t pkt)
 {
-	const struct port *pt = obj;
+	const struct node *n = obj;
 	const struct packet *p = (const struct packet *)(uintptr_t)pkt;
-	const struct node *n = pt->peer_node;
-	if (pt->peer_host) {
-		/* the host, its NIC port (where the reply or the next data
-		 * packet queues) and what the transport's host_rx will read */
-		__builtin_prefetch(n);
-		evq_prefetch_lines(pt->peer, 256);
-		const struct fabric *f = pt->owner->fab;
+	const struct fabric *f = n->fab;
+	if (n->kind == NODE_HOST) {
+		/* its NIC port (where the reply or the next data packet
+		 * queues) and what the transport's host_rx will read */
+		evq_prefetch_lines(&n->ports[p->in_port], 256);
 		if (f->host_rx_prefetch)
 			f->host_rx_prefetch(f->pf_ctx, p, false);
 		return;
 	}
-	const struct sw *s = routing_switch(pt, p);
+	const struct sw *s = routing_switch(n, p);
 	if (!s)
 		return;
-	const struct fabric *f = n->fab;
 	uint32_t hr, t = dst_tor(f, p, &hr);
 	if (t == s->tor_idx)
 		__builtin_prefetch(&f->host_port[hr]);
 	else
 		__builtin_prefetch(&s->route[t]);
 	if (f->cfg.mode == BUF_LOSSLESS)
-		__builtin_prefetch(&pt->peer->ingress_bytes[p->cls]);
+		__builtin_prefetch(&n->ports[p->in_port].ingress_bytes[p->cls]);
 }
 
 /* The packet this port will send next, the first of its first ready queue
@@ -500,15 +502,15 @@ static void tx_done_prefetch(const void *obj, uint64_t arg)
  * connection (prefetched by the stages above) points to. */
 static void wire_arrive_prefetch_late(const void *obj, uint64_t pkt)
 {
-	const struct port *pt = obj;
+	const struct node *n = obj;
 	const struct packet *p = (const struct packet *)(uintptr_t)pkt;
-	if (pt->peer_host) {
-		const struct fabric *f = pt->owner->fab;
+	if (n->kind == NODE_HOST) {
+		const struct fabric *f = n->fab;
 		if (f->host_rx_prefetch)
 			f->host_rx_prefetch(f->pf_ctx, p, true);
 		return;
 	}
-	struct sw *s = routing_switch(pt, p);
+	struct sw *s = routing_switch(n, p);
 	if (!s)
 		return;
 	uint16_t o = route_port(s->node.fab, s, p, true);
@@ -555,14 +557,34 @@ void port_register_prefetchers(void)
 
 void port_wire_arrive(void *obj, uint64_t pkt)
 {
-	struct port *pt = obj;
 	struct packet *p = (struct packet *)(uintptr_t)pkt;
-	if (__builtin_expect(!pt->up, 0)) { /* the link failed under it */
-		pt->st.drops_link++;
-		pkt_free(pt->owner->fab, p);
-		return;
-	}
-	node_recv(pt->peer_node, pt->peer_idx, p);
+	node_recv(obj, p->in_port, p);
+}
+
+/* The arrival of a packet whose link failed under it (wire_lose): lost,
+ * counted at the port that sent it, when it would have arrived. */
+static void wire_lost(void *obj, uint64_t pkt)
+{
+	struct node *n = obj;
+	struct packet *p = (struct packet *)(uintptr_t)pkt;
+	n->ports[p->in_port].peer->st.drops_link++;
+	pkt_free(n->fab, p);
+}
+
+static bool on_wire_of(const void *ctx, const void *obj, uint64_t pkt)
+{
+	const struct port *in = ctx; /* the port the wire ends at */
+	return obj == in->owner && ((const struct packet *)(uintptr_t)pkt)->in_port == in->idx;
+}
+
+void wire_lose(struct fabric *f, struct port *pt)
+{
+	evq_rehandle(f->q, port_wire_arrive, wire_lost, on_wire_of, pt->peer);
+}
+
+bool port_event_carries_packet(ev_fn fn)
+{
+	return fn == port_wire_arrive || fn == wire_lost;
 }
 
 void port_drain(struct fabric *f, struct port *pt)

@@ -1038,7 +1038,7 @@ void sim_collect(struct sim *s, struct run_result *r)
 
 static void free_wire_packet(void *ctx, const struct ev *e)
 {
-	if (e->fn == port_wire_arrive)
+	if (port_event_carries_packet(e->fn))
 		pkt_free(ctx, (struct packet *)(uintptr_t)e->arg);
 }
 
