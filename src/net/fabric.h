@@ -87,7 +87,6 @@ struct port {
 	bool tx_ev;	     /* a port_tx_done event is pending */
 	bool lossy_link : 1; /* loss_rate > 0 */
 	uint8_t paused;	     /* bit per class: paused by the downstream peer */
-	uint8_t pause_sent;  /* bit per class: we have paused our upstream */
 	uint8_t qmask;	     /* bit per class: that class's queue is not empty */
 	/* line 1: what a transmission counts, and the queue as a whole */
 	struct node *owner;
@@ -107,16 +106,20 @@ struct port {
 	/* cold */
 	struct packet *pfc_pending; /* a PFC frame queued here, not yet on the wire */
 	uint16_t idx;		    /* index in owner->ports */
+	uint8_t tier;		    /* link tier for stats (see enum link_tier) */
+	bool routed;		    /* the routing's view of the link: in next-hop sets */
+	/* line 5, lossless switches (port.c, "shared buffer and PFC"): all that
+	 * admitting a packet that comes in here and releasing it read of this
+	 * port. Bytes in this switch's buffer that arrived here, per class:
+	 * CLS_DATA the part in the shared pool, CLS_CTRL all of it (reserve
+	 * first, then shared). pause_sent is here, not in line 0, so that a
+	 * departure reads one line of the port its packet came in on. */
+	_Alignas(64) uint64_t ingress_bytes[NCLS];
+	uint64_t hdrm_used; /* CLS_DATA bytes from here held in PFC headroom */
+	uint64_t hdrm_cap;  /* headroom reserved for this ingress port, bytes */
+	uint8_t pause_sent; /* bit per class: we have paused our upstream */
 	unsigned __int128
-	    qbytes_integral; /* sum of qbytes_total * dt up to port_stats_sync, byte-ps */
-	/* lossless switches (port.c, "shared buffer and PFC"): bytes in this
-	 * switch's buffer that arrived here, per class: CLS_DATA the part in the
-	 * shared pool, CLS_CTRL all of it (reserve first, then shared) */
-	uint64_t ingress_bytes[NCLS];
-	uint64_t hdrm_used;   /* CLS_DATA bytes from here held in PFC headroom */
-	uint64_t hdrm_cap;    /* headroom reserved for this ingress port, bytes */
-	uint8_t tier;	      /* link tier for stats (see enum link_tier) */
-	bool routed;	      /* the routing's view of the link: in next-hop sets */
+	    qbytes_integral;  /* sum of qbytes_total * dt up to port_stats_sync, byte-ps */
 	simtime_t prop_delay; /* propagation delay alone, ps */
 	simtime_t proc_delay; /* extra per-packet delay at this egress, ps */
 	/* the fastest and longest this port will be during the run (headroom) */
@@ -131,6 +134,9 @@ struct port {
 _Static_assert(offsetof(struct port, owner) == 64 && offsetof(struct port, peer) == 128 &&
 		   offsetof(struct port, q[CLS_DATA2]) == 256,
 	       "struct port: the packet path's fields fill lines 0-3 (see its layout note)");
+_Static_assert(offsetof(struct port, ingress_bytes) == 320 &&
+		   offsetof(struct port, pause_sent) < 384,
+	       "struct port: a lossless ingress port's counters share line 5");
 
 /* ---- nodes ----------------------------------------------------------------- */
 enum node_kind { NODE_HOST, NODE_SWITCH };
