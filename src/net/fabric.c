@@ -565,8 +565,6 @@ void fab_link_set_up(struct fabric *f, uint32_t link, bool up)
 	} else {
 		port_link_down(f, a);
 		port_link_down(f, b);
-		wire_lose(f, a);
-		wire_lose(f, b);
 	}
 	evq_at(f->q, &a->evs, f->q->now + f->cfg.failover_delay, reroute_ev, f,
 	       (uint64_t)link << 1 | up);

@@ -63,8 +63,9 @@ struct port_stats {
  * (32,768 ports at 8192 hosts), so what it touches lies in the first four
  * lines, which its prefetchers load (core/evq.c, wire_arrive_prefetch),
  * grouped by use (bench/README.md, "Cost per packet-hop by fabric size"). An
- * arrival reads nothing of the port that sent it; a transmission lines 0-1; queueing a packet or
- * taking one adds its class's queue, in lines 2-3 (PFC frames, ACKs, data).
+ * arrival reads nothing of the port that sent it; a transmission lines 0-1;
+ * queueing a packet or taking one adds its class's queue, in lines 2-3 (PFC
+ * frames, ACKs, data).
  * A class keeps the packet it sends next in the port itself (`first`), so the
  * prefetcher of an end of transmission finds it without reading the ring. */
 struct port_queue {
@@ -445,15 +446,13 @@ void port_wire_arrive(void *n, uint64_t pkt);
 /* Does an event of this handler carry a packet in its argument (an arrival,
  * or an arrival its link's failure made a loss)? */
 bool port_event_carries_packet(ev_fn fn);
-/* The link of pt went down: what pt has on the wire is lost when it would
- * have arrived (counted in pt's drops_link), even if the link is back up by
- * then. */
-void wire_lose(struct fabric *f, struct port *pt);
 
 /* Return every packet queued at or travelling from this port to the pool. */
 void port_drain(struct fabric *f, struct port *pt);
-/* The link went down: what is queued here is lost (counted in drops_link,
- * released from the switch's buffer); PFC state stays as it was. */
+/* The link went down: what is queued here is lost at once (counted in
+ * drops_link, released from the switch's buffer), and what is on its wire
+ * when it would have arrived (counted then), even if the link is back up by
+ * then; PFC state stays as it was. */
 void port_link_down(struct fabric *f, struct port *pt);
 /* The link came back up: a pause whose RESUME was lost with the link ends;
  * one the peer still holds stays (what follows it fits its headroom). */

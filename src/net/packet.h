@@ -51,7 +51,7 @@ struct packet {
 	uint8_t flags;	     /* enum pkt_flag */
 	uint8_t cls;	     /* traffic class (CLS_*) */
 	uint8_t rail;	     /* NIC port used at both ends (multi-port hosts) */
-	uint16_t in_port;    /* ingress port index at the current switch */
+	uint16_t in_port;    /* ingress port index at the node it reaches (set on the wire) */
 	uint16_t aux16;	     /* protocol field */
 	uint32_t p0, p1, p2; /* protocol fields */
 	uint64_t u64;	     /* protocol field (e.g. a 64-bit SACK bitmap) */

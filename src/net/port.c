@@ -381,7 +381,7 @@ static void switch_release(struct fabric *f, struct sw *s, const struct packet *
  * the sending port: at 8192 hosts that port's line was a miss of every hop
  * (bench/README.md). The event is still this port's (its key), so arrivals
  * keep their order. A link that fails takes the packets on its wire with it
- * (fab_link_set_up: wire_lose). */
+ * (port_link_down). */
 static void wire_push(struct fabric *f, struct port *pt, struct packet *p, simtime_t at)
 {
 	if (at < pt->wire_last)
@@ -560,7 +560,7 @@ void port_wire_arrive(void *obj, uint64_t pkt)
 	node_recv(obj, p->in_port, p);
 }
 
-/* The arrival of a packet whose link failed under it (wire_lose): lost,
+/* The arrival of a packet whose link failed under it (port_link_down): lost,
  * counted at the port that sent it, when it would have arrived. */
 static void wire_lost(void *obj, uint64_t pkt)
 {
@@ -574,11 +574,6 @@ static bool on_wire_of(const void *ctx, const void *obj, uint64_t pkt)
 {
 	const struct port *in = ctx; /* the port the wire ends at */
 	return obj == in->owner && ((const struct packet *)(uintptr_t)pkt)->in_port == in->idx;
-}
-
-void wire_lose(struct fabric *f, struct port *pt)
-{
-	evq_rehandle(f->q, port_wire_arrive, wire_lost, on_wire_of, pt->peer);
 }
 
 bool port_event_carries_packet(ev_fn fn)
@@ -607,6 +602,8 @@ void port_link_down(struct fabric *f, struct port *pt)
 			port_lose(f, pt, p);
 		}
 	pt->qmask = 0;
+	/* and what is on its wire, when it would have arrived */
+	evq_rehandle(f->q, port_wire_arrive, wire_lost, on_wire_of, pt->peer);
 }
 
 void port_link_up(struct fabric *f, struct port *pt)
