@@ -4,6 +4,8 @@
  * the pool is destroyed; get/put are a pointer pop/push. Built with
  * MPSIM_POOL_DEBUG, every get is a malloc and every put a free, so ASan and
  * valgrind see each block's life. The pool counts live objects and the peak.
+ * A chunk's objects start on a cache line: 64-byte objects (packets) fill
+ * one line each (pool.c).
  */
 #ifndef MPSIM_CORE_POOL_H
 #define MPSIM_CORE_POOL_H

@@ -91,7 +91,7 @@ static void add_node(struct fabric *f, struct node *n, enum node_kind kind, cons
 
 struct host *fab_add_host(struct fabric *f, const char *name)
 {
-	struct host *h = mp_calloc(1, sizeof *h);
+	struct host *h = mp_calloc_aligned(sizeof *h, 64);
 	add_node(f, &h->node, NODE_HOST, name, 0);
 	h->hid = f->nhosts;
 	f->hosts = mp_realloc(f->hosts, (f->nhosts + 1) * sizeof *f->hosts);
@@ -139,7 +139,7 @@ void fab_free(struct fabric *f)
 			mp_free(s->lb_state);
 			mp_free_aligned(s);
 		} else {
-			mp_free(n);
+			mp_free_aligned(n);
 		}
 	}
 	mp_free(f->nodes);

@@ -161,14 +161,17 @@ struct node {
 	char *name;
 };
 
+/* One cache line (allocated aligned, as switches are): an arrival at a host
+ * reads the node and counts its bytes. */
 struct host {
-	struct node node;      /* nodes are allocated one by one (mp_calloc) */
+	struct node node;      /* nodes are allocated one by one */
 	uint32_t hid;	       /* host index 0..nhosts-1 */
-	struct sw *tor;	       /* attached switch */
 	uint16_t tor_port;     /* port index on the tor facing this host */
+	struct sw *tor;	       /* attached switch */
 	struct nic_flow *ring; /* active flows, circular list through ->next */
 	uint64_t rx_bytes;
-};
+} __attribute__((aligned(64)));
+_Static_assert(sizeof(struct host) == 64, "struct host is one cache line");
 
 struct sw {
 	struct node node;
