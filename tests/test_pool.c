@@ -128,10 +128,8 @@ static void test_mem_accounting(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pool_reuse),
-		cmocka_unit_test(test_pool_growth),
-		cmocka_unit_test(test_pool_lines),
-		cmocka_unit_test(test_rng_streams),
+		cmocka_unit_test(test_pool_reuse),     cmocka_unit_test(test_pool_growth),
+		cmocka_unit_test(test_pool_lines),     cmocka_unit_test(test_rng_streams),
 		cmocka_unit_test(test_mem_accounting),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

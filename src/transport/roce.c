@@ -88,7 +88,7 @@ struct dcqcn_qp {
 	simtime_t incr_next;	   /* next rate-increase timer event */
 	uint64_t t_count, b_count; /* increase events since the last cut */
 	uint64_t bytes_since;	   /* bytes sent since the last byte-counter event */
-};
+} __attribute__((aligned(64)));	   /* whole lines each, in an aligned array (rocev2_open) */
 
 /* ---- presets -------------------------------------------------------------- */
 /* The DCQCN paper's recommendations (its section 5, for 40 Gb/s) and the HPCC

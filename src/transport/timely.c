@@ -81,13 +81,13 @@ struct timely_params {
 /* A QP's TIMELY state; the paper's `rate` is qp.rate. */
 struct timely_qp {
 	struct rocev2_qp qp;
-	double rtt_diff;      /* ps, EWMA of new_rtt - prev_rtt */
-	simtime_t prev_rtt;   /* ps */
-	uint32_t update_psn;  /* the next update waits for an ACK above this PSN */
-	uint32_t neg_events;  /* line-7 increases in a row */
-	bool have_rtt;	      /* prev_rtt holds a sample */
-	double delta, hdelta; /* bit/s: rai and rhai, resolved for this NIC */
-};
+	double rtt_diff;	/* ps, EWMA of new_rtt - prev_rtt */
+	simtime_t prev_rtt;	/* ps */
+	uint32_t update_psn;	/* the next update waits for an ACK above this PSN */
+	uint32_t neg_events;	/* line-7 increases in a row */
+	bool have_rtt;		/* prev_rtt holds a sample */
+	double delta, hdelta;	/* bit/s: rai and rhai, resolved for this NIC */
+} __attribute__((aligned(64))); /* whole lines each, in an aligned array (rocev2_open) */
 
 static int timely_check(void *pp, struct mp_err *e)
 {

@@ -61,7 +61,8 @@ _Static_assert(
 	offsetof(struct conn, priv) == sizeof(struct conn) && sizeof(struct conn) == 384,
     "struct conn: two common lines, one of the receiver's, two of the sender's, a cold one");
 
-static inline void conn_prefetch(const struct tp_world *w, const void *c, bool rx)
+static inline __attribute__((always_inline)) void conn_prefetch(const struct tp_world *w,
+								const void *c, bool rx)
 {
 	const char *b = c, *priv = b + sizeof(struct conn);
 	size_t split = w->ops->priv_rx_size;
