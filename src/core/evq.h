@@ -156,8 +156,11 @@ void evq_rehandle(struct evq *q, ev_fn from, ev_fn to,
 		  bool (*sel)(const void *ctx, const void *obj, uint64_t arg), const void *ctx);
 
 /* Prefetch the cache lines of [a, a + bytes), at most 16: what the run loop
- * and the handlers' prefetchers ask for. Every line the range touches, also
- * when it does not start on a line (an array of 200-byte queue pairs). The
+ * and the handlers' prefetchers ask for. `a` starts a cache line (what they
+ * prefetch is allocated aligned: ports, switches, hosts, connections, queue
+ * pairs, packets); from elsewhere the range's last line would be missed. The
+ * line count is then a constant when bytes is, and the loop unrolled (a count
+ * from the address cost 5% more instructions a hop). The
  * empty asm statement keeps the prefetches: GCC 12 takes a function that
  * only prefetches for a const one (a prefetch writes no memory) and deletes
  * a call to it that it did not inline first, without a word (bench/README.md,
@@ -166,8 +169,7 @@ void evq_rehandle(struct evq *q, ev_fn from, ev_fn to,
 static inline __attribute__((always_inline)) void evq_prefetch_lines(const void *a, size_t bytes)
 {
 	uintptr_t p = (uintptr_t)a;
-	size_t n = ((p & 63) + bytes + 63) / 64;
-	p &= ~(uintptr_t)63;
+	size_t n = (bytes + 63) / 64; /* a constant when bytes is: then unrolled */
 	for (size_t i = 0; i < n && i < 16; i++)
 		__builtin_prefetch((const void *)(p + 64 * i));
 	__asm__ volatile("");

@@ -412,7 +412,7 @@ void tp_world_free(struct tp_world *w)
 		struct conn *c = w->conns[i];
 		if (c->started && w->ops->close)
 			w->ops->close(c);
-		mp_free(c->xnf);
+		mp_free_aligned(c->xnf);
 		mp_free(c->mq.v);
 		mp_free_aligned(c);
 	}
@@ -446,7 +446,7 @@ void tp_set_flows(struct conn *c, unsigned n)
 {
 	MP_ASSERT(n >= 1 && n <= UINT16_MAX && c->nflows == 1 && !c->xnf);
 	if (n > 1)
-		c->xnf = mp_calloc(n - 1, sizeof *c->xnf);
+		c->xnf = mp_calloc_aligned((n - 1) * sizeof *c->xnf, 64); /* timer_prefetch_late */
 	for (unsigned i = 1; i < n; i++) {
 		c->xnf[i - 1].port = c->nf.port;
 		c->xnf[i - 1].owner = c;
