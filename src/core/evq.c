@@ -53,6 +53,7 @@
  * per process; the ids never affect the order of events). */
 static ev_fn handlers[256];
 static evq_prefetch_fn prefetchers[256], late_prefetchers[256];
+static bool obj_one_line[256]; /* the run loop prefetches one line of the object, not four */
 static unsigned nhandlers;
 static struct {
 	ev_fn fn;
@@ -102,6 +103,11 @@ void evq_set_prefetch(ev_fn fn, evq_prefetch_fn pf)
 void evq_set_prefetch_late(ev_fn fn, evq_prefetch_fn pf)
 {
 	late_prefetchers[handler_id(fn)] = pf;
+}
+
+void evq_set_prefetch_one_line(ev_fn fn)
+{
+	obj_one_line[handler_id(fn)] = true;
 }
 
 void evq_init(struct evq *q)
@@ -517,11 +523,17 @@ bool evq_pop_until(struct evq *q, simtime_t until, struct ev *e)
 	return true;
 }
 
-/* The first EVQ_PREFETCH_LINES cache lines of an event's object: a port's
- * hot fields span four (net/fabric.h). */
-static inline void prefetch_obj(const void *obj)
+/* The first EVQ_PREFETCH_LINES cache lines of an event's object (a port's
+ * hot fields span four: net/fabric.h), or the first alone for handlers that
+ * asked (an arrival's node: a host is one line, and the next three belonged
+ * to other allocations, each a wasted miss that held one of the core's few
+ * outstanding-miss slots). */
+static inline void prefetch_obj(const struct evs *e)
 {
-	evq_prefetch_lines(obj, 64 * EVQ_PREFETCH_LINES);
+	if (obj_one_line[e->key & 255])
+		__builtin_prefetch(e->obj);
+	else
+		evq_prefetch_lines(e->obj, 64 * EVQ_PREFETCH_LINES);
 }
 
 void evq_drain(struct evq *q, void (*fn)(void *ctx, const struct ev *e), void *ctx)
@@ -611,11 +623,11 @@ uint64_t evq_run_n(struct evq *q, simtime_t until, uint64_t budget)
 			 * prefetching any other value is harmless) of the event a few
 			 * places ahead loads while this one and the next run */
 			const struct evs *nx = &q->b0.v[q->b0.n - EVQ_PREFETCH];
-			prefetch_obj(nx->obj);
+			prefetch_obj(nx);
 			__builtin_prefetch((const void *)(uintptr_t)nx->arg);
 		} else if (q->b0.n) {
 			const struct evs *nx = &q->b0.v[0];
-			prefetch_obj(nx->obj);
+			prefetch_obj(nx);
 			__builtin_prefetch((const void *)(uintptr_t)nx->arg);
 		}
 		e.fn(e.obj, e.arg);

@@ -184,6 +184,10 @@ void evq_set_prefetch(ev_fn fn, evq_prefetch_fn pf);
  * (EVQ_PREFETCH_LATE): it may read what the first one prefetched (a
  * connection) and prefetch what that points to (its per-packet rings). */
 void evq_set_prefetch_late(ev_fn fn, evq_prefetch_fn pf);
+/* The run loop prefetches EVQ_PREFETCH_LINES (4) lines of an event's object
+ * ahead; for events of handler fn, only its first line (an object of one
+ * line, whose neighbours in memory are someone else's). */
+void evq_set_prefetch_one_line(ev_fn fn);
 
 /* Remove the earliest event into *e if its time is <= until; false otherwise
  * (then nothing changes). */
