@@ -13,7 +13,8 @@ void *mp_realloc(void *p, size_t n);
 void mp_free(void *p);
 char *mp_strdup(const char *s);
 /* Zeroed memory aligned to `align` (a power of two, at most 4096); free it with
- * mp_free_aligned. For structs laid out by cache line. */
+ * mp_free_aligned. For structs laid out by cache line (MP_CACHE_LINE). */
+#define MP_CACHE_LINE 64
 void *mp_calloc_aligned(size_t n, size_t align);
 void mp_free_aligned(void *p);
 

@@ -6,12 +6,11 @@
 #include "core/err.h"
 #include "core/mem.h"
 
-/* A chunk's objects start at a cache line (POOL_ALIGN), the header in the
- * line before them: a 64-byte packet then fills exactly one line. (Carved
+/* A chunk's objects start at a cache line, the header in the line before
+ * them: a 64-byte packet then fills exactly one line. (Carved
  * after a 16-byte header from a 16-byte-aligned block, every packet of a run
  * straddled two lines, and a prefetch of it asked for the wrong one:
  * bench/README.md, "Packets across two lines".) */
-#define POOL_ALIGN 64
 struct pool_chunk {
 	struct pool_chunk *next;
 };
@@ -67,13 +66,14 @@ void pool_put(struct pool *p, void *obj)
 #else
 void *pool_grow_get(struct pool *p)
 {
-	_Static_assert(sizeof(struct pool_chunk) <= POOL_ALIGN, "a chunk's header fits its line");
+	_Static_assert(sizeof(struct pool_chunk) <= MP_CACHE_LINE,
+		       "a chunk's header fits its line");
 	struct pool_chunk *c =
-	    mp_calloc_aligned(POOL_ALIGN + p->obj_size * p->per_chunk, POOL_ALIGN);
+	    mp_calloc_aligned(MP_CACHE_LINE + p->obj_size * p->per_chunk, MP_CACHE_LINE);
 	c->next = p->chunks;
 	p->chunks = c;
 	p->chunks_n++;
-	unsigned char *base = (unsigned char *)c + POOL_ALIGN;
+	unsigned char *base = (unsigned char *)c + MP_CACHE_LINE;
 	/* thread objects 1..n-1 onto the free list, hand out object 0 */
 	for (size_t i = p->per_chunk; i-- > 1;) {
 		void *o = base + i * p->obj_size;

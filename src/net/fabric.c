@@ -91,7 +91,7 @@ static void add_node(struct fabric *f, struct node *n, enum node_kind kind, cons
 
 struct host *fab_add_host(struct fabric *f, const char *name)
 {
-	struct host *h = mp_calloc_aligned(sizeof *h, 64);
+	struct host *h = mp_calloc_aligned(sizeof *h, MP_CACHE_LINE);
 	add_node(f, &h->node, NODE_HOST, name, 0);
 	h->hid = f->nhosts;
 	f->hosts = mp_realloc(f->hosts, (f->nhosts + 1) * sizeof *f->hosts);
@@ -101,7 +101,7 @@ struct host *fab_add_host(struct fabric *f, const char *name)
 
 struct sw *fab_add_switch(struct fabric *f, const char *name, uint32_t level)
 {
-	struct sw *s = mp_calloc_aligned(sizeof *s, 64);
+	struct sw *s = mp_calloc_aligned(sizeof *s, MP_CACHE_LINE);
 	add_node(f, &s->node, NODE_SWITCH, name, level);
 	s->sid = f->nsws;
 	s->tor_idx = UINT32_MAX;

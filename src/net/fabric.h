@@ -450,7 +450,8 @@ void port_wire_arrive(void *n, uint64_t pkt);
  * or an arrival its link's failure made a loss)? */
 bool port_event_carries_packet(ev_fn fn);
 
-/* Return every packet queued at or travelling from this port to the pool. */
+/* Return every packet queued at this port to the pool (those on its wire
+ * ride in arrival events: port_event_carries_packet). */
 void port_drain(struct fabric *f, struct port *pt);
 /* The link went down: what is queued here is lost at once (counted in
  * drops_link, released from the switch's buffer), and what is on its wire

@@ -549,8 +549,8 @@ static void tx_done_prefetch_late(const void *obj, uint64_t arg)
 void port_register_prefetchers(void)
 {
 	evq_set_prefetch(port_wire_arrive, wire_arrive_prefetch);
-	evq_set_prefetch_one_line(
-	    port_wire_arrive); /* a node: a host is one line, a switch's line 0 */
+	/* an arrival's object is a node: a host is one line, a switch's line 0 */
+	evq_set_prefetch_one_line(port_wire_arrive);
 	evq_set_prefetch(port_tx_done, tx_done_prefetch);
 	evq_set_prefetch_late(port_wire_arrive, wire_arrive_prefetch_late);
 	evq_set_prefetch_late(port_tx_done, tx_done_prefetch_late);

@@ -58,7 +58,8 @@ void rocev2_open(struct conn *c, const struct rocev2_cc *cc)
 	s->cc = cc;
 	s->line_bps = c->src->node.ports[c->rail].rate_bps;
 	s->nqp = Q;
-	s->qp = mp_calloc_aligned((size_t)Q * cc->qp_size, 64); /* whole lines: rocev2_prefetch */
+	s->qp = mp_calloc_aligned((size_t)Q * cc->qp_size,
+				  MP_CACHE_LINE); /* whole lines: rocev2_prefetch */
 	tp_set_flows(c, Q);
 	uint64_t off = 0;
 	for (unsigned i = 0; i < Q; i++) {

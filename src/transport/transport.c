@@ -226,7 +226,7 @@ static struct conn *conn_new(struct tp_world *w, uint32_t src, uint32_t dst, uns
 {
 	if ((w->nconns & (w->nconns - 1)) == 0) /* grow at powers of two */
 		w->conns = mp_realloc(w->conns, (w->nconns ? w->nconns * 2 : 1) * sizeof *w->conns);
-	struct conn *c = mp_calloc_aligned(sizeof *c + w->ops->priv_size, 64);
+	struct conn *c = mp_calloc_aligned(sizeof *c + w->ops->priv_size, MP_CACHE_LINE);
 	c->w = w;
 	c->id = w->nconns;
 	c->src = w->fab->hosts[src];
@@ -446,7 +446,8 @@ void tp_set_flows(struct conn *c, unsigned n)
 {
 	MP_ASSERT(n >= 1 && n <= UINT16_MAX && c->nflows == 1 && !c->xnf);
 	if (n > 1)
-		c->xnf = mp_calloc_aligned((n - 1) * sizeof *c->xnf, 64); /* timer_prefetch_late */
+		c->xnf = mp_calloc_aligned((n - 1) * sizeof *c->xnf,
+					   MP_CACHE_LINE); /* timer_prefetch_late */
 	for (unsigned i = 1; i < n; i++) {
 		c->xnf[i - 1].port = c->nf.port;
 		c->xnf[i - 1].owner = c;
