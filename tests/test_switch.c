@@ -395,12 +395,66 @@ static void test_pull_reentry(void **state)
 	rig_free(&R);
 }
 
+/* A packet that leaves a switch by the fast path (idle port, empty queue)
+ * runs the departure's hooks before it takes the wire; one of them may send
+ * on that very port (Proteus: a probe enters as if by the port it leaves
+ * by, so its release can send a PFC frame out of that port). The second
+ * packet must wait for the first to leave: before the fix it took the wire
+ * at once and the first one's transmission failed port_transmit's check. */
+static uint32_t dep_hooks, dep_rx;
+static simtime_t dep_at[4];
+static uint16_t dep_size[4];
+
+static void dep_sw_tx(struct fabric *f, struct sw *s, struct port *out, struct packet *p)
+{
+	(void)f;
+	(void)out;
+	(void)p;
+	if (dep_hooks++ == 0) /* once: a packet to the same host, from the switch itself */
+		node_recv(&s->node, 1, mkpkt(&R, PKT_DATA, CLS_DATA, 512, 1, 7));
+}
+
+static void dep_rx_at(void *ctx, struct host *h, struct packet *p)
+{
+	struct rig *r = ctx;
+	(void)h;
+	if (dep_rx < 4) {
+		dep_at[dep_rx] = r->q.now;
+		dep_size[dep_rx] = p->size;
+	}
+	dep_rx++;
+	pkt_free(&r->f, p);
+}
+
+static void test_depart_reentry(void **state)
+{
+	(void)state;
+	struct swcfg cfg = { .buffer = 10000000, .dt_alpha = 1, .mode = BUF_LOSSY };
+	rig_init(&R, &cfg, 2);
+	static struct lb_ops ops;
+	ops = *R.f.lb;
+	ops.sw_tx = dep_sw_tx;
+	R.f.lb = &ops;
+	R.f.host_rx = dep_rx_at;
+	dep_hooks = dep_rx = 0;
+	inject(&R, 0, 1, 1);
+	evq_run(&R.q, SIMTIME_MAX);
+	assert_int_equal(dep_rx, 2);
+	assert_int_equal(dep_size[0], PKT); /* the first one first */
+	/* one at a time on the wire: the second arrives a whole serialisation
+	 * of it after the first */
+	simtime_t ser = (simtime_t)dep_size[1] * 8 * PS_PER_S / 100000000000ULL;
+	assert_true(dep_at[1] >= dep_at[0] + ser);
+	rig_free(&R);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ecn_at_dequeue), cmocka_unit_test(test_dynamic_threshold),
 		cmocka_unit_test(test_queue_limit),    cmocka_unit_test(test_pfc_xoff_xon),
 		cmocka_unit_test(test_headroom_bound), cmocka_unit_test(test_pull_reentry),
+		cmocka_unit_test(test_depart_reentry),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -189,10 +189,15 @@ static void port_enqueue(struct fabric *f, struct port *pt, struct packet *p)
 	 * never touches the queue ring (same result as queue-then-dequeue) */
 	if (!pt->tx_ev && pt->qbytes_total == 0 && f->q->now >= pt->busy_until && pt->up &&
 	    !(pt->paused & (1u << p->cls)) && !pt->nic_ring) {
+		/* what the departure runs may send on this very port (a PFC
+		 * frame its release triggers, or a probe a load balancer's hook
+		 * sends): held by tx_ev, as in port_try_send, it queues behind p */
+		pt->tx_ev = true;
 		if (pt->owner->kind == NODE_SWITCH && p->cls != CLS_PAUSE)
 			switch_depart(f, pt, p);
 		else if (f->lb->host_tx && p->cls != CLS_PAUSE)
 			f->lb->host_tx(f, (struct host *)pt->owner, p);
+		pt->tx_ev = false;
 		port_transmit(f, pt, p);
 		return;
 	}
