@@ -66,7 +66,8 @@ void sim_plan_flow_limit(const struct experiment *x, struct flow_list *l)
 {
 	/* a flow's spec, connection and protocol state, its record, the
 	 * runner's per-flow arrays, and an event or two */
-	l->flow_bytes = sizeof(struct flow_spec) + sizeof(struct conn) + x->tp->priv_size + 64 +
+	l->flow_bytes = sizeof(struct flow_spec) + sizeof(struct conn) +
+			tp_priv_size(x->tp, x->tp_params) + 64 +
 			sizeof(void *) + /* the connection's line alignment */
 			sizeof(struct flow_rec) + 12 * sizeof(uint64_t) + 2 * sizeof(struct evs);
 	l->mem_limit = limit_bytes();

@@ -86,9 +86,20 @@ struct dcqcn_qp {
 	simtime_t alpha_next;	   /* end of the current alpha interval */
 	simtime_t decr_next;	   /* next rate-decrease check */
 	simtime_t incr_next;	   /* next rate-increase timer event */
-	uint64_t t_count, b_count; /* increase events since the last cut */
+	uint32_t t_count, b_count; /* increase events since the last cut (count_add) */
 	uint64_t bytes_since;	   /* bytes sent since the last byte-counter event */
 } __attribute__((aligned(64)));	   /* whole lines each, in an aligned array (rocev2_open) */
+/* the sender's state in one line past the queue pair's two (rocev2.h) */
+_Static_assert(sizeof(struct dcqcn_qp) == sizeof(struct rocev2_qp) + 64,
+	       "DCQCN's state is one line");
+
+/* An increase count: 32 bits, saturating. Only its order against F (at most
+ * 100) and, in the paper's hyper increase, (min(t, b) - F) R_HAI, which at
+ * any count past 2^32 has long reached the line rate, depend on it. */
+static inline void count_add(uint32_t *n, uint64_t k)
+{
+	*n = k > UINT32_MAX - *n ? UINT32_MAX : *n + (uint32_t)k;
+}
 
 /* ---- presets -------------------------------------------------------------- */
 /* The DCQCN paper's recommendations (its section 5, for 40 Gb/s) and the HPCC
@@ -276,12 +287,12 @@ static void qp_timers(const struct roce_params *p, double line, struct dcqcn_qp 
 		/* at line rate every step leaves both rates there: count the steps
 		 * at once (a stream QP resuming after a long idle) */
 		uint64_t n = (now - q->incr_next) / p->increase_timer + 1;
-		q->t_count += n;
+		count_add(&q->t_count, n);
 		q->incr_next += n * p->increase_timer;
 	}
 	while ((is_mlx(p) || q->qp.rate < line) && q->incr_next <= now) {
 		rate_increase(p, line, q);
-		q->t_count++;
+		count_add(&q->t_count, 1);
 		q->incr_next += p->increase_timer;
 	}
 }
@@ -360,7 +371,7 @@ static void dcqcn_sent(struct conn *c, struct rocev2_qp *rq, const struct packet
 	q->bytes_since += pk->size;
 	if (q->bytes_since >= p->byte_counter) {
 		q->bytes_since -= p->byte_counter;
-		q->b_count++;
+		count_add(&q->b_count, 1);
 		if (q->qp.rate < line) {
 			rate_increase(p, line, q);
 			dcqcn_rearm(p, line, q);
@@ -380,6 +391,7 @@ static void dcqcn_timers(struct conn *c, struct rocev2_qp *rq, simtime_t now)
 
 static const struct rocev2_cc dcqcn_cc = {
 	.qp_size = sizeof(struct dcqcn_qp),
+	.feedback_marked_only = true,
 	.init = dcqcn_init,
 	.feedback = dcqcn_feedback,
 	.timers = dcqcn_timers,
@@ -387,6 +399,7 @@ static const struct rocev2_cc dcqcn_cc = {
 /* the same with the byte counter, the only user of `sent` */
 static const struct rocev2_cc dcqcn_bc_cc = {
 	.qp_size = sizeof(struct dcqcn_qp),
+	.feedback_marked_only = true,
 	.init = dcqcn_init,
 	.feedback = dcqcn_feedback,
 	.sent = dcqcn_sent,
@@ -463,6 +476,8 @@ const struct transport_ops roce_transport_ops = {
 	.opts = roce_opts,
 	.params_size = sizeof(struct roce_params),
 	.priv_size = sizeof(struct rocev2_state),
+	.priv_size_for = rocev2_priv_size,
+	.priv_rx_size = sizeof(struct rocev2_state),
 	.lossless_default = true,
 	.check = roce_check,
 	.open = roce_open,

@@ -18,31 +18,73 @@ static bool qp_last(const struct conn *c, const struct rocev2_qp *q, uint32_t ps
 	return c->stream ? tp_psn_last(c, psn) : psn + 1 == q->npkts;
 }
 
+/* A QP's deadlines (struct rocev2_due), from its state. */
+static struct rocev2_due due_of(const struct rocev2_params *p, const struct rocev2_qp *q)
+{
+	struct rocev2_due d = { SIMTIME_MAX, SIMTIME_MAX };
+	if (q->snd_una >= q->npkts)
+		return d;
+	d.at = q->cc_at;
+	if (q->snd_una < q->snd_nxt && q->last_prog + p->rto < d.at)
+		d.at = q->last_prog + p->rto;
+	if (q->snd_nxt < q->npkts)
+		d.tx = q->next_tx;
+	return d;
+}
+
+/* Keep QP i's deadlines: wherever its state may have changed, before
+ * anything arms the timer again (a NIC's pull that a flow's activation
+ * starts may do so at once). */
+static void qp_due(struct conn *c, unsigned i)
+{
+	struct rocev2_state *s = tp_priv(c);
+	s->due[i] = due_of(tp_params(c), rocev2_qp(c, i));
+}
+
+/* Debug builds (make asan) check that every QP's kept deadlines are its
+ * state's, each time they are read. */
+static void due_check(struct conn *c)
+{
+#ifndef NDEBUG
+	struct rocev2_state *s = tp_priv(c);
+	for (uint32_t i = 0; i < s->nqp; i++) {
+		struct rocev2_due d = due_of(tp_params(c), rocev2_qp(c, i));
+		MP_ASSERT(s->due[i].at == d.at && s->due[i].tx == d.tx);
+	}
+#else
+	(void)c;
+#endif
+}
+
 /* The connection's one timer: the earliest of every QP's pacing, RTO and
  * congestion-control deadlines (kept lazily per QP, so an idle QP costs no
- * events). */
+ * events), read from the deadlines kept beside the connection, not from the
+ * QPs: an ACK re-arms it reading no other QP's line. */
 static void arm_timer(struct conn *c)
 {
-	const struct rocev2_params *p = tp_params(c);
 	struct rocev2_state *s = tp_priv(c);
 	simtime_t t = SIMTIME_MAX, now = tp_now(c);
+	due_check(c);
 	for (uint32_t i = 0; i < s->nqp; i++) {
-		const struct rocev2_qp *q = rocev2_qp(c, i);
-		if (q->snd_una >= q->npkts)
-			continue;
-		if (q->cc_at < t)
-			t = q->cc_at;
-		if (q->snd_una < q->snd_nxt && q->last_prog + p->rto < t)
-			t = q->last_prog + p->rto;
-		if (q->snd_nxt < q->npkts && q->next_tx > now && q->next_tx < t)
-			t = q->next_tx;
+		const struct rocev2_due *d = &s->due[i];
+		if (d->at < t)
+			t = d->at;
+		if (d->tx > now && d->tx < t)
+			t = d->tx;
 		/* paced until exactly now and off the NIC's round robin: an ACK
 		 * arriving at the instant the pacing timer was due re-arms the
 		 * timer for a later deadline, so the timer would not wake it */
-		if (q->snd_nxt < q->npkts && q->next_tx == now && !tp_flow(c, i)->active)
+		if (d->tx == now && !tp_flow(c, i)->active)
 			tp_activate_flow(c, i);
 	}
 	tp_timer_set(c, t);
+}
+
+size_t rocev2_priv_size(const void *params)
+{
+	const struct rocev2_params *p = params;
+	/* a stream connection has one QP, a plain one `qps` */
+	return sizeof(struct rocev2_state) + (size_t)p->qps * sizeof(struct rocev2_due);
 }
 
 /* ---- connection ------------------------------------------------------------------ */
@@ -61,6 +103,8 @@ void rocev2_open(struct conn *c, const struct rocev2_cc *cc)
 	s->qp = mp_calloc_aligned((size_t)Q * cc->qp_size,
 				  MP_CACHE_LINE); /* whole lines: rocev2_prefetch */
 	tp_set_flows(c, Q);
+	for (unsigned i = 0; i < Q; i++) /* not yet open: no deadline */
+		s->due[i].at = s->due[i].tx = SIMTIME_MAX;
 	uint64_t off = 0;
 	for (unsigned i = 0; i < Q; i++) {
 		struct rocev2_qp *q = rocev2_qp(c, i);
@@ -85,6 +129,7 @@ void rocev2_open(struct conn *c, const struct rocev2_cc *cc)
 		cc->init(c, q);
 		q->next_tx = tp_now(c);
 		q->last_prog = tp_now(c);
+		qp_due(c, i);
 		if (q->npkts == 0)
 			s->done_qps++;
 		else
@@ -106,6 +151,7 @@ void rocev2_post(struct conn *c)
 	}
 	q->npkts = c->npkts;
 	q->bytes = c->bytes;
+	qp_due(c, 0);
 	tp_activate_flow(c, 0);
 	arm_timer(c);
 }
@@ -153,10 +199,12 @@ struct packet *rocev2_next_packet(struct conn *c, unsigned flow)
 		s->cc->sent(c, q, pk);
 	/* only a new RTO deadline needs the timer re-armed here: a paced QP
 	 * re-arms it when the NIC next asks and finds it early */
-	if (psn == q->snd_una) { /* the oldest outstanding packet starts the clock */
+	bool clock = psn == q->snd_una; /* the oldest outstanding packet starts the clock */
+	if (clock)
 		q->last_prog = now;
+	qp_due(c, flow);
+	if (clock)
 		arm_timer(c);
-	}
 	return pk;
 }
 
@@ -270,10 +318,12 @@ static void sender(struct conn *c, struct packet *pk)
 	if (pk->type == PKT_ACK || pk->type == PKT_NACK)
 		acked_to(c, s, q, pk->p0);
 	s->cc->feedback(c, q, pk);
-	if (pk->type == PKT_NACK && q->snd_una < q->npkts) { /* go back N */
+	bool back = pk->type == PKT_NACK && q->snd_una < q->npkts; /* go back N */
+	if (back)
 		q->snd_nxt = q->snd_una;
+	qp_due(c, qpi);
+	if (back)
 		tp_activate_flow(c, qpi);
-	}
 	tp_pkt_free(c, pk);
 	if (s->done_qps == s->nqp) {
 		tp_complete(c);
@@ -291,19 +341,49 @@ void rocev2_on_packet(struct conn *c, struct packet *pk)
 }
 
 /* The queue pairs are an array beside the connection (rocev2_open), a miss
- * of every handler at large fabric sizes: the packet's queue pair, the NIC
- * flow's, or for the timer all of them (at most 16 lines). */
+ * of every handler at large fabric sizes. A data packet's arrival reads its
+ * QP's receiver line (and with a reorder buffer the sender's, for npkts); an
+ * ACK, NACK or CNP the sender's line, and the congestion control's lines when
+ * its feedback reads them; a NIC's pull the sender's line, and the congestion
+ * control's when it counts bytes sent; the timer the QPs it is due for
+ * (their timers, or their pacing: the NIC may pull them at once). */
+static inline __attribute__((always_inline)) void prefetch_sender(const struct rocev2_state *s,
+								  const unsigned char *q, bool cc)
+{
+	__builtin_prefetch(q);
+	if (cc)
+		evq_prefetch_lines(q + sizeof(struct rocev2_qp),
+				   s->cc->qp_size - sizeof(struct rocev2_qp));
+}
+
 void rocev2_prefetch(const struct conn *c, const struct packet *pk, unsigned flow)
 {
 	const struct rocev2_state *s = (const struct rocev2_state *)c->priv;
 	size_t z = s->cc->qp_size;
 	if (flow == TP_PF_TIMER) {
-		evq_prefetch_lines(s->qp, s->nqp * z);
+		simtime_t t = c->timer_ev_at;
+		for (uint32_t i = 0; i < s->nqp; i++) {
+			const struct rocev2_due *d = &s->due[i];
+			if (d->at <= t || d->tx <= t)
+				prefetch_sender(s, s->qp + (size_t)i * z, true);
+		}
 		return;
 	}
 	unsigned i = pk ? pk->aux16 : flow;
-	if (i < s->nqp)
-		evq_prefetch_lines(s->qp + (size_t)i * z, z);
+	if (i >= s->nqp)
+		return;
+	const unsigned char *q = s->qp + (size_t)i * z;
+	if (!pk) {
+		prefetch_sender(s, q, s->cc->sent);
+	} else if (pk->type == PKT_DATA) {
+		__builtin_prefetch(q + offsetof(struct rocev2_qp, epsn));
+		if (((const struct rocev2_params *)tp_params(c))->reorder)
+			__builtin_prefetch(q);
+	} else {
+		prefetch_sender(s, q,
+				!s->cc->feedback_marked_only || pk->type == PKT_CNP ||
+				    (pk->flags & PKT_F_ECE));
+	}
 }
 
 void rocev2_on_timer(struct conn *c)
@@ -311,18 +391,21 @@ void rocev2_on_timer(struct conn *c)
 	const struct rocev2_params *p = tp_params(c);
 	struct rocev2_state *s = tp_priv(c);
 	simtime_t now = tp_now(c);
+	due_check(c);
 	for (uint32_t i = 0; i < s->nqp; i++) {
-		struct rocev2_qp *q = rocev2_qp(c, i);
-		if (q->snd_una >= q->npkts)
-			continue;
-		if (q->cc_at <= now)
-			s->cc->timers(c, q, now);
-		if (q->snd_una < q->snd_nxt && q->last_prog + p->rto <= now) {
-			/* timeout: go back to the oldest unacknowledged PSN */
-			q->snd_nxt = q->snd_una;
-			q->last_prog = now;
+		const struct rocev2_due *d = &s->due[i];
+		if (d->at <= now) { /* the congestion control's timers, or a timeout */
+			struct rocev2_qp *q = rocev2_qp(c, i);
+			if (q->cc_at <= now)
+				s->cc->timers(c, q, now);
+			if (q->snd_una < q->snd_nxt && q->last_prog + p->rto <= now) {
+				/* timeout: go back to the oldest unacknowledged PSN */
+				q->snd_nxt = q->snd_una;
+				q->last_prog = now;
+			}
+			qp_due(c, i);
 		}
-		if (q->snd_nxt < q->npkts && q->next_tx <= now)
+		if (d->tx <= now) /* paced until now (or gone back): to the NIC */
 			tp_activate_flow(c, i);
 	}
 	arm_timer(c);

@@ -99,9 +99,11 @@ struct rocev2_params {
 	}
 extern const char *const rocev2_qp_modes[];
 
-/* One queue pair: the sender's and the receiver's side. */
+/* One queue pair: the sender's and the receiver's side, a line each, so that
+ * a data packet's arrival reads one line of it and a NIC's pull, an ACK or a
+ * CNP the sender's (line 0 and the congestion control's, from line 2 on). */
 struct rocev2_qp {
-	/* sender (requester) */
+	/* line 0: the sender (requester) */
 	uint32_t npkts;	     /* PSNs in this QP (a stream: every PSN posted) */
 	uint64_t bytes;	     /* payload bytes in them */
 	uint32_t snd_nxt;    /* next PSN to send */
@@ -112,16 +114,17 @@ struct rocev2_qp {
 	simtime_t cc_at;     /* the congestion control's next timer (SIMTIME_MAX: none) */
 	simtime_t next_tx;   /* pacing: earliest time of the next packet */
 	simtime_t last_prog; /* last acknowledgement progress, for the RTO */
-	/* receiver (responder, notification point) */
-	uint32_t epsn;	     /* expected PSN */
-	uint32_t rx_top;     /* highest PSN arrived + 1 (tp_rx_order) */
-	uint32_t unacked;    /* in-order packets not yet acknowledged */
-	bool nak_sent;	     /* a NAK for the current gap is out */
-	struct tp_rxmap rob; /* reorder buffer: PSNs kept beyond epsn (rob.rcv_nxt = epsn) */
-	bool ce_pending;     /* CE seen, to be echoed on the next ACK (on_ack) */
-	bool cnp_sent;	     /* a paced CNP has been sent */
-	simtime_t last_cnp;  /* when (paced) */
-};
+	/* line 1: the receiver (responder, notification point) */
+	_Alignas(64) uint32_t epsn; /* expected PSN */
+	uint32_t rx_top;	    /* highest PSN arrived + 1 (tp_rx_order) */
+	uint32_t unacked;	    /* in-order packets not yet acknowledged */
+	bool nak_sent;		    /* a NAK for the current gap is out */
+	struct tp_rxmap rob;	    /* reorder buffer: PSNs kept beyond epsn (rob.rcv_nxt = epsn) */
+	bool ce_pending;	    /* CE seen, to be echoed on the next ACK (on_ack) */
+	bool cnp_sent;		    /* a paced CNP has been sent */
+	simtime_t last_cnp;	    /* when (paced) */
+} __attribute__((aligned(64)));	    /* a congestion control's own fields start at line 2 */
+_Static_assert(sizeof(struct rocev2_qp) == 128, "a queue pair: a sender's line, a receiver's");
 
 /* A congestion control over the RC layer. The layer calls it for each QP;
  * everything it keeps lives in its per-QP struct, which starts with struct
@@ -131,6 +134,9 @@ struct rocev2_qp {
  * connection's timer is re-armed over every QP on every ACK). */
 struct rocev2_cc {
 	size_t qp_size;
+	/* feedback reads the CC's own fields (those past struct rocev2_qp) only
+	 * for a CNP or an ECE-marked ACK or NAK: what an ACK's prefetch asks for */
+	bool feedback_marked_only;
 	/* a QP opens at the line rate (q->rate, q->cc_at = SIMTIME_MAX): set
 	 * the CC's own state */
 	void (*init)(struct conn *c, struct rocev2_qp *q);
@@ -145,12 +151,24 @@ struct rocev2_cc {
 	void (*timers)(struct conn *c, struct rocev2_qp *q, simtime_t now);
 };
 
+/* A queue pair's deadlines as the connection's one timer sees them (kept by
+ * the layer whenever the QP's state changes), so that re-arming the timer on
+ * every ACK, and the timer itself, read the connection's state rather than
+ * every QP's line: `at` the earlier of the congestion control's timer (cc_at)
+ * and the retransmission timeout (while PSNs are outstanding), `tx` the pacing
+ * deadline (next_tx, while PSNs are left to send); both SIMTIME_MAX once
+ * every PSN is acknowledged. */
+struct rocev2_due {
+	simtime_t at, tx;
+};
+
 struct rocev2_state {
 	const struct rocev2_cc *cc;
 	uint32_t nqp;
-	uint32_t done_qps; /* QPs with every PSN acknowledged */
-	uint64_t line_bps; /* the NIC port's rate */
-	unsigned char *qp; /* nqp entries of cc->qp_size bytes */
+	uint32_t done_qps;	 /* QPs with every PSN acknowledged */
+	uint64_t line_bps;	 /* the NIC port's rate */
+	unsigned char *qp;	 /* nqp entries of cc->qp_size bytes */
+	struct rocev2_due due[]; /* nqp entries (rocev2_priv_size) */
 };
 
 static inline struct rocev2_qp *rocev2_qp(struct conn *c, unsigned i)
@@ -163,7 +181,10 @@ static inline uint64_t rocev2_line_bps(struct conn *c)
 	return ((struct rocev2_state *)tp_priv(c))->line_bps;
 }
 
-/* The transport ops a RoCEv2 transport points at (its open calls rocev2_open). */
+/* The transport ops a RoCEv2 transport points at (its open calls rocev2_open;
+ * priv_size is sizeof(struct rocev2_state), priv_size_for rocev2_priv_size,
+ * priv_rx_size sizeof(struct rocev2_state): the receiver reads no deadline). */
+size_t rocev2_priv_size(const void *params);
 void rocev2_open(struct conn *c, const struct rocev2_cc *cc);
 void rocev2_post(struct conn *c);
 struct packet *rocev2_next_packet(struct conn *c, unsigned flow);

@@ -69,11 +69,11 @@ static inline __attribute__((always_inline)) void conn_prefetch(const struct tp_
 	evq_prefetch_lines(b, 128);
 	if (rx) {
 		evq_prefetch_lines(b + 128, 64);
-		evq_prefetch_lines(priv, split ? split : w->ops->priv_size);
+		evq_prefetch_lines(priv, split ? split : w->priv_size);
 	} else {
 		evq_prefetch_lines(b + 192, 128);
 		size_t from = split & ~(size_t)63;
-		evq_prefetch_lines(priv + from, w->ops->priv_size - from);
+		evq_prefetch_lines(priv + from, w->priv_size - from);
 	}
 }
 
@@ -192,6 +192,7 @@ void tp_world_init(struct tp_world *w, struct evq *q, struct fabric *fab,
 	w->fab = fab;
 	w->ops = ops;
 	w->params = params;
+	w->priv_size = tp_priv_size(ops, params);
 	w->seed = seed;
 	w->ood_hist = mp_calloc(TP_OOD_MAX + 1, sizeof *w->ood_hist);
 	fab->host_rx = host_rx;
@@ -226,7 +227,7 @@ static struct conn *conn_new(struct tp_world *w, uint32_t src, uint32_t dst, uns
 {
 	if ((w->nconns & (w->nconns - 1)) == 0) /* grow at powers of two */
 		w->conns = mp_realloc(w->conns, (w->nconns ? w->nconns * 2 : 1) * sizeof *w->conns);
-	struct conn *c = mp_calloc_aligned(sizeof *c + w->ops->priv_size, MP_CACHE_LINE);
+	struct conn *c = mp_calloc_aligned(sizeof *c + w->priv_size, MP_CACHE_LINE);
 	c->w = w;
 	c->id = w->nconns;
 	c->src = w->fab->hosts[src];

@@ -79,6 +79,10 @@ struct transport_ops {
 	const struct opt_desc *opts;
 	size_t params_size; /* starts with struct tp_common */
 	size_t priv_size;   /* per-connection state, zeroed, reached by tp_priv() */
+	/* optional: the state's size for these parameters, when it grows with
+	 * them (RoCEv2 keeps each queue pair's deadlines in it); priv_size
+	 * otherwise. Every connection of a world has the same size. */
+	size_t (*priv_size_for)(const void *params);
 	/* optional, for the run loop's prefetchers: the first priv_rx_size bytes
 	 * of that state are all that the receiver's on_packet (a data packet or
 	 * a probe arriving) reads, the rest all that the sender's (ACK, NACK,
@@ -126,6 +130,10 @@ struct tp_trace {
 
 extern const struct transport_ops *const transport_registry[];
 const struct transport_ops *transport_find(const char *name);
+static inline size_t tp_priv_size(const struct transport_ops *ops, const void *params)
+{
+	return ops->priv_size_for ? ops->priv_size_for(params) : ops->priv_size;
+}
 
 /* What the runner shares with every connection. */
 struct tp_world {
@@ -133,6 +141,7 @@ struct tp_world {
 	struct fabric *fab;
 	const struct transport_ops *ops;
 	const void *params;
+	size_t priv_size; /* each connection's state (transport_ops.priv_size_for) */
 	uint64_t seed;
 	struct conn **conns;
 	uint32_t nconns, ndone;
