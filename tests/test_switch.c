@@ -228,6 +228,16 @@ static void test_queue_limit(void **state)
 	rig_free(&R);
 }
 
+/* A lossless switch with a static XOFF of 20 packets per ingress port. */
+static const struct swcfg pfc_cfg = { .buffer = 200 * PKT,
+				      .dt_alpha = 1,
+				      .mode = BUF_LOSSLESS,
+				      .ecn = false,
+				      .pfc_xoff = 20 * PKT,
+				      .pfc_xon_gap = 5 * PKT,
+				      .ctrl_size = 64,
+				      .mtu = PKT };
+
 /* Lossless: above XOFF the ingress port sends PAUSE upstream, and what still
  * arrives goes to the port's headroom (2 x 100 Gb/s x 1 us + 3 x 1000 B + 64 B
  * = 28064 B here), never dropped; RESUME follows once the headroom is empty
@@ -235,15 +245,7 @@ static void test_queue_limit(void **state)
 static void test_pfc_xoff_xon(void **state)
 {
 	(void)state;
-	struct swcfg cfg = { .buffer = 200 * PKT,
-			     .dt_alpha = 1,
-			     .mode = BUF_LOSSLESS,
-			     .ecn = false,
-			     .pfc_xoff = 20 * PKT,
-			     .pfc_xon_gap = 5 * PKT,
-			     .ctrl_size = 64,
-			     .mtu = PKT };
-	rig_init(&R, &cfg, 3);
+	rig_init(&R, &pfc_cfg, 3);
 	struct port *in = &R.s->node.ports[0];
 	assert_int_equal(in->hdrm_cap, 28064);
 	assert_int_equal(R.s->shared_size, 200 * PKT - 3 * 28064);
@@ -267,6 +269,41 @@ static void test_pfc_xoff_xon(void **state)
 	assert_int_equal(in->hdrm_used + in->ingress_bytes[CLS_DATA] + R.s->shared_used, 0);
 	assert_false(R.f.hosts[0]->node.ports[0].paused & (1u << CLS_DATA));
 	assert_true(R.f.hosts[0]->node.ports[0].st.paused_time > 0);
+	fab_assert_lossless(&R.f);
+	rig_free(&R);
+}
+
+/* A packet the switch itself sends (PORT_SELF: a Proteus probe) takes the
+ * shared buffer but no ingress port's PFC counters. Port 1 holds exactly
+ * XOFF of h1's packets (to the paused h2); a packet counted as if it came in
+ * by port 1, the port it leaves by, would push port 1 past XOFF and pause h1,
+ * as Proteus's probes did before. */
+static void test_self_origin(void **state)
+{
+	(void)state;
+	rig_init(&R, &pfc_cfg, 3);
+	struct port *p1 = &R.s->node.ports[1];
+	pfc_to_port(&R, 2, false);
+	for (int i = 0; i < 20; i++)
+		inject(&R, 1, 2, (uint32_t)i);
+	assert_int_equal(p1->ingress_bytes[CLS_DATA], 20 * PKT);
+	assert_int_equal(p1->st.pause_sent, 0);
+	pfc_to_port(&R, 1, false); /* h1's port paused too: the packet waits in it */
+	struct packet *q = mkpkt(&R, PKT_DATA, CLS_DATA, PKT, 1, 99);
+	node_recv(&R.s->node, PORT_SELF, q);
+	assert_int_equal(p1->ingress_bytes[CLS_DATA], 20 * PKT);
+	assert_int_equal(p1->hdrm_used, 0);
+	assert_int_equal(p1->st.pause_sent, 0);
+	assert_int_equal(R.s->shared_used, 21 * PKT);
+	assert_int_equal(p1->qbytes_total, PKT);
+	pfc_to_port(&R, 1, true);
+	pfc_to_port(&R, 2, true);
+	R.rx = 0;
+	evq_run(&R.q, SIMTIME_MAX);
+	assert_int_equal(R.rx, 21);
+	assert_int_equal(R.s->shared_used, 0);
+	assert_int_equal(p1->ingress_bytes[CLS_DATA] + p1->hdrm_used, 0);
+	assert_int_equal(p1->st.pause_sent, 0);
 	fab_assert_lossless(&R.f);
 	rig_free(&R);
 }
@@ -333,6 +370,17 @@ static void test_headroom_bound(void **state)
 	}
 }
 
+/* A lossy switch and two hosts, whose load balancer's hooks a test sets. */
+static struct lb_ops *rig_hooked(void)
+{
+	static const struct swcfg cfg = { .buffer = 10000000, .dt_alpha = 1, .mode = BUF_LOSSY };
+	static struct lb_ops ops;
+	rig_init(&R, &cfg, 2);
+	ops = *R.f.lb;
+	R.f.lb = &ops;
+	return &ops;
+}
+
 /* A NIC's pull runs the transport, which may make another flow of the same
  * port ready (a paced queue pair whose time has come) or send an ACK from the
  * same host; neither may start a second transmission while the first is on
@@ -371,12 +419,7 @@ static struct packet *reent_pull(void *ctx, struct nic_flow *fl)
 static void test_pull_reentry(void **state)
 {
 	(void)state;
-	struct swcfg cfg = { .buffer = 10000000, .dt_alpha = 1, .mode = BUF_LOSSY };
-	rig_init(&R, &cfg, 2);
-	static struct lb_ops ops;
-	ops = *R.f.lb;
-	ops.host_tx = reent_host_tx;
-	R.f.lb = &ops;
+	rig_hooked()->host_tx = reent_host_tx;
 	R.f.nic_pull = reent_pull;
 	reent_left[0] = reent_left[1] = 10;
 	reent_starts = 0;
@@ -429,12 +472,7 @@ static void dep_rx_at(void *ctx, struct host *h, struct packet *p)
 static void test_depart_reentry(void **state)
 {
 	(void)state;
-	struct swcfg cfg = { .buffer = 10000000, .dt_alpha = 1, .mode = BUF_LOSSY };
-	rig_init(&R, &cfg, 2);
-	static struct lb_ops ops;
-	ops = *R.f.lb;
-	ops.sw_tx = dep_sw_tx;
-	R.f.lb = &ops;
+	rig_hooked()->sw_tx = dep_sw_tx;
 	R.f.host_rx = dep_rx_at;
 	dep_hooks = dep_rx = 0;
 	inject(&R, 0, 1, 1);
@@ -454,7 +492,7 @@ int main(void)
 		cmocka_unit_test(test_ecn_at_dequeue), cmocka_unit_test(test_dynamic_threshold),
 		cmocka_unit_test(test_queue_limit),    cmocka_unit_test(test_pfc_xoff_xon),
 		cmocka_unit_test(test_headroom_bound), cmocka_unit_test(test_pull_reentry),
-		cmocka_unit_test(test_depart_reentry),
+		cmocka_unit_test(test_depart_reentry), cmocka_unit_test(test_self_origin),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

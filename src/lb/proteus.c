@@ -502,8 +502,10 @@ static void probe_idle(struct fabric *f, struct sw *s, const struct packet *p, s
 		qm->t_td = INT64_MAX;
 		qm->probe = 1;
 		st->cnt.probes++;
-		/* it starts here, as if it came in on the port it leaves by */
-		node_recv(&s->node, pa->port0, q);
+		/* it starts here, sent by the switch itself: it shares the
+		 * buffer but no ingress port's PFC counters (as if by the port it
+		 * leaves by, it could make that port pause its neighbour) */
+		node_recv(&s->node, PORT_SELF, q);
 	}
 }
 

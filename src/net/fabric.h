@@ -439,7 +439,12 @@ void host_send(struct fabric *f, struct host *h, struct packet *p);
 void nic_activate(struct fabric *f, struct nic_flow *fl);
 void nic_deactivate(struct fabric *f, struct nic_flow *fl);
 
-/* A packet reached node n through its port in_idx. */
+/* A packet reached node n through its port in_idx; at a switch, in_idx may
+ * be PORT_SELF: a packet the switch itself sends (a load balancer's probe),
+ * as a switch's CPU or packet generator does. It shares the buffer but is
+ * counted against no ingress port, so it never makes a port pause its
+ * neighbour (PFC); with the shared pool full it is dropped. */
+#define PORT_SELF UINT16_MAX
 void node_recv(struct node *n, uint16_t in_idx, struct packet *p);
 /* Software pipelining of the packet path (see evq_set_prefetch). */
 void port_register_prefetchers(void);

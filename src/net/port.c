@@ -347,6 +347,16 @@ static bool mmu_admit(struct fabric *f, struct sw *s, struct port *in, const str
 	return true;
 }
 
+/* A packet the switch itself sends (PORT_SELF): from the shared pool alone,
+ * no ingress port's counters, no headroom, no PFC. */
+static bool mmu_admit_self(struct sw *s, const struct packet *p)
+{
+	if (s->shared_used + p->size > s->shared_size)
+		return false;
+	s->shared_used += p->size;
+	return true;
+}
+
 /* A packet leaves a switch's buffer (sent or lost): release its bytes, and let
  * PFC resume the port it came in on. */
 static void switch_release(struct fabric *f, struct sw *s, const struct packet *p)
@@ -356,6 +366,10 @@ static void switch_release(struct fabric *f, struct sw *s, const struct packet *
 	s->buf_used -= z;
 	if (f->cfg.mode != BUF_LOSSLESS)
 		return;
+	if (__builtin_expect(p->in_port == PORT_SELF, 0)) { /* mmu_admit_self */
+		s->shared_used -= z;
+		return;
+	}
 	struct port *ip = &s->node.ports[p->in_port];
 	if (c == CLS_DATA) {
 		uint64_t h = ip->hdrm_used < z ? ip->hdrm_used : z; /* headroom first */
@@ -540,7 +554,7 @@ static void tx_done_prefetch_late(const void *obj, uint64_t arg)
 		const struct node *n = pt->owner;
 		const struct packet *p = pt->q[__builtin_ctz(ready)].first;
 		if (n->kind == NODE_SWITCH && n->fab->cfg.mode == BUF_LOSSLESS &&
-		    p->cls != CLS_PAUSE) {
+		    p->cls != CLS_PAUSE && p->in_port != PORT_SELF) {
 			const struct port *ip = &n->ports[p->in_port];
 			__builtin_prefetch(ip->ingress_bytes); /* line 5 */
 		}
@@ -812,7 +826,10 @@ static void switch_forward(struct fabric *f, struct sw *s, uint16_t in_idx, stru
 	uint8_t c = p->cls;
 	const struct swcfg *cfg = &f->cfg;
 	if (cfg->mode == BUF_LOSSLESS) {
-		if (__builtin_expect(!mmu_admit(f, s, &s->node.ports[in_idx], out, p), 0)) {
+		bool ok = __builtin_expect(in_idx != PORT_SELF, 1)
+			      ? mmu_admit(f, s, &s->node.ports[in_idx], out, p)
+			      : mmu_admit_self(s, p);
+		if (__builtin_expect(!ok, 0)) {
 			out->st.drops_buffer++; /* not the lossless class */
 			pkt_free(f, p);
 			return;
