@@ -830,7 +830,9 @@ static void switch_forward(struct fabric *f, struct sw *s, uint16_t in_idx, stru
 			      ? mmu_admit(f, s, &s->node.ports[in_idx], out, p)
 			      : mmu_admit_self(s, p);
 		if (__builtin_expect(!ok, 0)) {
-			out->st.drops_buffer++; /* not the lossless class */
+			/* not the lossless class, or the switch's own packet with
+			 * the shared pool full */
+			out->st.drops_buffer++;
 			pkt_free(f, p);
 			return;
 		}

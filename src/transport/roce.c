@@ -475,8 +475,7 @@ const struct transport_ops roce_transport_ops = {
 	    "unless switch.mode says otherwise",
 	.opts = roce_opts,
 	.params_size = sizeof(struct roce_params),
-	.priv_size = sizeof(struct rocev2_state),
-	.priv_size_for = rocev2_priv_size,
+	.priv_size_for = rocev2_priv_size, /* grows with qps */
 	.priv_rx_size = sizeof(struct rocev2_state),
 	.lossless_default = true,
 	.check = roce_check,

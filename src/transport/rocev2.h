@@ -182,8 +182,8 @@ static inline uint64_t rocev2_line_bps(struct conn *c)
 }
 
 /* The transport ops a RoCEv2 transport points at (its open calls rocev2_open;
- * priv_size is sizeof(struct rocev2_state), priv_size_for rocev2_priv_size,
- * priv_rx_size sizeof(struct rocev2_state): the receiver reads no deadline). */
+ * priv_size_for is rocev2_priv_size, priv_rx_size sizeof(struct rocev2_state):
+ * the receiver reads no deadline). */
 size_t rocev2_priv_size(const void *params);
 void rocev2_open(struct conn *c, const struct rocev2_cc *cc);
 void rocev2_post(struct conn *c);

@@ -217,8 +217,7 @@ const struct transport_ops timely_transport_ops = {
 		   "Q queue pairs); switches lossless (PFC) unless switch.mode says otherwise",
 	.opts = timely_opts,
 	.params_size = sizeof(struct timely_params),
-	.priv_size = sizeof(struct rocev2_state),
-	.priv_size_for = rocev2_priv_size,
+	.priv_size_for = rocev2_priv_size, /* grows with qps */
 	.priv_rx_size = sizeof(struct rocev2_state),
 	.lossless_default = true,
 	.check = timely_check,

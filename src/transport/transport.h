@@ -79,9 +79,9 @@ struct transport_ops {
 	const struct opt_desc *opts;
 	size_t params_size; /* starts with struct tp_common */
 	size_t priv_size;   /* per-connection state, zeroed, reached by tp_priv() */
-	/* optional: the state's size for these parameters, when it grows with
-	 * them (RoCEv2 keeps each queue pair's deadlines in it); priv_size
-	 * otherwise. Every connection of a world has the same size. */
+	/* optional, instead of priv_size: the state's size for these
+	 * parameters, when it grows with them (RoCEv2 keeps each queue pair's
+	 * deadlines in it). Every connection of a world has the same size. */
 	size_t (*priv_size_for)(const void *params);
 	/* optional, for the run loop's prefetchers: the first priv_rx_size bytes
 	 * of that state are all that the receiver's on_packet (a data packet or
