@@ -135,6 +135,54 @@ static void test_hold_model(void **state)
 	evq_free(&q);
 }
 
+/* Slots taken whole (evq.h): times crowded into 256 ps slots, many times a
+ * slot and many events a time, pushes during the run both inside the slot
+ * being handled (under 256 ps ahead) and beyond it. Every push is later than
+ * now, so a correct queue pops (time, key) strictly increasing, and any event
+ * popped before an earlier one shows as a step back. */
+static void test_slot_order(void **state)
+{
+	(void)state;
+	struct evq q;
+	evq_init(&q);
+	struct ev_src src[64];
+	for (uint32_t i = 0; i < 64; i++)
+		src[i] = (struct ev_src){ .id = i + 1 };
+	struct mp_rng r;
+	rng_init(&r, 3, RNG_TEST, 0);
+	size_t pushed = 0, popped = 0;
+	for (int i = 0; i < 20000; i++, pushed++) {
+		/* a few hundred slots, a few times in each: groups of dozens */
+		simtime_t t = 1000 + 256 * rng_below(&r, 300) + 16 * rng_below(&r, 8);
+		evq_at(&q, &src[rng_below(&r, 64)], t, record, NULL, 0);
+	}
+	simtime_t lt = 0;
+	uint64_t lk = 0;
+	int steps_back = 0;
+	while (!evq_empty(&q)) {
+		struct ev e = evq_pop(&q);
+		popped++;
+		if (popped > 1 && (e.t < lt || (e.t == lt && e.key <= lk)))
+			steps_back++;
+		lt = e.t;
+		lk = e.key;
+		q.now = e.t;
+		if (pushed >= 200000)
+			continue;
+		for (uint64_t k = rng_below(&r, 3); k-- > 0; pushed++) {
+			uint64_t c = rng_below(&r, 4);
+			simtime_t d = c == 0   ? 1 + rng_below(&r, 255)
+				      : c == 1 ? 256 + rng_below(&r, 70000)
+				      : c == 2 ? 16 * (1 + rng_below(&r, 4))
+					       : rng_below(&r, 5000000) + 1;
+			evq_at(&q, &src[rng_below(&r, 64)], e.t + d, record, NULL, 0);
+		}
+	}
+	assert_int_equal(steps_back, 0);
+	assert_int_equal(popped, pushed);
+	evq_free(&q);
+}
+
 /* many events at one time from many creators: popped in key order */
 static void test_many_ties(void **state)
 {
@@ -409,6 +457,7 @@ int main(void)
 		cmocka_unit_test(test_many_ties),	 cmocka_unit_test(test_same_time_burst),
 		cmocka_unit_test(test_refill_runs),	 cmocka_unit_test(test_ser_exact_paths),
 		cmocka_unit_test(test_lookahead_order),	 cmocka_unit_test(test_rehandle),
+		cmocka_unit_test(test_slot_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

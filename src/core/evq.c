@@ -1,7 +1,7 @@
 /* evq.c - a radix heap of events; see evq.h for why.
  *
  * Invariants: an event with t <= last is in b0, others in b[bucket_of(t,
- * last)]; b0 is sorted by (time, key) with the earliest at the end (popped
+ * last)]; buckets below EVQ_FIRST_FAR hold times of one slot; b0 is sorted by (time, key) with the earliest at the end (popped
  * first); mask has bit i set exactly when b[i] is not empty (i >= 1).
  *
  * b0 is kept at least EVQ_AHEAD events deep when the events pending allow it
@@ -113,6 +113,15 @@ void evq_set_prefetch_one_line(ev_fn fn)
 void evq_init(struct evq *q)
 {
 	memset(q, 0, sizeof *q);
+	q->b = mp_calloc(EVQ_BUCKETS, sizeof *q->b);
+}
+
+static void free_chunk_list(struct evq_chunk *c)
+{
+	for (struct evq_chunk *nx; c; c = nx) {
+		nx = c->next;
+		mp_free(c);
+	}
 }
 
 void evq_free(struct evq *q)
@@ -120,15 +129,12 @@ void evq_free(struct evq *q)
 	mp_free(q->b0.v);
 	mp_free(q->b0.tmp);
 	mp_free(q->b0.runs);
-	for (int i = 0; i < EVQ_BUCKETS; i++)
-		for (struct evq_chunk *c = q->b[i].head, *nx; c; c = nx) {
-			nx = c->next;
-			mp_free(c);
-		}
-	for (struct evq_chunk *c = q->free_chunks, *nx; c; c = nx) {
-		nx = c->next;
-		mp_free(c);
-	}
+	if (q->b)
+		for (unsigned i = 0; i < EVQ_BUCKETS; i++)
+			free_chunk_list(q->b[i].head);
+	mp_free(q->b);
+	free_chunk_list(q->free_small);
+	free_chunk_list(q->free_large);
 	memset(q, 0, sizeof *q);
 }
 
@@ -145,60 +151,124 @@ static void b0_reserve(struct evq_bucket *b, uint32_t n)
 		bucket_grow(b);
 }
 
-/* Bucket of time t > last: the highest digit (of EVQ_RADIX_BITS bits) where t
- * differs from last, and t's value of that digit; buckets ascend in the order
- * of the times they hold. 0 when t == last. */
+/* Bucket of time t > last (evq.h): 1 in the slot of `last`; a slot of the
+ * slots in its block; else the highest digit (of EVQ_RADIX_BITS bits above
+ * the block) where t differs from last, and t's value of that digit. Buckets
+ * ascend in the order of the times they hold. 0 when t == last. */
 static inline unsigned bucket_of(simtime_t t, simtime_t last)
 {
-	if (t == last)
+	uint64_t x = t ^ last;
+	if (x == 0)
 		return 0;
-	unsigned d = (63u - (unsigned)__builtin_clzll(t ^ last)) / EVQ_RADIX_BITS;
-	unsigned v = (unsigned)(t >> (d * EVQ_RADIX_BITS)) & ((1u << EVQ_RADIX_BITS) - 1);
-	return 1 + (d << EVQ_RADIX_BITS) + v;
+	if (x < (1u << EVQ_SLOT_BITS))
+		return 1;
+	if (x < (1u << EVQ_NEAR_BITS))
+		return EVQ_FIRST_SLOT +
+		       (unsigned)((t >> EVQ_SLOT_BITS) & ((1u << EVQ_WHEEL_BITS) - 1));
+	unsigned d = (63u - (unsigned)__builtin_clzll(x) - EVQ_NEAR_BITS) / EVQ_RADIX_BITS;
+	unsigned v =
+	    (unsigned)(t >> (EVQ_NEAR_BITS + d * EVQ_RADIX_BITS)) & ((1u << EVQ_RADIX_BITS) - 1);
+	return EVQ_FIRST_FAR + (d << EVQ_RADIX_BITS) + v;
 }
 
 static inline void mask_set(struct evq *q, unsigned i)
 {
 	q->mask[i >> 6] |= 1ULL << (i & 63);
+	q->summary[i >> 12] |= 1ULL << ((i >> 6) & 63);
 }
 
 static inline void mask_clear(struct evq *q, unsigned i)
 {
-	q->mask[i >> 6] &= ~(1ULL << (i & 63));
+	if ((q->mask[i >> 6] &= ~(1ULL << (i & 63))) == 0)
+		q->summary[i >> 12] &= ~(1ULL << ((i >> 6) & 63));
 }
 
 /* lowest non-empty bucket >= 1, or 0 when none */
 static inline unsigned mask_first(const struct evq *q)
 {
-	for (unsigned w = 0; w < (EVQ_BUCKETS + 63) / 64; w++)
-		if (q->mask[w])
+	for (unsigned s = 0; s < sizeof q->summary / sizeof q->summary[0]; s++)
+		if (q->summary[s]) {
+			unsigned w = s * 64 + (unsigned)__builtin_ctzll(q->summary[s]);
 			return w * 64 + (unsigned)__builtin_ctzll(q->mask[w]);
+		}
 	return 0;
+}
+
+/* A chunk of the size a list needs next: small for its first. */
+static struct evq_chunk *chunk_get(struct evq *q, bool first)
+{
+	struct evq_chunk **fl = first ? &q->free_small : &q->free_large;
+	struct evq_chunk *c = *fl;
+	if (c) {
+		*fl = c->next;
+		/* the next one's header, cold by now: a refill takes many */
+		__builtin_prefetch(*fl);
+		return c;
+	}
+	uint32_t cap = first ? EVQ_CHUNK_SMALL : EVQ_CHUNK_LARGE;
+	c = mp_malloc(sizeof *c + (size_t)cap * sizeof c->v[0]);
+	c->cap = cap;
+	return c;
+}
+
+static inline void chunk_put(struct evq *q, struct evq_chunk *c)
+{
+	struct evq_chunk **fl = c->cap == EVQ_CHUNK_SMALL ? &q->free_small : &q->free_large;
+	c->next = *fl;
+	*fl = c;
+}
+
+/* A full list's next chunk. Its last chunk is found from `end`: the first
+ * chunk is small, the others large. */
+static __attribute__((noinline)) void list_grow(struct evq *q, struct evq_list *l)
+{
+	struct evq_chunk *nc = chunk_get(q, !l->head);
+	nc->next = NULL;
+	if (!l->head) {
+		l->head = nc;
+	} else {
+		struct evq_chunk *t = l->head;
+		if (l->end != t->v + t->cap)
+			t = (struct evq_chunk *)(void *)((char *)l->end - sizeof *t -
+							 EVQ_CHUNK_LARGE * sizeof t->v[0]);
+		t->next = nc;
+	}
+	l->wr = nc->v;
+	l->end = nc->v + nc->cap;
 }
 
 static inline void list_push(struct evq *q, struct evq_list *l, const struct evs *e)
 {
-	struct evq_chunk *c = l->tail;
-	if (__builtin_expect(!c || c->n == EVQ_CHUNK, 0)) {
-		struct evq_chunk *nc = q->free_chunks;
-		if (nc) {
-			q->free_chunks = nc->next;
-			/* the next one's header, cold by now: a refill takes many */
-			__builtin_prefetch(q->free_chunks);
-		} else {
-			nc = mp_malloc(sizeof *nc);
-		}
-		nc->next = NULL;
-		nc->n = 0;
-		if (c)
-			c->next = nc;
-		else
-			l->head = nc;
-		l->tail = c = nc;
-	}
-	c->v[c->n++] = *e;
-	if (l->n++ == 0 || e->t < l->min)
+	bool first = !l->head;
+	if (__builtin_expect(l->wr == l->end, 0))
+		list_grow(q, l);
+	*l->wr++ = *e;
+	if (first || e->t < l->min)
 		l->min = e->t;
+}
+
+/* Events in the last chunk of a list that is not empty. */
+static inline uint32_t list_last_n(const struct evq_list *l)
+{
+	const struct evq_chunk *h = l->head;
+	return (uint32_t)(l->wr - (l->end - (l->end == h->v + h->cap ? h->cap : EVQ_CHUNK_LARGE)));
+}
+
+/* Empty list l and return its chunks; the last holds *n events, the others
+ * are full. */
+static inline struct evq_chunk *list_take(struct evq_list *l, uint32_t *n)
+{
+	struct evq_chunk *c = l->head;
+	*n = list_last_n(l);
+	l->head = NULL;
+	l->wr = l->end = NULL;
+	return c;
+}
+
+/* Events in chunk c of a taken list whose last chunk holds last_n. */
+static inline uint32_t chunk_n(const struct evq_chunk *c, uint32_t last_n)
+{
+	return c->next ? c->cap : last_n;
 }
 
 /* An event pushed for the current time moves at most this many others in
@@ -343,33 +413,17 @@ static void merge_desc(struct evs *restrict out, const struct evs *a, size_t na,
 		*out++ = *b++;
 }
 
-/* Sort b0's n events by key, largest first: a natural merge sort. Events
- * arrive from their bucket in the order they were pushed, which holds long
- * runs of ascending keys (the 8192-host STrack run: 392 events a time on
- * average, in runs of 22), so each run is reversed in place (a run shorter
- * than SORT_RUN is extended by insertion) and the runs are merged in pairs,
- * pass after pass, between b0's array and its scratch array. The scratch
- * arrays grow with b0, so a run in its steady state allocates nothing. */
+/* Sort v[0..n) by key, largest first: a natural merge sort. Events arrive
+ * from their bucket in the order they were pushed, which holds long runs of
+ * ascending keys (the 8192-host STrack run: 392 events a time on average, in
+ * runs of 22), so each run is reversed in place (a run shorter than SORT_RUN
+ * is extended by insertion) and the runs are merged in pairs, pass after
+ * pass, between v and tmp (n events each); runs has room for n + 1. Returns
+ * the one that holds the result. */
 #define SORT_RUN 4
-static void sort_refill(struct evq_bucket *b)
+static struct evs *sort_keys(struct evs *v, struct evs *tmp, uint32_t *runs, uint32_t n)
 {
-	uint32_t n = b->n;
-	if (n <= 2 * SORT_RUN) {
-		sort_key_desc(b->v, n);
-		return;
-	}
-	if (b->tmp_cap < n) {
-		mp_free(b->tmp);
-		b->tmp_cap = b->cap;
-		b->tmp = mp_malloc((size_t)b->tmp_cap * sizeof *b->tmp);
-	}
-	if (b->runs_cap < n + 1) {
-		mp_free(b->runs);
-		b->runs_cap = b->cap + 1;
-		b->runs = mp_malloc((size_t)b->runs_cap * sizeof *b->runs);
-	}
-	struct evs *v = b->v;
-	uint32_t *runs = b->runs, nr = 0;
+	uint32_t nr = 0;
 	for (uint32_t i = 0, j; i < n; i = j) {
 		for (j = i + 1; j < n && v[j].key > v[j - 1].key; j++)
 			;
@@ -385,7 +439,7 @@ static void sort_refill(struct evq_bucket *b)
 		runs[nr++] = i;
 	}
 	runs[nr] = n;
-	struct evs *src = v, *dst = b->tmp;
+	struct evs *src = v, *dst = tmp;
 	while (nr > 1) {
 		uint32_t k = 0, r;
 		for (r = 0; r + 1 < nr; r += 2) {
@@ -403,13 +457,87 @@ static void sort_refill(struct evq_bucket *b)
 		src = dst;
 		dst = t;
 	}
-	if (src != b->v) { /* the sorted events are in the scratch array: swap */
-		b->tmp = b->v;
-		b->v = src;
-		uint32_t c = b->cap;
-		b->cap = b->tmp_cap;
-		b->tmp_cap = c;
+	return src;
+}
+
+/* b0's scratch arrays, as large as its array. They grow with b0, so a run in
+ * its steady state allocates nothing. */
+static void scratch_reserve(struct evq_bucket *b)
+{
+	if (b->tmp_cap < b->n) {
+		mp_free(b->tmp);
+		b->tmp_cap = b->cap;
+		b->tmp = mp_malloc((size_t)b->tmp_cap * sizeof *b->tmp);
 	}
+	if (b->runs_cap < b->n + 1) {
+		mp_free(b->runs);
+		b->runs_cap = b->cap + 1;
+		b->runs = mp_malloc((size_t)b->runs_cap * sizeof *b->runs);
+	}
+}
+
+/* Make b0's scratch array its array (the sorted events are there). */
+static void b0_swap(struct evq_bucket *b)
+{
+	struct evs *t = b->v;
+	b->v = b->tmp;
+	b->tmp = t;
+	uint32_t c = b->cap;
+	b->cap = b->tmp_cap;
+	b->tmp_cap = c;
+}
+
+/* Sort b0's n events of one time by key, largest first. */
+static void sort_refill(struct evq_bucket *b)
+{
+	if (b->n <= 2 * SORT_RUN) {
+		sort_key_desc(b->v, b->n);
+		return;
+	}
+	scratch_reserve(b);
+	if (sort_keys(b->v, b->tmp, b->runs, b->n) != b->v)
+		b0_swap(b);
+}
+
+/* Sort b0's n events of one slot (times that differ in their lowest
+ * EVQ_SLOT_BITS only, from lo to hi) by (time, key), latest first: a counting
+ * sort by time into the scratch array, stable, so that the events of a time
+ * keep the order they were pushed in, then each time's events by key. */
+static void sort_slot(struct evq_bucket *b, simtime_t lo, simtime_t hi)
+{
+	uint32_t n = b->n;
+	if (n <= 16 || lo == hi) {
+		if (lo == hi)
+			sort_refill(b);
+		else
+			sort_key_desc(b->v, n);
+		return;
+	}
+	scratch_reserve(b);
+	const unsigned m = (1u << EVQ_SLOT_BITS) - 1;
+	unsigned l = (unsigned)lo & m, h = (unsigned)hi & m;
+	uint32_t at[1u << EVQ_SLOT_BITS];
+	memset(at + l, 0, (h - l + 1) * sizeof at[0]);
+	struct evs *v = b->v, *w = b->tmp;
+	for (uint32_t j = 0; j < n; j++)
+		at[v[j].t & m]++;
+	for (uint32_t s = 0, x = h + 1; x-- > l;) { /* latest first */
+		uint32_t c = at[x];
+		at[x] = s;
+		s += c;
+	}
+	for (uint32_t j = 0; j < n; j++)
+		w[at[v[j].t & m]++] = v[j];
+	/* each time's events, now w[s..e), by key, with v[s..e) as scratch */
+	for (uint32_t s = 0, e; s < n; s = e) {
+		for (e = s + 1; e < n && w[e].t == w[s].t; e++)
+			;
+		if (e - s <= 2 * SORT_RUN)
+			sort_key_desc(w + s, e - s);
+		else if (sort_keys(w + s, v + s, b->runs, e - s) != w + s)
+			memcpy(w + s, v + s, (size_t)(e - s) * sizeof *w);
+	}
+	b0_swap(b);
 }
 
 /* Earliest time in the lowest non-empty bucket (mask != 0). */
@@ -420,21 +548,56 @@ static simtime_t lowest_min(const struct evq *q, unsigned *bi)
 	return q->b[i].min;
 }
 
-/* Move bucket i down around its minimum m (b0 empty): the events of time m
- * fill b0, the others go to lower buckets. */
-static void redistribute(struct evq *q, unsigned i, simtime_t m)
+/* Take bucket i, of one slot (i < EVQ_FIRST_FAR), whole into b0 (empty),
+ * sorted, and make its latest time `last`: every other bucket holds later
+ * times, and stays in the bucket it is in, since `last` keeps its digits
+ * above the slot's. */
+static void take_whole(struct evq *q, unsigned i)
 {
 	struct evq_list *src = &q->b[i];
-	struct evq_chunk *c = src->head;
-	src->head = src->tail = NULL;
-	src->n = 0;
+	struct evq_bucket *b = &q->b0;
+	simtime_t lo = src->min, hi = 0;
+	uint32_t last_n;
+	struct evq_chunk *c = list_take(src, &last_n);
+	mask_clear(q, i);
+	while (c) {
+		__builtin_prefetch(c->next);
+		uint32_t cn = chunk_n(c, last_n);
+		if (__builtin_expect(b->cap < b->n + cn, 0))
+			b0_reserve(b, b->n + cn);
+		struct evs *d = b->v + b->n;
+		for (uint32_t j = 0; j < cn; j++) {
+			d[j] = c->v[j];
+			hi = c->v[j].t > hi ? c->v[j].t : hi;
+		}
+		b->n += cn;
+		struct evq_chunk *nx = c->next;
+		chunk_put(q, c);
+		c = nx;
+	}
+	q->last = hi;
+	if (b->n > 1)
+		sort_slot(b, lo, hi);
+	b->tail = 0;
+}
+
+/* Move far bucket i down around its minimum m (b0 empty): the events of
+ * time m fill b0, the others go to lower buckets. */
+static void redistribute(struct evq *q, unsigned i, simtime_t m)
+{
+	if (i < EVQ_FIRST_FAR) {
+		take_whole(q, i);
+		return;
+	}
+	uint32_t last_n;
+	struct evq_chunk *c = list_take(&q->b[i], &last_n);
 	q->last = m;
 	mask_clear(q, i);
 	while (c) {
 		/* chunks lie anywhere: the next one's header, while this one's
 		 * events stream in */
 		__builtin_prefetch(c->next);
-		for (uint32_t j = 0; j < c->n; j++) {
+		for (uint32_t j = 0, cn = chunk_n(c, last_n); j < cn; j++) {
 			const struct evs *e = &c->v[j];
 			unsigned k = bucket_of(e->t, m); /* k < i */
 			if (k == 0) {
@@ -448,8 +611,7 @@ static void redistribute(struct evq *q, unsigned i, simtime_t m)
 			}
 		}
 		struct evq_chunk *nx = c->next;
-		c->next = q->free_chunks;
-		q->free_chunks = c;
+		chunk_put(q, c);
 		c = nx;
 	}
 	if (q->b0.n > 1)
@@ -543,22 +705,23 @@ void evq_drain(struct evq *q, void (*fn)(void *ctx, const struct ev *e), void *c
 		fn(ctx, &e);
 	}
 	q->b0.n = q->b0.tail = 0;
-	for (int i = 1; i < EVQ_BUCKETS; i++) {
-		struct evq_chunk *c = q->b[i].head;
+	for (unsigned i = 1; i < EVQ_BUCKETS; i++) {
+		if (!q->b[i].head)
+			continue;
+		uint32_t last_n;
+		struct evq_chunk *c = list_take(&q->b[i], &last_n);
 		while (c) {
-			for (uint32_t j = 0; j < c->n; j++) {
+			for (uint32_t j = 0, cn = chunk_n(c, last_n); j < cn; j++) {
 				struct ev e = unpack(&c->v[j]);
 				fn(ctx, &e);
 			}
 			struct evq_chunk *nx = c->next;
-			c->next = q->free_chunks;
-			q->free_chunks = c;
+			chunk_put(q, c);
 			c = nx;
 		}
-		q->b[i].head = q->b[i].tail = NULL;
-		q->b[i].n = 0;
 	}
 	memset(q->mask, 0, sizeof q->mask);
+	memset(q->summary, 0, sizeof q->summary);
 	q->n = 0;
 }
 
@@ -578,9 +741,13 @@ void evq_rehandle(struct evq *q, ev_fn from, ev_fn to,
 	 * unique), so neither b0's sort nor a bucket's minimum changes */
 	uint64_t a = handler_id(from), b = handler_id(to);
 	rehandle_run(q->b0.v, q->b0.n, a, b, sel, ctx);
-	for (int i = 1; i < EVQ_BUCKETS; i++)
+	for (unsigned i = 1; i < EVQ_BUCKETS; i++) {
+		if (!q->b[i].head)
+			continue;
+		uint32_t last_n = list_last_n(&q->b[i]);
 		for (struct evq_chunk *c = q->b[i].head; c; c = c->next)
-			rehandle_run(c->v, c->n, a, b, sel, ctx);
+			rehandle_run(c->v, chunk_n(c, last_n), a, b, sel, ctx);
+	}
 }
 
 struct ev evq_pop(struct evq *q)

@@ -31,10 +31,25 @@
  * fewer instructions, 2% more misses, 1 MB more memory in partly filled
  * chunks; the hold model 25-40% faster). Bucket 0 holds the events of the next
  * times sorted by (time, key), at least EVQ_AHEAD of them when there are
- * (evq.c: the run loop's pipeline prefetches for events ahead in it). A
- * calendar queue was not chosen: its speed depends on the distribution of
+ * (evq.c: the run loop's pipeline prefetches for events ahead in it).
+ *
+ * The buckets of the two lowest digits are not moved down but taken whole: a
+ * bucket of them holds the times of one slot of 256 ps, which go to bucket 0
+ * at once, sorted by a counting sort on the time's lowest digit and by key
+ * within a time. Moved down digit by digit, a slot's events went a bucket per
+ * time (a paced fabric's times rarely coincide), and each such bucket was a
+ * refill of b0 with its own chunk: RoCEv2 at 8192 hosts refilled b0 every 18
+ * events. Taken whole: 3% fewer instructions on the fabrics, the hold model
+ * about 50% faster (bench/README.md).
+ *
+ * A calendar queue was not chosen: its speed depends on the distribution of
  * event times, which here mixes 10 ns serialisations with 100 us timers; the
- * radix heap's does not.
+ * radix heap's does not. Nor was a wheel of slots wide enough for a packet's
+ * arrival 1 us ahead to go straight to its slot (EVQ_WHEEL_BITS 14: 16384
+ * slots, 4.2 us): it moves an event once rather than two or three times, and
+ * cachegrind counts 6-10% fewer instructions and misses, but every push is
+ * then a write to one of thousands of places rather than an append to one of
+ * a few buckets, and the reference run took 3-10% longer.
  */
 #ifndef MPSIM_CORE_EVQ_H
 #define MPSIM_CORE_EVQ_H
@@ -85,19 +100,24 @@ struct evq_bucket {
 	uint32_t runs_cap;
 };
 
-/* The other buckets: lists of fixed-size chunks from one shared free list, so
- * memory follows the events pending now, not each bucket's high-water mark. */
-#define EVQ_CHUNK 256
+/* The other buckets: lists of chunks from shared free lists, so memory
+ * follows the events pending now, not each bucket's high-water mark. A list's
+ * first chunk is small (a slot of a small fabric holds a few events), the
+ * others large. */
+#define EVQ_CHUNK_SMALL 15
+#define EVQ_CHUNK_LARGE 255
 struct evq_chunk {
 	struct evq_chunk *next;
-	uint32_t n;
-	struct evs v[EVQ_CHUNK];
+	uint32_t cap;
+	struct evs v[];
 };
 
+/* A push writes at `wr` alone (the chunk's header stays cold) until `end`,
+ * the end of the last chunk; every chunk before it is full. */
 struct evq_list {
-	struct evq_chunk *head, *tail;
-	uint32_t n;
-	simtime_t min; /* earliest time in the list (valid when n > 0) */
+	struct evs *wr, *end;
+	struct evq_chunk *head; /* NULL when empty */
+	simtime_t min;		/* earliest time in the list (valid when not empty) */
 };
 
 /* Anything that creates events: an id unique among entities and a counter
@@ -107,23 +127,36 @@ struct ev_src {
 	uint32_t seq;
 };
 
-#ifndef EVQ_RADIX_BITS /* a divisor of 64; overridable to compare */
-#define EVQ_RADIX_BITS 8
+/* Buckets, in the order of the times they hold (evq.c):
+ * - 1: the rest of the slot of `last` (times in the same 2^EVQ_SLOT_BITS ps);
+ * - the slots: one bucket per slot of the 2^EVQ_NEAR_BITS ps block of `last`
+ *   (the radix heap's second digit);
+ * - the far levels: digits of EVQ_RADIX_BITS above that block.
+ * The first two are taken whole into b0, the far ones moved down. */
+#define EVQ_SLOT_BITS 8	 /* a slot: 256 ps */
+#ifndef EVQ_WHEEL_BITS	 /* overridable to compare (evq.h's opening comment) */
+#define EVQ_WHEEL_BITS 8 /* slots a block: 256, 65.5 ns */
 #endif
-#define EVQ_LEVELS (64 / EVQ_RADIX_BITS)
-#define EVQ_BUCKETS (1 + EVQ_LEVELS * (1 << EVQ_RADIX_BITS))
+#define EVQ_NEAR_BITS (EVQ_SLOT_BITS + EVQ_WHEEL_BITS)
+#define EVQ_RADIX_BITS 8
+#define EVQ_FAR_LEVELS ((64 - EVQ_NEAR_BITS + EVQ_RADIX_BITS - 1) / EVQ_RADIX_BITS)
+#define EVQ_FIRST_SLOT 2u
+#define EVQ_FIRST_FAR (EVQ_FIRST_SLOT + (1u << EVQ_WHEEL_BITS))
+#define EVQ_BUCKETS (EVQ_FIRST_FAR + EVQ_FAR_LEVELS * (1u << EVQ_RADIX_BITS))
+#define EVQ_MASK_WORDS ((EVQ_BUCKETS + 63) / 64)
 
 struct evq {
-	struct evq_bucket b0;		/* time <= last, sorted by (time, key) */
-	struct evq_list b[EVQ_BUCKETS]; /* b[0] unused */
-	struct evq_chunk *free_chunks;
-	uint64_t mask[(EVQ_BUCKETS + 63) / 64]; /* bit i set when b[i] (i >= 1) is not empty */
-	simtime_t last;				/* latest time moved to b0 */
-	size_t n;				/* events pending */
-	simtime_t now;				/* time of the event being handled */
-	uint64_t processed;			/* events handled so far */
-	size_t peak;				/* most events pending at once */
-	bool stop;				/* set by a handler to end evq_run early */
+	struct evq_bucket b0; /* time <= last, sorted by (time, key) */
+	struct evq_list *b;   /* EVQ_BUCKETS of them; b[0] unused */
+	struct evq_chunk *free_small, *free_large;
+	uint64_t mask[EVQ_MASK_WORDS]; /* bit i set when b[i] (i >= 1) is not empty */
+	uint64_t summary[(EVQ_MASK_WORDS + 63) / 64]; /* bit w set when mask[w] != 0 */
+	simtime_t last;				      /* latest time moved to b0 */
+	size_t n;				      /* events pending */
+	simtime_t now;				      /* time of the event being handled */
+	uint64_t processed;			      /* events handled so far */
+	size_t peak;				      /* most events pending at once */
+	bool stop;				      /* set by a handler to end evq_run early */
 };
 
 void evq_init(struct evq *q);
