@@ -61,7 +61,8 @@
  *    random (the switch's generator), as that port does ("random among the
  *    paths of equal RTT"); ties in the other two classes too (the port takes
  *    its first there), where paused paths of no utilisation tie the same
- *    way. On an idle fabric every path measures its base
+ *    way. The alternatives a packet carries take the lower path id on ties
+ *    (set_alternatives says why). On an idle fabric every path measures its base
  *    delay, and taking the lowest path id sent every new flow of an edge pair
  *    to one spine: at 0.3 load of Fig. 10's Web Search, Proteus's AFCT was
  *    515 us against ECMP's 432 (now 341). The port's other guard against
@@ -311,7 +312,8 @@ static int better(int c, const struct pr_path *a, const struct pr_path *b)
 }
 
 /* Order the paths in `cand` (indices, n of them) as SelectPath ranks them, the
- * best first; only the first `want` are ordered (the rest unspecified). */
+ * best first; only the first `want` are ordered (the rest unspecified). Of
+ * paths that tie, one at random from r, or the first when r is NULL. */
 static void select_order(const struct pr_state *st, const struct pr_pair *pr, uint32_t *cand,
 			 uint32_t n, uint32_t want, struct mp_rng *r)
 {
@@ -375,13 +377,15 @@ static int64_t tolerable(const struct pr_path *alt, const struct pr_path *cur)
 }
 
 /* The packet's alternatives (SelectPath over the other active paths) and its
- * tolerable delay, for path `cur`. */
+ * tolerable delay, for path `cur`. Ties go to the lower path id: drawing for
+ * them would make how many alternatives a packet carries change which paths
+ * new flows take, through the generator. */
 static void set_alternatives(struct pr_state *st, struct pr_pair *pr, struct pr_meta *m,
-			     uint32_t cur, struct mp_rng *r)
+			     uint32_t cur)
 {
 	uint32_t want = (uint32_t)st->P->alternatives;
 	uint32_t n = active_set(pr, st->order, cur);
-	select_order(st, pr, st->order, n, want, r);
+	select_order(st, pr, st->order, n, want, NULL);
 	memset(m->alt, 0, sizeof m->alt);
 	for (uint32_t i = 0; i < want && i < n; i++)
 		m->alt[i] = (uint16_t)(st->order[i] + 1);
@@ -469,7 +473,7 @@ static void route_new_packet(struct fabric *f, struct sw *s, struct packet *p, s
 	fl->last = now;
 	m->path = (uint16_t)(cur + 1);
 	m->t_edge = now;
-	set_alternatives(st, pr, m, cur, &s->rng);
+	set_alternatives(st, pr, m, cur);
 }
 
 /* Piggyback one fresh measurement of the reverse pair on p (round robin). */
