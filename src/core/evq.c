@@ -174,23 +174,19 @@ static inline unsigned bucket_of(simtime_t t, simtime_t last)
 static inline void mask_set(struct evq *q, unsigned i)
 {
 	q->mask[i >> 6] |= 1ULL << (i & 63);
-	q->summary[i >> 12] |= 1ULL << ((i >> 6) & 63);
 }
 
 static inline void mask_clear(struct evq *q, unsigned i)
 {
-	if ((q->mask[i >> 6] &= ~(1ULL << (i & 63))) == 0)
-		q->summary[i >> 12] &= ~(1ULL << ((i >> 6) & 63));
+	q->mask[i >> 6] &= ~(1ULL << (i & 63));
 }
 
 /* lowest non-empty bucket >= 1, or 0 when none */
 static inline unsigned mask_first(const struct evq *q)
 {
-	for (unsigned s = 0; s < sizeof q->summary / sizeof q->summary[0]; s++)
-		if (q->summary[s]) {
-			unsigned w = s * 64 + (unsigned)__builtin_ctzll(q->summary[s]);
+	for (unsigned w = 0; w < EVQ_MASK_WORDS; w++)
+		if (q->mask[w])
 			return w * 64 + (unsigned)__builtin_ctzll(q->mask[w]);
-		}
 	return 0;
 }
 
@@ -721,7 +717,6 @@ void evq_drain(struct evq *q, void (*fn)(void *ctx, const struct ev *e), void *c
 		}
 	}
 	memset(q->mask, 0, sizeof q->mask);
-	memset(q->summary, 0, sizeof q->summary);
 	q->n = 0;
 }
 

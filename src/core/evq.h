@@ -39,7 +39,7 @@
  * within a time. Moved down digit by digit, a slot's events went a bucket per
  * time (a paced fabric's times rarely coincide), and each such bucket was a
  * refill of b0 with its own chunk: RoCEv2 at 8192 hosts refilled b0 every 18
- * events. Taken whole: 3% fewer instructions on the fabrics, the hold model
+ * events. Taken whole: 3-4% fewer instructions on the fabrics, the hold model
  * about 50% faster (bench/README.md).
  *
  * A calendar queue was not chosen: its speed depends on the distribution of
@@ -134,7 +134,8 @@ struct ev_src {
  * - the far levels: digits of EVQ_RADIX_BITS above that block.
  * The first two are taken whole into b0, the far ones moved down. */
 #define EVQ_SLOT_BITS 8	 /* a slot: 256 ps */
-#ifndef EVQ_WHEEL_BITS	 /* overridable to compare (evq.h's opening comment) */
+#ifndef EVQ_WHEEL_BITS	 /* overridable to compare (evq.h's opening
+			  * comment; mask_first scans the mask word by word) */
 #define EVQ_WHEEL_BITS 8 /* slots a block: 256, 65.5 ns */
 #endif
 #define EVQ_NEAR_BITS (EVQ_SLOT_BITS + EVQ_WHEEL_BITS)
@@ -150,13 +151,12 @@ struct evq {
 	struct evq_list *b;   /* EVQ_BUCKETS of them; b[0] unused */
 	struct evq_chunk *free_small, *free_large;
 	uint64_t mask[EVQ_MASK_WORDS]; /* bit i set when b[i] (i >= 1) is not empty */
-	uint64_t summary[(EVQ_MASK_WORDS + 63) / 64]; /* bit w set when mask[w] != 0 */
-	simtime_t last;				      /* latest time moved to b0 */
-	size_t n;				      /* events pending */
-	simtime_t now;				      /* time of the event being handled */
-	uint64_t processed;			      /* events handled so far */
-	size_t peak;				      /* most events pending at once */
-	bool stop;				      /* set by a handler to end evq_run early */
+	simtime_t last;		       /* latest time moved to b0 */
+	size_t n;		       /* events pending */
+	simtime_t now;		       /* time of the event being handled */
+	uint64_t processed;	       /* events handled so far */
+	size_t peak;		       /* most events pending at once */
+	bool stop;		       /* set by a handler to end evq_run early */
 };
 
 void evq_init(struct evq *q);
