@@ -155,7 +155,7 @@ static void test_ecn_at_dequeue(void **state)
 			fail_msg("queue %.0f B behind: marked %.4f, expected %.4f", q, got, want);
 	}
 	/* marks counted at the port */
-	uint64_t m = R.s->node.ports[1].st.ecn_marks, sum = 0;
+	uint64_t m = port_ecn_marks(&R.s->node.ports[1]), sum = 0;
 	for (int i = 0; i < N; i++)
 		sum += marks[i];
 	assert_int_equal(m, sum);

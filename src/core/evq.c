@@ -388,24 +388,44 @@ static void sort_key_desc(struct evs *v, size_t n)
 }
 
 /* Merge the descending runs a[0..na) and b[0..nb) into out. Branch-free in
- * its loop (the compiler turns the choice into conditional moves): the keys of
- * simultaneous events come in no order a branch predictor could learn, and the
- * quicksort's mispredicted comparisons were a tenth of the 8192-host run's
+ * its loops (the compiler turns the choice into conditional moves): the keys
+ * of simultaneous events come in no order a branch predictor could learn, and
+ * the quicksort's mispredicted comparisons were a tenth of the 8192-host run's
  * time (bench/README.md). Keys are unique, so the order is the same whichever
- * sort produces it. */
+ * sort produces it.
+ *
+ * A step of a merge waits for the one before it (which run the next key is
+ * read from depends on the last comparison), so the merge runs from both
+ * ends at once, two independent chains: the front takes the largest of the
+ * runs' heads, the back the smallest of their tails. For as many steps as
+ * the shorter run has events left, neither can pass the end of a run (each
+ * takes at most one event a step from either) nor meet the other (twice the
+ * shorter is at most both); then again over what is left between them, until
+ * a run is used up and the other is copied. */
 static void merge_desc(struct evs *restrict out, const struct evs *a, size_t na,
 		       const struct evs *b, size_t nb)
 {
-	const struct evs *ae = a + na, *be = b + nb;
-	while (a < ae && b < be) {
-		bool tb = b->key > a->key;
-		*out++ = *(tb ? b : a);
-		b += tb;
-		a += !tb;
+	const struct evs *al = a + na - 1, *bl = b + nb - 1; /* the back's: the runs' tails */
+	struct evs *ol = out + na + nb - 1;
+	for (;;) {
+		size_t ra = (size_t)(al + 1 - a), rb = (size_t)(bl + 1 - b);
+		size_t s = ra < rb ? ra : rb;
+		if (s == 0)
+			break;
+		for (; s > 0; s--) {
+			bool tb = b->key > a->key;
+			*out++ = *(tb ? b : a);
+			b += tb;
+			a += !tb;
+			bool tbl = bl->key < al->key;
+			*ol-- = *(tbl ? bl : al);
+			bl -= tbl;
+			al -= !tbl;
+		}
 	}
-	while (a < ae)
+	while (a <= al)
 		*out++ = *a++;
-	while (b < be)
+	while (b <= bl)
 		*out++ = *b++;
 }
 

@@ -89,6 +89,10 @@ struct port {
 	bool lossy_link : 1; /* loss_rate > 0 */
 	uint8_t paused;	     /* bit per class: paused by the downstream peer */
 	uint8_t qmask;	     /* bit per class: that class's queue is not empty */
+	/* ECN marks not yet in st.ecn_marks: every 256th adds them, so a mark
+	 * writes a line the departure holds rather than the cold statistics
+	 * (port_ecn_marks reads the sum) */
+	uint8_t ecn_marks_lo;
 	/* line 1: what a transmission counts, and the queue as a whole */
 	struct node *owner;
 	uint64_t qbytes_total;	   /* bytes queued, all classes */
@@ -135,6 +139,7 @@ struct port {
 _Static_assert(offsetof(struct port, owner) == 64 && offsetof(struct port, peer) == 128 &&
 		   offsetof(struct port, q[CLS_DATA2]) == 256,
 	       "struct port: the packet path's fields fill lines 0-3 (see its layout note)");
+_Static_assert(offsetof(struct port, ecn_marks_lo) < 64, "struct port: a mark counts in line 0");
 _Static_assert(offsetof(struct port, ingress_bytes) == 320 &&
 		   offsetof(struct port, pause_sent) < 384,
 	       "struct port: a lossless ingress port's counters share line 5");
@@ -502,5 +507,10 @@ static inline simtime_t port_paused_time(const struct port *pt, simtime_t now)
 
 /* Bring qbytes_integral up to `now` (call before reading port stats). */
 void port_stats_sync(struct port *pt, simtime_t now);
+/* Packets that left the port marked CE. */
+static inline uint64_t port_ecn_marks(const struct port *pt)
+{
+	return pt->st.ecn_marks + pt->ecn_marks_lo;
+}
 
 #endif

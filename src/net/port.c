@@ -669,8 +669,8 @@ static void switch_depart(struct fabric *f, struct port *pt, struct packet *p)
 			if (rng_u01(&pt->rng) < prob)
 				p->flags |= PKT_F_CE;
 		}
-		if (p->flags & PKT_F_CE)
-			pt->st.ecn_marks++;
+		if ((p->flags & PKT_F_CE) && ++pt->ecn_marks_lo == 0)
+			pt->st.ecn_marks += 256;
 	}
 	if (f->lb->sw_tx)
 		f->lb->sw_tx(f, s, pt, p);

@@ -839,7 +839,7 @@ static void collect_ports(struct sim *s, struct run_result *r)
 			pr->mean_qbytes = T > 0 ? (double)pt->qbytes_integral / T : 0;
 			pr->drops_buffer = pt->st.drops_buffer;
 			pr->drops_link = pt->st.drops_link;
-			pr->ecn_marks = pt->st.ecn_marks;
+			pr->ecn_marks = port_ecn_marks(pt);
 			pr->pause_sent = pt->st.pause_sent;
 			pr->resume_sent = pt->st.resume_sent;
 			pr->pause_rcvd = pt->st.pause_rcvd;
@@ -1011,7 +1011,7 @@ void sim_collect(struct sim *s, struct run_result *r)
 			port_stats_sync(pt, s->q.now);
 			t->drops_buffer += pt->st.drops_buffer;
 			t->drops_link += pt->st.drops_link;
-			t->ecn_marks += pt->st.ecn_marks;
+			t->ecn_marks += port_ecn_marks(pt);
 			t->pause_frames += pt->st.pause_sent;
 			t->resume_frames += pt->st.resume_sent;
 			t->paused_time += port_paused_time(pt, s->q.now);
