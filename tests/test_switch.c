@@ -162,6 +162,46 @@ static void test_ecn_at_dequeue(void **state)
 	rig_free(&R);
 }
 
+/* A port counts the marks it makes: a packet that arrives marked leaves
+ * marked and is not counted again (a run's total would otherwise count a
+ * mark once more at every later hop). Step marking at 20 packets: of 100
+ * packets queued, the first 80 leave above it; every third arrives marked. */
+static void test_ecn_marked_upstream(void **state)
+{
+	(void)state;
+	struct swcfg cfg = { .buffer = 100000000,
+			     .dt_alpha = 1000,
+			     .mode = BUF_LOSSY,
+			     .ecn = true,
+			     .kmin = 20 * PKT,
+			     .kmax = 20 * PKT,
+			     .pmax = 1,
+			     .ctrl_size = 64,
+			     .pfc_xon_gap = 1 };
+	rig_init(&R, &cfg, 3);
+	enum { N = 100 };
+	pfc_to_port(&R, 1, false);
+	uint64_t fresh = 0;
+	for (int i = 0; i < N; i++) {
+		struct packet *p = mkpkt(&R, PKT_DATA, CLS_DATA, PKT, 1, (uint32_t)i);
+		p->src = 0;
+		p->flags = PKT_F_ECT | (i % 3 == 0 ? PKT_F_CE : 0);
+		fresh += i < N - 20 && i % 3 != 0; /* leaves 20 or more behind, unmarked */
+		node_recv(&R.s->node, 0, p);
+	}
+	R.rx = 0;
+	pfc_to_port(&R, 1, true);
+	evq_run(&R.q, SIMTIME_MAX);
+	assert_int_equal(R.rx, N);
+	for (int k = 0; k < N; k++) { /* k-th received: packet psn */
+		uint32_t psn = R.rx_order[k];
+		assert_int_equal(R.rx_marked[k], psn < N - 20 || psn % 3 == 0);
+	}
+	assert_int_equal(fresh, 53);
+	assert_int_equal(port_ecn_marks(&R.s->node.ports[1]), fresh);
+	rig_free(&R);
+}
+
 /* Dynamic thresholds (Choudhury-Hahne): a queue may grow while
  * q + size <= alpha * (B - used). One congested queue settles at
  * alpha/(1+alpha) of B; two at alpha/(1+2 alpha) each. */
@@ -489,10 +529,15 @@ static void test_depart_reentry(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ecn_at_dequeue), cmocka_unit_test(test_dynamic_threshold),
-		cmocka_unit_test(test_queue_limit),    cmocka_unit_test(test_pfc_xoff_xon),
-		cmocka_unit_test(test_headroom_bound), cmocka_unit_test(test_pull_reentry),
-		cmocka_unit_test(test_depart_reentry), cmocka_unit_test(test_self_origin),
+		cmocka_unit_test(test_ecn_at_dequeue),
+		cmocka_unit_test(test_ecn_marked_upstream),
+		cmocka_unit_test(test_dynamic_threshold),
+		cmocka_unit_test(test_queue_limit),
+		cmocka_unit_test(test_pfc_xoff_xon),
+		cmocka_unit_test(test_headroom_bound),
+		cmocka_unit_test(test_pull_reentry),
+		cmocka_unit_test(test_depart_reentry),
+		cmocka_unit_test(test_self_origin),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,7 +22,7 @@ const struct metric_def metric_defs[M_N] = {
 			"message bytes of completed flows over first start to last finish" },
 	[M_DROPS] = { "drops", MK_COUNT, "packets dropped (buffer and link)" },
 	[M_RETX_BYTES] = { "retx_bytes", MK_BYTES, "retransmitted data bytes" },
-	[M_ECN_MARKS] = { "ecn_marks", MK_COUNT, "packets marked CE" },
+	[M_ECN_MARKS] = { "ecn_marks", MK_COUNT, "CE marks made by the switches (a packet once)" },
 	[M_PAUSE_FRAMES] = { "pause_frames", MK_COUNT, "PFC PAUSE frames sent" },
 	[M_PAUSED_TIME] = { "paused_time", MK_TIME, "time ports spent paused, summed" },
 	[M_MAX_QUEUE] = { "max_queue", MK_BYTES, "largest egress queue of any switch port" },

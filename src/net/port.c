@@ -661,16 +661,22 @@ static void switch_depart(struct fabric *f, struct port *pt, struct packet *p)
 	switch_release(f, s, p);
 	if (f->cfg.ecn && (p->flags & PKT_F_ECT) && p->type == PKT_DATA) {
 		uint64_t q = pt->q[c].bytes;
-		if (q >= f->cfg.kmax) {
-			p->flags |= PKT_F_CE;
-		} else if (q > f->cfg.kmin) {
+		bool mark = q >= f->cfg.kmax;
+		if (!mark && q > f->cfg.kmin) {
 			double prob = f->cfg.pmax * (double)(q - f->cfg.kmin) /
 				      (double)(f->cfg.kmax - f->cfg.kmin);
-			if (rng_u01(&pt->rng) < prob)
-				p->flags |= PKT_F_CE;
+			mark = rng_u01(&pt->rng) < prob;
 		}
-		if ((p->flags & PKT_F_CE) && ++pt->ecn_marks_lo == 0)
-			pt->st.ecn_marks += 256;
+		/* a port counts the marks it makes, not a packet marked upstream
+		 * (which it counted once as CE packets leaving it, so a run's
+		 * total counted a mark at every later hop); it draws for such a
+		 * packet all the same, so its random stream does not depend on
+		 * what happened upstream */
+		if (mark && !(p->flags & PKT_F_CE)) {
+			p->flags |= PKT_F_CE;
+			if (++pt->ecn_marks_lo == 0)
+				pt->st.ecn_marks += 256;
+		}
 	}
 	if (f->lb->sw_tx)
 		f->lb->sw_tx(f, s, pt, p);
