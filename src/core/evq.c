@@ -397,11 +397,11 @@ static void sort_key_desc(struct evs *v, size_t n)
  * A step of a merge waits for the one before it (which run the next key is
  * read from depends on the last comparison), so the merge runs from both
  * ends at once, two independent chains: the front takes the largest of the
- * runs' heads, the back the smallest of their tails. For as many steps as
- * the shorter run has events left, neither can pass the end of a run (each
- * takes at most one event a step from either) nor meet the other (twice the
- * shorter is at most both); then again over what is left between them, until
- * a run is used up and the other is copied. */
+ * runs' heads, the back the smallest of their tails. For s steps, s the
+ * events left in the shorter run, neither can pass the end of a run (each
+ * takes at most one event a step from either) nor meet the other (together
+ * they take 2s events, at most what is left); then again over what is left
+ * between them, until a run is used up and the other is copied. */
 static void merge_desc(struct evs *restrict out, const struct evs *a, size_t na,
 		       const struct evs *b, size_t nb)
 {

@@ -507,7 +507,7 @@ static inline simtime_t port_paused_time(const struct port *pt, simtime_t now)
 
 /* Bring qbytes_integral up to `now` (call before reading port stats). */
 void port_stats_sync(struct port *pt, simtime_t now);
-/* Packets that left the port marked CE. */
+/* The CE marks this port made (not those of packets marked upstream). */
 static inline uint64_t port_ecn_marks(const struct port *pt)
 {
 	return pt->st.ecn_marks + pt->ecn_marks_lo;

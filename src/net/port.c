@@ -667,11 +667,11 @@ static void switch_depart(struct fabric *f, struct port *pt, struct packet *p)
 				      (double)(f->cfg.kmax - f->cfg.kmin);
 			mark = rng_u01(&pt->rng) < prob;
 		}
-		/* a port counts the marks it makes, not a packet marked upstream
-		 * (which it counted once as CE packets leaving it, so a run's
-		 * total counted a mark at every later hop); it draws for such a
-		 * packet all the same, so its random stream does not depend on
-		 * what happened upstream */
+		/* a port counts the marks it makes: a packet marked upstream
+		 * leaves marked and is not counted again, so a run's total
+		 * counts each mark once. The draw is made for it all the same,
+		 * so a port's random stream does not depend on what happened
+		 * upstream. */
 		if (mark && !(p->flags & PKT_F_CE)) {
 			p->flags |= PKT_F_CE;
 			if (++pt->ecn_marks_lo == 0)
