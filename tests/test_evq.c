@@ -269,6 +269,44 @@ static void test_refill_runs(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* Large groups of one time are sorted on their creators alone, stably
+ * (sort_radix): a creator's events, pushed in their sequence order between
+ * other creators', come out in key order. One creator alone (every byte of
+ * the id shared); creators that share their lowest byte (a pass skipped)
+ * or their upper ones; each case in groups above and below the radix sort's
+ * threshold. */
+static void test_radix_groups(void **state)
+{
+	(void)state;
+	static const uint32_t sizes[] = { 40, 48, 200, 3000 };
+	struct mp_rng r;
+	rng_init(&r, 5, RNG_TEST, 0);
+	size_t bad = 0;
+	for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+		for (int pattern = 0; pattern < 3; pattern++) {
+			uint32_t n = sizes[si], ncr = pattern == 0 ? 1 : 37;
+			struct ev_src src[37];
+			for (uint32_t c = 0; c < ncr; c++) /* ids: 7, then c << 8 | 9, then c + 1 */
+				src[c] = (struct ev_src){ .id = pattern == 0   ? 7
+								: pattern == 1 ? (c + 1) << 8 | 9
+									       : c + 1,
+							  .seq = (uint32_t)rng_below(&r, 1000) };
+			struct evq q;
+			evq_init(&q);
+			for (uint32_t i = 0; i < n; i++) {
+				uint64_t k = evq_key(&src[rng_below(&r, ncr)]);
+				evq_push(&q, 1000, k, record, NULL, k);
+			}
+			norder = 0;
+			evq_run(&q, SIMTIME_MAX);
+			bad += norder != n;
+			for (size_t i = 1; i < norder; i++)
+				bad += order[i - 1] >= order[i];
+			evq_free(&q);
+		}
+	assert_int_equal(bad, 0);
+}
+
 /* Events pushed for the current time, before any pop (what building a fabric
  * does when thousands of flows start at t = 0) and by handlers while others of
  * that time wait: every pop is the smallest key pending. Covers both of b0's
@@ -457,7 +495,7 @@ int main(void)
 		cmocka_unit_test(test_many_ties),	 cmocka_unit_test(test_same_time_burst),
 		cmocka_unit_test(test_refill_runs),	 cmocka_unit_test(test_ser_exact_paths),
 		cmocka_unit_test(test_lookahead_order),	 cmocka_unit_test(test_rehandle),
-		cmocka_unit_test(test_slot_order),
+		cmocka_unit_test(test_slot_order),	 cmocka_unit_test(test_radix_groups),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,7 +5,7 @@
  * sequence number. The key never depends on a global insertion counter, so the
  * order of simultaneous events is the same however a run is partitioned. (A
  * creator's 32-bit sequence wraps after 4G events; simultaneous events of one
- * creator that straddle a wrap swap places, identically in every run.)
+ * creator that straddle a wrap may swap places, identically in every run.)
  *
  * Storage, chosen by measurement (bench/evq_hold.c: the hold model with
  * 100,000 pending events; bench/README.md has the figures): a radix heap
@@ -168,6 +168,9 @@ static inline uint64_t evq_key(struct ev_src *s)
 	return ((uint64_t)s->id << EVQ_SEQ_BITS) | s->seq++;
 }
 
+/* The events of one creator must be pushed in the order of their sequence
+ * numbers (evq_at's keys are): the events of one time are sorted on their
+ * creators alone, stably (evq.c, sort_radix; debug builds check the order). */
 void evq_push(struct evq *q, simtime_t t, uint64_t key, ev_fn fn, void *obj, uint64_t arg);
 
 /* Schedule from an entity: key from its counter. t must be >= q->now. */
