@@ -37,6 +37,12 @@ static inline void *pool_get(struct pool *p)
 	if (__builtin_expect(o == NULL, 0))
 		return pool_grow_get(p);
 	p->free_list = *(void **)o;
+	/* the next get reads the new head's link: ask for its line now (the
+	 * object is written when it is taken, so the line is one it needs
+	 * anyway). Without it, taking a packet waited on a line from memory
+	 * whenever allocations ran deeper into the free list than the last
+	 * few frees: 91% of tp_pkt_new's samples at 8192 hosts. */
+	__builtin_prefetch(p->free_list);
 	if (++p->live > p->peak)
 		p->peak = p->live;
 	return o;
