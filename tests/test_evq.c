@@ -286,7 +286,8 @@ static void test_radix_groups(void **state)
 		for (int pattern = 0; pattern < 3; pattern++) {
 			uint32_t n = sizes[si], ncr = pattern == 0 ? 1 : 37;
 			struct ev_src src[37];
-			for (uint32_t c = 0; c < ncr; c++) /* ids: 7, then c << 8 | 9, then c + 1 */
+			for (uint32_t c = 0; c < ncr;
+			     c++) /* ids: 7, then (c + 1) << 8 | 9, then c + 1 */
 				src[c] = (struct ev_src){ .id = pattern == 0   ? 7
 								: pattern == 1 ? (c + 1) << 8 | 9
 									       : c + 1,

@@ -114,18 +114,25 @@ static void inject(struct rig *r, int from, int to, uint32_t psn)
 	node_recv(&r->s->node, (uint16_t)from, p);
 }
 
+/* A lossy switch with a large buffer that marks ECN at dequeue, RED-style
+ * from kmin to kmax (bytes) up to pmax. */
+static struct swcfg ecn_cfg(uint64_t kmin, uint64_t kmax, double pmax)
+{
+	return (struct swcfg){ .buffer = 100000000,
+			       .dt_alpha = 1000,
+			       .mode = BUF_LOSSY,
+			       .ecn = true,
+			       .kmin = kmin,
+			       .kmax = kmax,
+			       .pmax = pmax,
+			       .ctrl_size = 64,
+			       .pfc_xon_gap = 1 };
+}
+
 static void test_ecn_at_dequeue(void **state)
 {
 	(void)state;
-	struct swcfg cfg = { .buffer = 100000000,
-			     .dt_alpha = 1000,
-			     .mode = BUF_LOSSY,
-			     .ecn = true,
-			     .kmin = 20 * PKT,
-			     .kmax = 80 * PKT,
-			     .pmax = 0.2,
-			     .ctrl_size = 64,
-			     .pfc_xon_gap = 1 };
+	struct swcfg cfg = ecn_cfg(20 * PKT, 80 * PKT, 0.2);
 	rig_init(&R, &cfg, 3);
 	enum { N = 100, ROUNDS = 3000 };
 	static uint32_t marks[N];
@@ -169,15 +176,7 @@ static void test_ecn_at_dequeue(void **state)
 static void test_ecn_marked_upstream(void **state)
 {
 	(void)state;
-	struct swcfg cfg = { .buffer = 100000000,
-			     .dt_alpha = 1000,
-			     .mode = BUF_LOSSY,
-			     .ecn = true,
-			     .kmin = 20 * PKT,
-			     .kmax = 20 * PKT,
-			     .pmax = 1,
-			     .ctrl_size = 64,
-			     .pfc_xon_gap = 1 };
+	struct swcfg cfg = ecn_cfg(20 * PKT, 20 * PKT, 1);
 	rig_init(&R, &cfg, 3);
 	enum { N = 100 };
 	pfc_to_port(&R, 1, false);

@@ -491,9 +491,10 @@ static struct evs *sort_radix(struct evs *v, struct evs *tmp, uint32_t n)
 
 /* Sort v[0..n) by key, largest first: sort_radix from SORT_RADIX_MIN events
  * up, below it a natural merge sort. Events arrive
- * from their bucket in the order they were pushed, which holds long runs of
- * ascending keys (the 8192-host STrack run: 392 events a time on average, in
- * runs of 22), so each run is reversed in place (a run shorter than SORT_RUN
+ * from their bucket in the order they were pushed, which holds runs of
+ * ascending keys (the 8192-host STrack run, before sort_radix took such
+ * groups: 392 events a time on average, in runs of 22), so each run is
+ * reversed in place (a run shorter than SORT_RUN
  * is extended by insertion) and the runs are merged in pairs, pass after
  * pass, between v and tmp (n events each); runs has room for n + 1. Returns
  * the one that holds the result. */
