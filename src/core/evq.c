@@ -53,7 +53,7 @@
  * per process; the ids never affect the order of events). */
 static ev_fn handlers[256];
 static evq_prefetch_fn prefetchers[256], late_prefetchers[256];
-static bool obj_one_line[256]; /* the run loop prefetches one line of the object, not four */
+static uint8_t obj_lines[256]; /* the lines of the object the run loop prefetches (0: four) */
 static unsigned nhandlers;
 static struct {
 	ev_fn fn;
@@ -105,9 +105,10 @@ void evq_set_prefetch_late(ev_fn fn, evq_prefetch_fn pf)
 	late_prefetchers[handler_id(fn)] = pf;
 }
 
-void evq_set_prefetch_one_line(ev_fn fn)
+void evq_set_prefetch_lines(ev_fn fn, unsigned mask)
 {
-	obj_one_line[handler_id(fn)] = true;
+	MP_ASSERT(mask && mask < 256);
+	obj_lines[handler_id(fn)] = (uint8_t)mask;
 }
 
 void evq_init(struct evq *q)
@@ -765,17 +766,20 @@ bool evq_pop_until(struct evq *q, simtime_t until, struct ev *e)
 	return true;
 }
 
-/* The first EVQ_PREFETCH_LINES cache lines of an event's object (a port's
- * hot fields span four: net/fabric.h), or the first alone for handlers that
- * asked (an arrival's node: a host is one line, and the next three belonged
- * to other allocations, each a wasted miss that held one of the core's few
- * outstanding-miss slots). */
+/* The first EVQ_PREFETCH_LINES cache lines of an event's object (a
+ * connection's), or the lines its handler asked for: an arrival's node, the
+ * first alone (a host is one line, and the next three belonged to other
+ * allocations, each a wasted miss that held one of the core's few
+ * outstanding-miss slots); an end of transmission's port, its three hot
+ * lines (net/fabric.h). */
 static inline void prefetch_obj(const struct evs *e)
 {
-	if (obj_one_line[e->key & 255])
-		__builtin_prefetch(e->obj);
-	else
+	unsigned m = obj_lines[e->key & 255];
+	if (!m)
 		evq_prefetch_lines(e->obj, 64 * EVQ_PREFETCH_LINES);
+	else
+		for (uintptr_t a = (uintptr_t)e->obj; m; m &= m - 1)
+			__builtin_prefetch((const void *)(a + 64 * (unsigned)__builtin_ctz(m)));
 }
 
 void evq_drain(struct evq *q, void (*fn)(void *ctx, const struct ev *e), void *ctx)

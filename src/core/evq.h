@@ -211,6 +211,19 @@ static inline __attribute__((always_inline)) void evq_prefetch_lines(const void 
 	__asm__ volatile("");
 }
 
+/* The lines of `mask` (bit i: the i-th line from a, which starts one; at
+ * most 8), for objects whose hot lines are not contiguous (a port:
+ * PORT_HOT_LINES). Unrolled when mask is a constant. */
+static inline __attribute__((always_inline)) void evq_prefetch_mask(const void *a, unsigned mask)
+{
+	uintptr_t p = (uintptr_t)a;
+#pragma GCC unroll 8
+	for (unsigned i = 0; i < 8; i++)
+		if (mask & (1u << i))
+			__builtin_prefetch((const void *)(p + 64 * i));
+	__asm__ volatile("");
+}
+
 /* Register a prefetcher for events of handler fn: the run loop calls it a
  * few events ahead (EVQ_PREFETCH_PF, evq.c), after the event's object and
  * argument were prefetched further ahead (EVQ_PREFETCH), so it can follow
@@ -221,9 +234,10 @@ void evq_set_prefetch(ev_fn fn, evq_prefetch_fn pf);
  * connection) and prefetch what that points to (its per-packet rings). */
 void evq_set_prefetch_late(ev_fn fn, evq_prefetch_fn pf);
 /* The run loop prefetches EVQ_PREFETCH_LINES (4) lines of an event's object
- * ahead; for events of handler fn, only its first line (an object of one
- * line, whose neighbours in memory are someone else's). */
-void evq_set_prefetch_one_line(ev_fn fn);
+ * ahead; for events of handler fn, the lines of `mask` instead (bit i: line
+ * i; not 0): the first alone for an object of one line, whose neighbours in
+ * memory are someone else's, or the lines a port's packet path reads. */
+void evq_set_prefetch_lines(ev_fn fn, unsigned mask);
 
 /* Remove the earliest event into *e if its time is <= until; false otherwise
  * (then nothing changes). */

@@ -60,12 +60,13 @@ struct port_stats {
  * this port in transmission order, arriving in that order: a link is FIFO).
  *
  * Layout: the packet path misses the cache on ports at large fabric sizes
- * (32,768 ports at 8192 hosts), so what it touches lies in the first four
- * lines, which its prefetchers load (core/evq.c, wire_arrive_prefetch),
- * grouped by use (bench/README.md, "Cost per packet-hop by fabric size"). An
- * arrival reads nothing of the port that sent it; a transmission lines 0-1;
- * queueing a packet or taking one adds its class's queue, in lines 2-3 (PFC
- * frames, ACKs, data).
+ * (32,768 ports at 8192 hosts), so what it touches lies in three lines,
+ * PORT_HOT_LINES (0, 1 and 3), which its prefetchers load (core/evq.c,
+ * wire_arrive_prefetch), grouped by use (bench/README.md, "Cost per
+ * packet-hop by fabric size", and "A port in three lines"). An arrival reads
+ * nothing of the port that sent it; a transmission lines 0-1; queueing a
+ * packet or taking one adds its class's queue: ACKs and data in line 3, PFC
+ * frames in line 2 (only lossless runs, and only while they pause).
  * A class keeps the packet it sends next in the port itself (`first`), so the
  * prefetcher of an end of transmission finds it without reading the ring. */
 struct port_queue {
@@ -73,6 +74,8 @@ struct port_queue {
 	struct pring ring;    /* the packets waiting behind it, oldest first */
 	uint64_t bytes;	      /* bytes queued in this class, first included */
 };
+
+#define PORT_HOT_LINES 0xBu /* lines 0, 1 and 3 (a mask for evq_prefetch_mask) */
 
 struct port {
 	/* line 0: transmission, and putting a packet on the wire */
@@ -104,15 +107,17 @@ struct port {
 	 * the integral of qbytes_total over time is this plus qbytes_total x
 	 * now (port_stats_sync), so a change needs no time of the last one */
 	unsigned __int128 qbytes_neg_t;
-	/* lines 2-3: the other end, and the egress queues, strict priority
-	 * (the second data class in line 4: unused by most runs) */
-	struct port *peer; /* the other end of the link */
-	struct port_queue q[NCLS];
-	/* cold */
+	/* line 2: the other end, and the cold fields (its second half holds
+	 * the queue of PFC frames, q[CLS_PAUSE]) */
+	struct port *peer;	    /* the other end of the link */
 	struct packet *pfc_pending; /* a PFC frame queued here, not yet on the wire */
 	uint16_t idx;		    /* index in owner->ports */
 	uint8_t tier;		    /* link tier for stats (see enum link_tier) */
 	bool routed;		    /* the routing's view of the link: in next-hop sets */
+	/* the egress queues, strict priority: PFC frames in line 2, ACKs and
+	 * data (the two classes of nearly every run) together in line 3, the
+	 * second data class in line 4 (unused by most runs) */
+	_Alignas(32) struct port_queue q[NCLS];
 	/* line 5, lossless switches (port.c, "shared buffer and PFC"): all that
 	 * admitting a packet that comes in here and releasing it read of this
 	 * port. Bytes in this switch's buffer that arrived here, per class:
@@ -136,9 +141,11 @@ struct port {
 	struct port_stats st;
 	uint64_t ts_tx_bytes; /* tx bytes at the last time-series sample */
 } __attribute__((aligned(64)));
-_Static_assert(offsetof(struct port, owner) == 64 && offsetof(struct port, peer) == 128 &&
-		   offsetof(struct port, q[CLS_DATA2]) == 256,
-	       "struct port: the packet path's fields fill lines 0-3 (see its layout note)");
+_Static_assert(sizeof(struct port_queue) == 32 && offsetof(struct port, owner) == 64 &&
+		   offsetof(struct port, q[CLS_PAUSE]) == 160 &&
+		   offsetof(struct port, q[CLS_CTRL]) == 192 &&
+		   offsetof(struct port, q[CLS_DATA]) == 224,
+	       "struct port: the packet path's fields fill lines 0, 1 and 3 (PORT_HOT_LINES)");
 _Static_assert(offsetof(struct port, ecn_marks_lo) < 64, "struct port: a mark counts in line 0");
 _Static_assert(offsetof(struct port, ingress_bytes) == 320 &&
 		   offsetof(struct port, pause_sent) < 384,

@@ -66,8 +66,7 @@ static void hol_walk(struct fabric *f, const struct port *pt, uint8_t c, bool wa
 {
 	const struct port_queue *q = &pt->q[c];
 	for (uint32_t i = 0; q->first && i <= q->ring.n; i++) {
-		const struct packet *p =
-		    i ? q->ring.v[(q->ring.head + i - 1) & (q->ring.cap - 1)] : q->first;
+		const struct packet *p = i ? pring_at(&q->ring, i - 1) : q->first;
 		if (wait)
 			hol_wait(f, p);
 		else
@@ -150,7 +149,7 @@ static inline uint64_t tx_hint(const struct port *pt)
 	const struct port_queue *q = &pt->q[__builtin_ctz(ready)];
 	if (!q->ring.n)
 		return (uint64_t)(uintptr_t)q->first;
-	return (uint64_t)(uintptr_t)&q->ring.v[q->ring.head];
+	return (uint64_t)(uintptr_t)pring_head_slot(&q->ring);
 }
 
 /* The port has something to send: start now if the wire is free, else make
@@ -479,7 +478,7 @@ static void wire_arrive_prefetch(const void *obj, uint64_t pkt)
 	if (n->kind == NODE_HOST) {
 		/* its NIC port (where the reply or the next data packet
 		 * queues) and what the transport's host_rx will read */
-		evq_prefetch_lines(&n->ports[p->in_port], 256);
+		evq_prefetch_mask(&n->ports[p->in_port], PORT_HOT_LINES);
 		if (f->host_rx_prefetch)
 			f->host_rx_prefetch(f->pf_ctx, p, false);
 		return;
@@ -535,7 +534,7 @@ static void wire_arrive_prefetch_late(const void *obj, uint64_t pkt)
 	uint16_t o = route_port(s->node.fab, s, p, true);
 	if (o >= ROUTE_LB)
 		return;
-	evq_prefetch_lines(&s->node.ports[o], 256); /* lines 0-3, as the run loop's */
+	evq_prefetch_mask(&s->node.ports[o], PORT_HOT_LINES); /* as the run loop's */
 }
 
 /* The late stages: at a lossless switch, the port the departing packet came
@@ -569,8 +568,9 @@ void port_register_prefetchers(void)
 {
 	evq_set_prefetch(port_wire_arrive, wire_arrive_prefetch);
 	/* an arrival's object is a node: a host is one line, a switch's line 0 */
-	evq_set_prefetch_one_line(port_wire_arrive);
+	evq_set_prefetch_lines(port_wire_arrive, 1);
 	evq_set_prefetch(port_tx_done, tx_done_prefetch);
+	evq_set_prefetch_lines(port_tx_done, PORT_HOT_LINES);
 	evq_set_prefetch_late(port_wire_arrive, wire_arrive_prefetch_late);
 	evq_set_prefetch_late(port_tx_done, tx_done_prefetch_late);
 }

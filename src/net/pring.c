@@ -3,24 +3,25 @@
 
 #include <string.h>
 
+#include "core/err.h"
 #include "core/mem.h"
 
-#define RING_MIN 8
+#define RING_MIN 8 /* one cache line of slots */
 
 void pring_grow(struct pring *r)
 {
-	uint32_t cap = r->cap ? r->cap * 2 : RING_MIN;
-	struct packet **v = mp_malloc((size_t)cap * sizeof *v);
+	uint32_t old = pring_cap(r), cap = old ? old * 2 : RING_MIN;
+	MP_ASSERT(cap > old); /* a ring of 2^31 packets would not fit in memory anyway */
+	struct packet **v = mp_calloc_aligned((size_t)cap * sizeof *v, PRING_TAG + 1);
 	for (uint32_t i = 0; i < r->n; i++)
-		v[i] = r->v[(r->head + i) & (r->cap - 1)];
-	mp_free(r->v);
-	r->v = v;
-	r->cap = cap;
+		v[i] = pring_at(r, i);
+	mp_free_aligned(pring_slots(r));
+	r->vt = (uintptr_t)v | (uintptr_t)(__builtin_ctz(cap) + 1);
 	r->head = 0;
 }
 
 void pring_free(struct pring *r)
 {
-	mp_free(r->v);
+	mp_free_aligned(pring_slots(r));
 	memset(r, 0, sizeof *r);
 }

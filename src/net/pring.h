@@ -3,7 +3,12 @@
  * memory (a linked list would write the cold tail packet's next pointer).
  * Rings start empty and double when full: after the first microseconds of a
  * run, when every ring has reached the most it will hold, the packet path
- * allocates nothing. */
+ * allocates nothing.
+ *
+ * A ring is 16 bytes, so that a port keeps the queues of its two busy
+ * classes in one cache line (net/fabric.h): its capacity (a power of two)
+ * rides in the low bits of the slots' address, which is cache-line aligned.
+ * Read them with pring_slots and pring_cap, never the field itself. */
 #ifndef MPSIM_NET_PRING_H
 #define MPSIM_NET_PRING_H
 
@@ -14,26 +19,52 @@
 struct packet;
 
 struct pring {
-	struct packet **v;
-	uint32_t head, n, cap; /* cap is 0 or a power of two */
+	uintptr_t vt;	  /* the slots' address | (log2(capacity) + 1); 0: no slots yet */
+	uint32_t head, n; /* the oldest packet's slot, and how many are queued */
 };
+_Static_assert(sizeof(struct pring) == 16, "struct pring: two rings and their firsts fill a line");
+
+#define PRING_TAG 63u /* the slots are 64-byte aligned: their address's low 6 bits */
+
+static inline struct packet **pring_slots(const struct pring *r)
+{
+	return (struct packet **)(r->vt & ~(uintptr_t)PRING_TAG);
+}
+
+static inline uint32_t pring_cap(const struct pring *r)
+{
+	return (uint32_t)((1ull << (r->vt & PRING_TAG)) >> 1);
+}
 
 void pring_grow(struct pring *r);
 void pring_free(struct pring *r);
 
 static inline void pring_push(struct pring *r, struct packet *p)
 {
-	if (__builtin_expect(r->n == r->cap, 0))
+	if (__builtin_expect(r->n == pring_cap(r), 0))
 		pring_grow(r);
-	r->v[(r->head + r->n++) & (r->cap - 1)] = p;
+	pring_slots(r)[(r->head + r->n++) & (pring_cap(r) - 1)] = p;
 }
 
 static inline struct packet *pring_pop(struct pring *r)
 {
-	struct packet *p = r->v[r->head];
-	r->head = (r->head + 1) & (r->cap - 1);
+	uint32_t cap = pring_cap(r);
+	struct packet *p = pring_slots(r)[r->head];
+	r->head = (r->head + 1) & (cap - 1);
 	r->n--;
 	return p;
+}
+
+/* The i-th queued packet (0: the oldest); i < r->n. */
+static inline struct packet *pring_at(const struct pring *r, uint32_t i)
+{
+	return pring_slots(r)[(r->head + i) & (pring_cap(r) - 1)];
+}
+
+/* The slot of the oldest packet (what popping it reads); r->n > 0. */
+static inline struct packet *const *pring_head_slot(const struct pring *r)
+{
+	return &pring_slots(r)[r->head];
 }
 
 #endif
