@@ -3,7 +3,11 @@
  * line (latency), and the time per random line when loads are independent and
  * prefetched well ahead (throughput, the floor a software-pipelined run loop
  * can reach). The cost per packet-hop at 8192 hosts is compared with the
- * second times the lines a hop misses (bench/README.md).
+ * second times the lines a hop misses (bench/README.md). Then the same
+ * throughput by object: four-line objects at random, each read in the lines
+ * it prefetched, all four, three (0, 1 and 3: a port's packet path), or one,
+ * so that what a line asked for costs shows beside what a line used costs
+ * (bench/README.md, "A port in three lines").
  *
  *   bench_mem [megabytes=128] [steps=4000000] */
 #include <stdint.h>
@@ -73,6 +77,29 @@ int main(int argc, char **argv)
 	       " (%zu, %llu)\n",
 	       mb, (t1 - t0) / (double)chase * 1e9, (t2 - t1) / (double)steps * 1e9, AHEAD, p % 2,
 	       (unsigned long long)(sum % 2));
+
+	/* four-line objects at random (idx / 4: the object's first line) */
+	static const unsigned masks[] = { 0xF, 0xB, 0x1 };
+	double per[3];
+	for (int m = 0; m < 3; m++) {
+		double s0 = sim_wall_now();
+		for (size_t i = 0; i < steps; i++) {
+			if (i + AHEAD < steps) {
+				const struct line *o = &a[idx[i + AHEAD] & ~(uint32_t)3];
+				for (unsigned l = 0; l < 4; l++)
+					if (masks[m] & (1u << l))
+						__builtin_prefetch(&o[l]);
+			}
+			const struct line *o = &a[idx[i] & ~(uint32_t)3];
+			for (unsigned l = 0; l < 4; l++)
+				if (masks[m] & (1u << l))
+					sum += o[l].pad[0];
+		}
+		per[m] = (sim_wall_now() - s0) / (double)steps * 1e9;
+	}
+	printf("%zu MB: four-line objects at random, prefetched %d ahead and read: all four %.1f ns"
+	       " an object, lines 0, 1 and 3 %.1f ns, line 0 alone %.1f ns (%llu)\n",
+	       mb, AHEAD, per[0], per[1], per[2], (unsigned long long)(sum % 2));
 	free(idx);
 	free(perm);
 	free(a);
