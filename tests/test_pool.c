@@ -1,6 +1,7 @@
 /* test_pool.c - pool reuse (a freed object is handed out again), growth over
  * many chunks, live/peak counts, 64-byte objects (packets) one cache line
- * each; and RNG reproducibility per stream. */
+ * each; packet rings (FIFO across growth and wrap, the capacity carried in
+ * the slots' address); and RNG reproducibility per stream. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -10,6 +11,7 @@
 #include "core/mem.h"
 #include "core/pool.h"
 #include "core/rng.h"
+#include "net/pring.h"
 #include <string.h>
 
 static void test_pool_reuse(void **state)
@@ -125,12 +127,46 @@ static void test_mem_accounting(void **state)
 	assert_int_equal(mp_mem_live(), before);
 }
 
+/* A ring is FIFO however pushes and pops interleave: it grows while wrapped
+ * (head past slot 0), its capacity doubles from 8, its slots stay 64-byte
+ * aligned with the capacity in their address's low bits, and pring_at and
+ * pring_head_slot name the packets in order. Packets are stand-in pointers. */
+static void test_pring_fifo(void **state)
+{
+	(void)state;
+	struct pring r;
+	memset(&r, 0, sizeof r);
+	assert_int_equal(pring_cap(&r), 0);
+	static char pk[5000];
+	uint32_t in = 0, out = 0;
+	for (int round = 0; round < 40; round++) {
+		/* push more than pop each round, so the ring fills while wrapped */
+		for (int i = 0; i < 3 * round + 5 && in < sizeof pk; i++)
+			pring_push(&r, (struct packet *)(void *)&pk[in++]);
+		assert_int_equal(r.n, in - out);
+		assert_true((pring_cap(&r) & (pring_cap(&r) - 1)) == 0 && pring_cap(&r) >= r.n);
+		assert_true(pring_cap(&r) >= 8);
+		assert_int_equal((uintptr_t)pring_slots(&r) % 64, 0);
+		for (uint32_t i = 0; i < r.n; i++)
+			assert_ptr_equal(pring_at(&r, i), &pk[out + i]);
+		assert_ptr_equal(*pring_head_slot(&r), &pk[out]);
+		for (int i = 0; i < 2 * round + 3 && r.n; i++)
+			assert_ptr_equal(pring_pop(&r), &pk[out++]);
+	}
+	assert_true(pring_cap(&r) >= 512); /* it grew through several doublings */
+	while (r.n)
+		assert_ptr_equal(pring_pop(&r), &pk[out++]);
+	assert_int_equal(out, in);
+	pring_free(&r);
+	assert_int_equal(pring_cap(&r), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pool_reuse),     cmocka_unit_test(test_pool_growth),
 		cmocka_unit_test(test_pool_lines),     cmocka_unit_test(test_rng_streams),
-		cmocka_unit_test(test_mem_accounting),
+		cmocka_unit_test(test_mem_accounting), cmocka_unit_test(test_pring_fifo),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
