@@ -22,7 +22,8 @@ struct pring {
 	uintptr_t vt;	  /* the slots' address | (log2(capacity) + 1); 0: no slots yet */
 	uint32_t head, n; /* the oldest packet's slot, and how many are queued */
 };
-_Static_assert(sizeof(struct pring) == 16, "struct pring: two rings and their firsts fill a line");
+_Static_assert(sizeof(struct pring) == 16,
+	       "struct pring: a port's ACK and data queues share a line");
 
 #define PRING_TAG 63u /* the slots are 64-byte aligned: their address's low 6 bits */
 
