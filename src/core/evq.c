@@ -29,15 +29,20 @@
  * and 3 (bench/README.md). The late prefetcher of the event EVQ_PREFETCH_LATE
  * ahead reads what the handler prefetcher loaded (a connection) and loads what
  * that points to (its per-packet rings); 6, 4, 1 and 7, 5, 2 measured within
- * the noise of 5, 3, 1. */
+ * the noise of 5, 3, 1. Once a port's packet path read three lines rather
+ * than four (net/fabric.h), 7, 4, 2 measured 6-9% faster than 5, 3, 1 on
+ * STrack's fabric at 128, 1024 and 8192 hosts and on the reference run, 4%
+ * on RoCEv2's 4-QP point at 8192 hosts, and better than its neighbours
+ * 6, 4, 1; 7, 4, 1; 6, 4, 2; 7, 5, 2; 6, 3, 2; 8, 5, 1 (each pair of builds
+ * run at once; bench/README.md, "A port in three lines"). */
 #ifndef EVQ_PREFETCH
-#define EVQ_PREFETCH 5
+#define EVQ_PREFETCH 7
 #endif
 #ifndef EVQ_PREFETCH_PF
-#define EVQ_PREFETCH_PF 3
+#define EVQ_PREFETCH_PF 4
 #endif
 #ifndef EVQ_PREFETCH_LATE
-#define EVQ_PREFETCH_LATE 1
+#define EVQ_PREFETCH_LATE 2
 #endif
 #ifndef EVQ_PREFETCH_LINES
 #define EVQ_PREFETCH_LINES 4
