@@ -195,7 +195,7 @@ static int write_summary(FILE *f, const struct experiment *x, const struct run_r
 	}
 	fprintf(f,
 		"  \"run\": {\"sim_time_us\": %.6f, \"events\": %llu, "
-		"\"events_peak_pending\": %llu, \"wall_s\": %.3f, "
+		"\"events_peak_pending\": %llu, \"wall_s\": %.6f, "
 		"\"events_per_s\": %.0f, \"peak_rss_bytes\": %llu, \"peak_heap_bytes\": %llu, "
 		"\"packet_pool_peak\": %llu}\n}\n",
 		time_to_us(r->sim_end), (unsigned long long)r->events,
