@@ -32,9 +32,12 @@
  * the noise of 5, 3, 1. Once a port's packet path read three lines rather
  * than four (net/fabric.h), 7, 4, 2 measured 6-9% faster than 5, 3, 1 on
  * STrack's fabric at 128, 1024 and 8192 hosts and on the reference run, 4%
- * on RoCEv2's 4-QP point at 8192 hosts, and better than its neighbours
- * 6, 4, 1; 7, 4, 1; 6, 4, 2; 7, 5, 2; 6, 3, 2; 8, 5, 1 (each pair of builds
- * run at once; bench/README.md, "A port in three lines"). */
+ * on RoCEv2's 4-QP point at 8192 hosts; at 8192 hosts it was better than
+ * the shallower 6, 4, 1; 7, 4, 1; 6, 4, 2; 6, 3, 2 and 7, 5, 2, and the
+ * deeper 8, 4, 2 up to 9, 5, 3 came within this machine's noise of it, the
+ * best of them (9, 5, 3) only half as much faster than 5, 3, 1 on the
+ * reference run (each pair of builds run at once; bench/README.md, "A port
+ * in three lines"). */
 #ifndef EVQ_PREFETCH
 #define EVQ_PREFETCH 7
 #endif
