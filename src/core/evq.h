@@ -239,6 +239,10 @@ void evq_set_prefetch_late(ev_fn fn, evq_prefetch_fn pf);
  * memory are someone else's, or the lines a port's packet path reads. */
 void evq_set_prefetch_lines(ev_fn fn, unsigned mask);
 
+/* The run loop also prefetches the argument of events of handler fn: for
+ * handlers whose argument is an address (a packet), not a number. */
+void evq_set_prefetch_arg(ev_fn fn);
+
 /* Remove the earliest event into *e if its time is <= until; false otherwise
  * (then nothing changes). */
 bool evq_pop_until(struct evq *q, simtime_t until, struct ev *e);

@@ -571,6 +571,8 @@ void port_register_prefetchers(void)
 	evq_set_prefetch_lines(port_wire_arrive, 1);
 	evq_set_prefetch(port_tx_done, tx_done_prefetch);
 	evq_set_prefetch_lines(port_tx_done, PORT_HOT_LINES);
+	evq_set_prefetch_arg(port_wire_arrive);
+	evq_set_prefetch_arg(port_tx_done);
 	evq_set_prefetch_late(port_wire_arrive, wire_arrive_prefetch_late);
 	evq_set_prefetch_late(port_tx_done, tx_done_prefetch_late);
 }
