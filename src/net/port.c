@@ -133,9 +133,10 @@ static void port_tx_done(void *obj, uint64_t arg);
 
 /* The argument of a port_tx_done event: the address of the ring slot that
  * holds the packet the port will send after the next one, which taking the
- * next one reads (or that next packet itself when none waits behind it; 0
- * when the port will pull from its NIC round robin). A hint for the run loop
- * only, which prefetches an event's argument some events ahead (core/evq.c);
+ * next one reads (or that next packet itself when none waits behind it; the
+ * flow at the head of the NIC's round robin, which the pull's prefetcher
+ * reads, when the port will pull from it). A hint for the run loop only,
+ * which prefetches an event's argument some events ahead (core/evq.c);
  * tx_done_prefetch prefetches the next packet, kept in the port (`first`).
  * The ring slot was the packet path's costliest miss at 8192 hosts
  * (bench/README.md). The handler never reads the hint, and it never orders
@@ -145,7 +146,7 @@ static inline uint64_t tx_hint(const struct port *pt)
 {
 	unsigned ready = pt->qmask & ~pt->paused;
 	if (!ready)
-		return 0;
+		return (uint64_t)(uintptr_t)pt->nic_ring;
 	const struct port_queue *q = &pt->q[__builtin_ctz(ready)];
 	if (!q->ring.n)
 		return (uint64_t)(uintptr_t)q->first;

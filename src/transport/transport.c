@@ -89,14 +89,20 @@ static void host_rx_prefetch(const void *ctx, const struct packet *p, bool late)
 		w->ops->prefetch(c, p, 0);
 }
 
-/* Flow 0 of a connection is embedded at its start (conn.nf): its lines are
- * the connection's (for other flows the prefetch is only wasted). */
-_Static_assert(offsetof(struct conn, nf) == 0, "a connection starts with its flow 0");
+/* A NIC's pull from the flow at the head of its round robin: the early
+ * stage reads the flow (the run loop prefetched it: the end of
+ * transmission's hint, net/port.c) and asks for its connection's sender
+ * lines; the late one for what the protocol's state points to. The early
+ * stage used to read nothing and ask for the lines a connection would have at
+ * the flow's address, which are its connection's for flow 0 alone (conn.nf):
+ * for a RoCEv2 connection's other queue pairs (c->xnf) six lines of other
+ * allocations, and the late stage then waited for the protocol's state
+ * (bench/README.md, "Prefetching what is not an address"). */
 static void nic_pull_prefetch(const void *ctx, const struct nic_flow *nf, bool late)
 {
 	const struct tp_world *w = ctx;
-	if (!late) /* reads nothing: the connection's lines are what it asks for */
-		conn_prefetch(w, nf, false);
+	if (!late)
+		conn_prefetch(w, nf->owner, false);
 	else if (w->ops->prefetch)
 		w->ops->prefetch(nf->owner, NULL, nf->index);
 }
