@@ -793,9 +793,9 @@ bool evq_pop_until(struct evq *q, simtime_t until, struct ev *e)
  * an address (an arrival's packet, an end of transmission's hint); for the
  * others, and for a null address, the object's first line again, which costs
  * nothing and needs no branch. A timer's argument is 0, and a prefetch of
- * page 0, which nothing maps, is not free: skipping it made RoCEv2's 4-QP
- * point at 8192 hosts 5% faster (bench/README.md, "Prefetching what is not
- * an address"). */
+ * page 0, which nothing maps, is not free: skipping such arguments made the
+ * first 300 us of RoCEv2's 4-QP point at 8192 hosts 3-5% faster
+ * (bench/README.md, "Prefetching what is not an address"). */
 static inline void prefetch_event(const struct evs *e)
 {
 	unsigned id = (unsigned)(e->key & 255), m = ahead[id].lines;
