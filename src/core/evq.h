@@ -225,9 +225,10 @@ static inline __attribute__((always_inline)) void evq_prefetch_mask(const void *
 }
 
 /* Register a prefetcher for events of handler fn: the run loop calls it a
- * few events ahead (EVQ_PREFETCH_PF, evq.c), after the event's object and
- * argument were prefetched further ahead (EVQ_PREFETCH), so it can follow
- * their pointers (software pipelining). */
+ * few events ahead (EVQ_PREFETCH_PF, evq.c), after the event's object (and
+ * its argument, for handlers that said it is an address:
+ * evq_set_prefetch_arg) were prefetched further ahead (EVQ_PREFETCH), so it
+ * can follow their pointers (software pipelining). */
 void evq_set_prefetch(ev_fn fn, evq_prefetch_fn pf);
 /* A second prefetcher for events of handler fn, called closer to the event
  * (EVQ_PREFETCH_LATE): it may read what the first one prefetched (a
