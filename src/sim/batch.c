@@ -17,6 +17,7 @@
 #include <sys/prctl.h>
 #endif
 
+#include "core/hash.h"
 #include "core/mem.h"
 #include "io/experiment.h"
 #include "io/metrics.h"
@@ -107,10 +108,7 @@ static char *effective_text(const struct experiment *x, size_t *n)
 
 static uint64_t text_hash(const char *s, size_t n)
 {
-	uint64_t h = 14695981039346656037ull; /* FNV-1a, 64 bits */
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
+	return mp_fnv1a(MP_FNV_INIT, s, n);
 }
 
 /* Does dir/config.yaml hold exactly this text? */
@@ -1003,13 +1001,15 @@ static size_t resume_points(const struct batch_args *a, const struct sweep *sw, 
 /* a file's bytes, hashed (0 when it cannot be read) */
 static uint64_t file_hash(const char *path)
 {
-	uint64_t h = 14695981039346656037ull;
+	uint64_t h = MP_FNV_INIT;
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return 0;
 	int c;
-	while ((c = fgetc(f)) != EOF)
-		h = (h ^ (unsigned char)c) * 1099511628211ull;
+	while ((c = fgetc(f)) != EOF) {
+		unsigned char b = (unsigned char)c;
+		h = mp_fnv1a(h, &b, 1);
+	}
 	fclose(f);
 	return h;
 }

@@ -246,6 +246,17 @@ struct strack_psn {
 	uint8_t nclaim; /* transmissions declared lost */
 };
 
+/* A connection's constants, resolved at open from the parameters and its
+ * path. Connections of one fabric share a few distinct values of them, so
+ * they are interned (tp_intern) rather than kept in each connection: an ACK
+ * reads all of them, and in the state they were two of its six lines (STrack
+ * at 8192 hosts: bench/README.md, "A connection's constants, shared"). */
+struct strack_consts {
+	struct strack_cc_cfg k;
+	simtime_t net_base_rtt, target_qdelay, probe_after, rto;
+	uint32_t ooo_min;
+};
+
 struct strack_state {
 	/* receiver: which PSNs arrived, a ring over the span of reordering
 	 * (rx.rcv_nxt is the EPSN). This first line is all of the state that a
@@ -256,19 +267,17 @@ struct strack_state {
 	uint32_t ooo;  /* packets arrived above epsn since epsn last advanced */
 	uint32_t sack_low;
 	uint64_t sack_pending; /* bytes arrived since the last SACK */
-	/* the sender, from the next line on; per-connection constants,
-	 * resolved at open */
-	_Alignas(64) struct strack_cc_cfg k;
-	simtime_t net_base_rtt, target_qdelay, probe_after, rto;
-	uint32_t npkts; /* PSNs the per-PSN state covers (c->npkts after open / post) */
-	uint32_t ooo_min;
+	/* the sender, four lines from the next one on: what a packet sent and
+	 * an ACK read */
+	_Alignas(64) const struct strack_consts *kc; /* interned */
+	uint32_t npkts;	   /* PSNs the per-PSN state covers (c->npkts after open / post) */
 	uint16_t ent_base; /* path p uses UDP source port ent_base + p */
 	bool adaptive;
-	/* Algorithm 3 */
-	struct strack_lb lb;
-	simtime_t lb_reset_ts; /* last clearing of the whole bitmap (bitmap_reset) */
+	bool in_recovery;
 	/* Algorithms 1, 2, 4 */
 	struct strack_cc cc;
+	/* Algorithm 3 */
+	struct strack_lb lb;
 	/* sender reliability: per-PSN state is a ring over the PSNs outstanding,
 	 * [snd_una, snd_nxt), PSN q at ps[q & (ps_cap - 1)], zero outside that
 	 * span; ps_cap a power of two, doubled when the span fills it, so a queue
@@ -279,17 +288,19 @@ struct strack_state {
 	uint32_t snd_una; /* every PSN below is acknowledged (the sender's EPSN) */
 	uint32_t nacked;
 	uint32_t high_rcvd; /* one past the highest PSN known to have arrived */
+	uint32_t recv32;    /* recv_bytes of the newest SACK */
 	int64_t bytes_sent, bytes_recvd, bytes_claimed; /* payload bytes (eq. 1-2) */
-	uint32_t recv32;				/* recv_bytes of the newest SACK */
-	bool in_recovery;
-	uint32_t rec_end;   /* recovery lasts until every PSN below is acknowledged */
-	uint32_t retx_next; /* scan position for retransmissions */
-	uint32_t nlost;	    /* PSNs flagged PS_LOST */
-	simtime_t epsn_ts;  /* last EPSN progress (timeout detector) */
-	simtime_t probe_ts; /* probe when no SACK arrived by then */
+	uint32_t rec_end;      /* recovery lasts until every PSN below is acknowledged */
+	uint32_t retx_next;    /* scan position for retransmissions */
+	uint32_t nlost;	       /* PSNs flagged PS_LOST */
+	uint32_t probe_hi;     /* snd_nxt when the probe left */
+	simtime_t epsn_ts;     /* last EPSN progress (timeout detector) */
+	simtime_t probe_ts;    /* probe when no SACK arrived by then */
+	simtime_t lb_reset_ts; /* last clearing of the whole bitmap (bitmap_reset) */
 	bool probe_out, acked_since_probe;
-	uint32_t probe_hi; /* snd_nxt when the probe left */
 };
+_Static_assert(sizeof(struct strack_state) <= 5 * 64,
+	       "STrack's state: the receiver's line and the sender's four");
 
 static inline struct strack_state *st(struct conn *c)
 {
@@ -389,17 +400,19 @@ static void strack_open(struct conn *c)
 		nrtt = r0 > nrtt ? r0 : nrtt;
 		nrtt = r1 > nrtt ? r1 : nrtt;
 	}
-	s->net_base_rtt = nrtt;
+	struct strack_consts kc;
+	memset(&kc, 0, sizeof kc); /* interned: its padding is compared too */
+	kc.net_base_rtt = nrtt;
 	simtime_t base = p->base_rtt ? p->base_rtt : c->base_rtt;
 	/* BDP: the link rate times the network RTT (section 4.2: 400 Gb/s x 8 us) */
 	double bdp = p->bdp ? (double)p->bdp
 			    : (double)c->bottleneck_bps * (double)nrtt / 8.0 / (double)PS_PER_S;
 	double bdp_sf = p->bdp_sf > 0 ? p->bdp_sf : bdp / REF_BDP_BYTES;
 	double delay_sf = p->delay_sf > 0 ? p->delay_sf : (double)base / REF_RTT_PS;
-	s->target_qdelay = p->target_qdelay ? p->target_qdelay : nrtt;
-	struct strack_cc_cfg *k = &s->k;
+	kc.target_qdelay = p->target_qdelay ? p->target_qdelay : nrtt;
+	struct strack_cc_cfg *k = &kc.k;
 	k->mss = mss;
-	k->target_qdelay = (double)s->target_qdelay;
+	k->target_qdelay = (double)kc.target_qdelay;
 	k->target_qhigh = p->target_qhigh ? (double)p->target_qhigh : 3.0 * k->target_qdelay;
 	k->ewma = p->ewma;
 	k->beta = p->beta > 0 ? p->beta : 5.0 * bdp_sf;
@@ -437,11 +450,12 @@ static void strack_open(struct conn *c)
 	s->ent_base = (uint16_t)rng_below(&r, 65536);
 	s->lb.rr = (uint32_t)rng_below(&r, s->lb.max_paths); /* start at a random path */
 
-	s->ooo_min = (uint32_t)p->ooo_min;
-	s->probe_after = p->probe_rtts * nrtt;
-	s->rto = p->rto;
+	kc.ooo_min = (uint32_t)p->ooo_min;
+	kc.probe_after = p->probe_rtts * nrtt;
+	kc.rto = p->rto;
+	s->kc = tp_intern(c->w, &kc, sizeof kc);
 	s->epsn_ts = now; /* "initialized upon the creation of the connection" */
-	s->probe_ts = now + s->probe_after;
+	s->probe_ts = now + s->kc->probe_after;
 	s->sack_low = UINT32_MAX;
 	tp_activate(c);
 }
@@ -509,7 +523,7 @@ static void arm_timer(struct conn *c)
 	struct strack_state *s = st(c);
 	simtime_t t = SIMTIME_MAX;
 	if (outstanding(s)) {
-		t = s->epsn_ts + s->rto;
+		t = s->epsn_ts + s->kc->rto;
 		if (s->probe_ts < t)
 			t = s->probe_ts;
 	}
@@ -558,7 +572,7 @@ static uint32_t next_retx(struct strack_state *s)
 
 static uint16_t choose_entropy(struct strack_state *s)
 {
-	uint32_t path = s->adaptive ? strack_lb_choose(&s->lb, s->cc.cwnd / s->k.mss)
+	uint32_t path = s->adaptive ? strack_lb_choose(&s->lb, s->cc.cwnd / s->kc->k.mss)
 				    : strack_lb_oblivious(&s->lb);
 	return (uint16_t)(s->ent_base + path);
 }
@@ -582,7 +596,7 @@ static struct packet *strack_next_packet(struct conn *c, unsigned flow)
 	simtime_t now = tp_now(c);
 	if (!outstanding(s) && !retx) { /* the clocks start with the first packet out */
 		s->epsn_ts = now;
-		s->probe_ts = now + s->probe_after;
+		s->probe_ts = now + s->kc->probe_after;
 	}
 	if (!retx)
 		ps_fit(s);
@@ -719,7 +733,7 @@ static void strack_sender(struct conn *c, struct packet *pk)
 	if (!probe && rtt < s->cc.base_rtt)
 		s->cc.base_rtt = rtt;
 	simtime_t delay = rtt > s->cc.base_rtt ? rtt - s->cc.base_rtt : 0; /* line 8 */
-	s->probe_ts = now + s->probe_after;				   /* line 9 */
+	s->probe_ts = now + s->kc->probe_after;				   /* line 9 */
 	if (probe) {
 		/* line 10: the probe came back quickly and nothing else arrived
 		 * since it left, so whatever it queued behind is lost. The listing
@@ -727,18 +741,18 @@ static void strack_sender(struct conn *c, struct packet *pk)
 		 * after the probe is sent", which is what we test. What was sent
 		 * before the probe is presumed lost (a tail loss has no higher
 		 * received PSN to bound the range). */
-		if (s->probe_out && delay < 2 * s->net_base_rtt && !s->acked_since_probe)
+		if (s->probe_out && delay < 2 * s->kc->net_base_rtt && !s->acked_since_probe)
 			declare_lost(c, s->snd_una, s->probe_hi); /* line 11 */
 		s->probe_out = false;
 	}
-	strack_achieved_bdp_update(&s->cc, s->cc.base_rtt + s->target_qdelay, newly, probe,
+	strack_achieved_bdp_update(&s->cc, s->cc.base_rtt + s->kc->target_qdelay, newly, probe,
 				   now); /* line 13 */
 	bool fair;
-	strack_adjust_cwnd(&s->cc, &s->k, ecn, delay, newly, now, &fair); /* line 14 */
+	strack_adjust_cwnd(&s->cc, &s->kc->k, ecn, delay, newly, now, &fair); /* line 14 */
 
 	/* line 15: loss detection by the OOO count (section 3.3.2) */
-	double cwnd_pkts = s->cc.cwnd / s->k.mss;
-	double thresh = cwnd_pkts > (double)s->ooo_min ? cwnd_pkts : (double)s->ooo_min;
+	double cwnd_pkts = s->cc.cwnd / s->kc->k.mss;
+	double thresh = cwnd_pkts > (double)s->kc->ooo_min ? cwnd_pkts : (double)s->kc->ooo_min;
 	if (!s->in_recovery && (double)ooo > thresh && s->high_rcvd > s->snd_una)
 		declare_lost(c, s->snd_una, s->high_rcvd);
 	if (s->in_recovery && s->snd_una >= s->rec_end)
@@ -757,7 +771,7 @@ static void strack_on_timer(struct conn *c)
 	simtime_t now = tp_now(c);
 	if (c->done)
 		return;
-	if (outstanding(s) && now >= s->epsn_ts + s->rto) {
+	if (outstanding(s) && now >= s->epsn_ts + s->kc->rto) {
 		/* timeout: every unacknowledged packet is lost */
 		declare_lost(c, s->snd_una, s->snd_nxt);
 		s->epsn_ts = now;
@@ -765,7 +779,7 @@ static void strack_on_timer(struct conn *c)
 	}
 	if (outstanding(s) && now >= s->probe_ts) {
 		send_probe(c);
-		s->probe_ts = now + s->probe_after; /* probe again if this one is lost */
+		s->probe_ts = now + s->kc->probe_after; /* probe again if this one is lost */
 	}
 	arm_timer(c);
 }
@@ -989,7 +1003,7 @@ const struct transport_ops strack_transport_ops = {
 	.opts = strack_opts,
 	.params_size = sizeof(struct strack_params),
 	.priv_size = sizeof(struct strack_state),
-	.priv_rx_size = offsetof(struct strack_state, k),
+	.priv_rx_size = offsetof(struct strack_state, kc),
 	.pkt_state_bits = 8 * sizeof(struct strack_psn) + 1, /* ps[] and rcvd */
 	.check = strack_check,
 	.open = strack_open,

@@ -7,6 +7,7 @@
 
 #include "core/bits.h"
 #include "core/err.h"
+#include "core/hash.h"
 #include "core/mem.h"
 
 extern const struct transport_ops ref_transport_ops, roce_transport_ops, strack_transport_ops,
@@ -424,10 +425,56 @@ void tp_world_free(struct tp_world *w)
 		mp_free_aligned(c);
 	}
 	mp_free(w->conns);
+	for (uint32_t i = 0; i < w->intern_cap; i++)
+		mp_free_aligned(w->intern[i]);
+	mp_free(w->intern);
+	w->intern = NULL;
+	w->intern_cap = w->nintern = 0;
 	mp_free(w->ood_hist);
 	w->ood_hist = NULL;
 	w->conns = NULL;
 	w->nconns = 0;
+}
+
+struct tp_blob {
+	uint64_t hash;
+	size_t n;
+	_Alignas(64) unsigned char b[];
+};
+
+/* The empty slot where a blob of this hash goes, or the blob equal to p. */
+static struct tp_blob **intern_slot(struct tp_world *w, uint64_t h, const void *p, size_t n)
+{
+	uint32_t m = w->intern_cap - 1;
+	for (uint32_t i = (uint32_t)h & m;; i = (i + 1) & m) {
+		struct tp_blob **x = &w->intern[i];
+		if (!*x || ((*x)->hash == h && (*x)->n == n && memcmp((*x)->b, p, n) == 0))
+			return x;
+	}
+}
+
+const void *tp_intern(struct tp_world *w, const void *p, size_t n)
+{
+	if (2 * (w->nintern + 1) > w->intern_cap) { /* at most half full */
+		struct tp_blob **old = w->intern;
+		uint32_t oc = w->intern_cap;
+		w->intern_cap = oc ? 2 * oc : 16;
+		w->intern = mp_calloc(w->intern_cap, sizeof *w->intern);
+		for (uint32_t i = 0; i < oc; i++)
+			if (old[i])
+				*intern_slot(w, old[i]->hash, old[i]->b, old[i]->n) = old[i];
+		mp_free(old);
+	}
+	uint64_t h = mp_fnv1a(MP_FNV_INIT, p, n);
+	struct tp_blob **x = intern_slot(w, h, p, n);
+	if (!*x) {
+		*x = mp_calloc_aligned(sizeof **x + n, 64);
+		(*x)->hash = h;
+		(*x)->n = n;
+		memcpy((*x)->b, p, n);
+		w->nintern++;
+	}
+	return (*x)->b;
 }
 
 static void timer_fire(void *obj, uint64_t arg)

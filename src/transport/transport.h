@@ -161,6 +161,9 @@ struct tp_world {
 	 * inside the packet path: the callee only notes it (posts nothing). */
 	void (*on_rtt)(void *ctx, struct conn *c, simtime_t rtt);
 	void *rtt_ctx;
+	/* tp_intern's blobs: an open-addressing table, intern_cap a power of two */
+	struct tp_blob **intern;
+	uint32_t intern_cap, nintern;
 };
 #define TP_OOD_MAX 65535
 
@@ -521,6 +524,14 @@ void tp_post(struct conn *c, uint64_t bytes, uint32_t tag);
  * its first byte sent to its last byte acknowledged (ps). */
 simtime_t tp_ideal_fct(const struct conn *c, uint64_t bytes);
 void tp_world_free(struct tp_world *w);
+
+/* A copy of the n bytes at p, one per distinct value among the world's
+ * calls, freed with the world: a protocol's per-connection constants, of
+ * which thousands of connections have a few distinct values, so that they
+ * stay in cache rather than cost each connection lines of its own (STrack's
+ * congestion control: bench/README.md). The bytes are compared whole, so a
+ * struct's padding must be zeroed. Aligned to a cache line. */
+const void *tp_intern(struct tp_world *w, const void *p, size_t n);
 /* Tracing on: the host and NIC callbacks become ones that also note each
  * connection's latest RTT sample and data path (c->trace_rtt, trace_path).
  * Off (the default) the packet path is untouched. */
