@@ -14,6 +14,7 @@
 #include "core/time.h"
 #include "io/metrics.h"
 #include "transport/strack.h"
+#include "transport/transport.h"
 
 /* ---- Algorithm 3 ------------------------------------------------------------ */
 static void test_lb_paths(void **state)
@@ -741,6 +742,38 @@ static void test_stream_keeps_cwnd(void **state)
 	exp_free(&r.x);
 }
 
+/* tp_intern, which keeps STrack's per-connection constants: one copy per
+ * distinct value, equal bytes give the same copy, through the table's
+ * growth; 64-byte aligned; freed with the world (valgrind's run checks). */
+static void test_intern(void **state)
+{
+	(void)state;
+	struct evq q;
+	struct fabric f;
+	struct tp_world w;
+	evq_init(&q);
+	memset(&f, 0, sizeof f);
+	tp_world_init(&w, &q, &f, transport_find("strack"), NULL, 1);
+	const uint64_t *first[100];
+	for (uint64_t v = 0; v < 100; v++) {
+		uint64_t blob[15] = { v, 7 * v };
+		first[v] = tp_intern(&w, blob, sizeof blob);
+		assert_true((uintptr_t)first[v] % 64 == 0);
+		assert_true(first[v][0] == v && first[v][1] == 7 * v && first[v][14] == 0);
+	}
+	assert_int_equal(w.nintern, 100);
+	for (uint64_t v = 0; v < 100; v++) {
+		uint64_t blob[15] = { v, 7 * v };
+		assert_ptr_equal(tp_intern(&w, blob, sizeof blob), first[v]);
+		assert_true(v == 0 || first[v] != first[v - 1]);
+	}
+	uint64_t shorter[14] = { 5, 35 }; /* the same leading bytes, another length */
+	assert_ptr_not_equal(tp_intern(&w, shorter, sizeof shorter), first[5]);
+	assert_int_equal(w.nintern, 101);
+	tp_world_free(&w);
+	evq_free(&q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -757,6 +790,7 @@ int main(void)
 		cmocka_unit_test(test_fig17_convergence),
 		cmocka_unit_test(test_random_loss),
 		cmocka_unit_test(test_stream_keeps_cwnd),
+		cmocka_unit_test(test_intern),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
