@@ -54,13 +54,14 @@ static struct packet *nic_pull(void *ctx, struct nic_flow *nf)
  * (at 8192 hosts they are far out of cache: bench/README.md). A data packet
  * or a probe reaches the receiver, which reads lines 0-2 of the connection
  * and the protocol's receiver part; anything else reaches the sender, which
- * reads lines 0-1 and 3-4 and the rest of the protocol's state, as does a
+ * reads lines 0-1 and 3 and the rest of the protocol's state, as does a
  * NIC's pull (struct conn, transport_ops.priv_rx_size). */
 _Static_assert(
-    offsetof(struct conn, rcvd_bytes) == 128 && offsetof(struct conn, start) == 192 &&
-	offsetof(struct conn, trace_path) == 320 &&
-	offsetof(struct conn, priv) == sizeof(struct conn) && sizeof(struct conn) == 384,
-    "struct conn: two common lines, one of the receiver's, two of the sender's, a cold one");
+    sizeof(struct tp_msgq) == 32 && offsetof(struct conn, mq) + sizeof(struct tp_msgq) == 128 &&
+	offsetof(struct conn, rcvd_bytes) == 128 && offsetof(struct conn, evs) == 192 &&
+	offsetof(struct conn, base_rtt) == 248 && offsetof(struct conn, start) == 256 &&
+	offsetof(struct conn, priv) == sizeof(struct conn) && sizeof(struct conn) == 320,
+    "struct conn: two common lines, one of the receiver's, one of the sender's, a cold one");
 
 static inline __attribute__((always_inline)) void conn_prefetch(const struct tp_world *w,
 								const void *c, bool rx)
@@ -72,7 +73,7 @@ static inline __attribute__((always_inline)) void conn_prefetch(const struct tp_
 		evq_prefetch_lines(b + 128, 64);
 		evq_prefetch_lines(priv, split ? split : w->priv_size);
 	} else {
-		evq_prefetch_lines(b + 192, 128);
+		evq_prefetch_lines(b + 192, 64);
 		size_t from = split & ~(size_t)63;
 		evq_prefetch_lines(priv + from, w->priv_size - from);
 	}
@@ -218,11 +219,11 @@ static void msgq_ends(struct conn *c)
 {
 	const struct tp_msgq *q = &c->mq;
 	const struct tp_msg *m;
-	c->mq_tx_end = UINT32_MAX;
+	c->mq.tx_end = UINT32_MAX;
 	c->mq_rx_end = UINT32_MAX;
 	if (q->n) {
 		m = &q->v[q->head];
-		c->mq_tx_end = m->psn0 + m->npkts;
+		c->mq.tx_end = m->psn0 + m->npkts;
 	}
 	if (q->rx < q->n) {
 		m = &q->v[(q->head + q->rx) & (q->cap - 1)];

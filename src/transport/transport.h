@@ -181,15 +181,21 @@ struct tp_msgq {
 	uint32_t head, n, cap; /* cap a power of two */
 	uint32_t rx;	       /* the first rx_done ones of the ring */
 	uint32_t hint;	       /* ring offset of the last payload lookup */
+	/* tp_tx_upto: where the first unacknowledged message ends (UINT32_MAX:
+	 * none), beside the queue so that an ACK reads no message record; it
+	 * fills what would be the struct's padding in the connection's line 1 */
+	uint32_t tx_end;
 };
 
 /* A connection, laid out by cache line (allocated on a line boundary) for
  * the run loop's prefetchers (transport.c, conn_prefetch): lines 0-1 are
  * what every packet of either direction reads, line 2 the receiver's
- * counters, lines 3-4 the sender's and the cold figures, line 5 the last of
- * the traces. A data packet's arrival then asks for 3 of the 6 lines (and
- * the protocol's receiver part, transport_ops.priv_rx_size), not all of them
- * (bench/README.md). */
+ * counters, line 3 what the sender's packets and ACKs read, line 4 the cold
+ * figures (times, open-time figures, traces). A data packet's arrival then
+ * asks for 3 of the 5 lines (and the protocol's receiver part,
+ * transport_ops.priv_rx_size), a sender's packet or ACK for 3 (and the rest
+ * of the protocol's state) (bench/README.md, "A connection's constants,
+ * shared"). */
 struct conn {
 	/* line 0 */
 	struct nic_flow nf; /* flow 0's presence on the sender NIC's round robin */
@@ -197,9 +203,10 @@ struct conn {
 	uint32_t id;
 	uint32_t src_hid, dst_hid; /* src->hid, dst->hid: no far host read per packet */
 	uint8_t rail;		   /* NIC port at both ends (rail-aligned) */
-	bool stream;		   /* a queue pair: open for more messages, never done */
-	bool idle;		   /* stream: every PSN posted is acknowledged */
-	bool done;
+	bool stream : 1;	   /* a queue pair: open for more messages, never done */
+	bool idle : 1;		   /* stream: every PSN posted is acknowledged */
+	bool done : 1;
+	uint16_t nflows;
 	/* line 1 */
 	struct host *src, *dst;
 	uint64_t bytes; /* bytes posted (one message: its size) */
@@ -214,28 +221,27 @@ struct conn {
 	uint64_t rx_reordered;		  /* ... of them that arrived below the highest PSN seen */
 	uint32_t rx_order_top;		  /* tp_rx_order's highest PSN + 1, one PSN space */
 	uint32_t mq_rx_end; /* tp_rx_upto: where mq's first undelivered message ends */
-	/* lines 3-4: the sender */
+	/* line 3: the sender */
+	_Alignas(64) struct ev_src evs; /* events created by this connection */
+	simtime_t timer_at;		/* wanted timer, SIMTIME_MAX = none */
+	simtime_t timer_ev_at;		/* earliest timer event in the queue */
+	simtime_t timer_ev_next;	/* the one after it (tp_timer_set), SIMTIME_MAX = none */
+	uint64_t sent_bytes;		/* data bytes on the wire, incl. retransmissions */
+	uint64_t acked_bytes;		/* payload bytes the sender knows arrived */
+	struct nic_flow *xnf;		/* flows 1..nflows-1 (tp_set_flows) */
+	simtime_t base_rtt; /* full data packet out + ACK back, no queueing, ps (ideal) */
+	/* line 4: cold */
 	_Alignas(64) simtime_t start; /* ps */
 	simtime_t finish;	      /* ps: the sender learnt every byte arrived */
-	struct ev_src evs;	      /* events created by this connection */
-	simtime_t timer_at;	      /* wanted timer, SIMTIME_MAX = none */
-	simtime_t timer_ev_at;	      /* earliest timer event in the queue */
-	simtime_t timer_ev_next;      /* the one after it (tp_timer_set), SIMTIME_MAX = none */
-	uint64_t sent_bytes;	      /* data bytes on the wire, incl. retransmissions */
 	uint64_t retx_bytes;	      /* retransmitted data bytes on the wire */
-	uint64_t acked_bytes;	      /* payload bytes the sender knows arrived */
 	uint64_t ts_acked_bytes;      /* acked_bytes at the last time-series sample */
-	struct nic_flow *xnf;	      /* flows 1..nflows-1 (tp_set_flows) */
-	uint32_t mq_tx_end;	      /* tp_tx_upto: where mq's first unacknowledged message ends */
-	uint16_t nflows;
-	bool started;
-	/* ideal (empty-network) figures, from the path at open time */
+	/* ideal (empty-network) figures, from the path at open time (and base_rtt) */
 	uint64_t bottleneck_bps;
-	simtime_t base_rtt;  /* full data packet out + ACK back, no queueing, ps */
 	simtime_t ideal_fct; /* ps */
 	/* traces (output.traces; written only when tracing, see tp_world_trace) */
 	simtime_t trace_rtt; /* latest ACK/NACK at the sender: now - echoed send time */
 	uint32_t trace_path; /* entropy of the latest data packet sent + 1 (0 = none) */
+	bool started;
 	_Alignas(64) unsigned char priv[];
 };
 
@@ -499,7 +505,7 @@ static inline void tp_rx_upto(struct conn *c, uint32_t rcv_nxt)
  * are acknowledged (on_msg tx) and leave the queue. */
 static inline void tp_tx_upto(struct conn *c, uint32_t snd_una)
 {
-	if (snd_una >= c->mq_tx_end)
+	if (snd_una >= c->mq.tx_end)
 		tp_msgq_tx(c, snd_una);
 }
 /* Grow a zeroed array of `elem`-byte entries to hold at least `need` (doubling). */
