@@ -456,6 +456,10 @@ static struct tp_blob **intern_slot(struct tp_world *w, uint64_t h, const void *
 
 const void *tp_intern(struct tp_world *w, const void *p, size_t n)
 {
+	uint64_t h = mp_fnv1a(MP_FNV_INIT, p, n);
+	struct tp_blob **x = w->intern_cap ? intern_slot(w, h, p, n) : NULL;
+	if (x && *x)
+		return (*x)->b;
 	if (2 * (w->nintern + 1) > w->intern_cap) { /* at most half full */
 		struct tp_blob **old = w->intern;
 		uint32_t oc = w->intern_cap;
@@ -465,16 +469,13 @@ const void *tp_intern(struct tp_world *w, const void *p, size_t n)
 			if (old[i])
 				*intern_slot(w, old[i]->hash, old[i]->b, old[i]->n) = old[i];
 		mp_free(old);
+		x = intern_slot(w, h, p, n);
 	}
-	uint64_t h = mp_fnv1a(MP_FNV_INIT, p, n);
-	struct tp_blob **x = intern_slot(w, h, p, n);
-	if (!*x) {
-		*x = mp_calloc_aligned(sizeof **x + n, 64);
-		(*x)->hash = h;
-		(*x)->n = n;
-		memcpy((*x)->b, p, n);
-		w->nintern++;
-	}
+	*x = mp_calloc_aligned(sizeof **x + n, 64);
+	(*x)->hash = h;
+	(*x)->n = n;
+	memcpy((*x)->b, p, n);
+	w->nintern++;
 	return (*x)->b;
 }
 
