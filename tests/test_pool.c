@@ -130,35 +130,68 @@ static void test_mem_accounting(void **state)
 /* A ring is FIFO however pushes and pops interleave: it grows while wrapped
  * (head past slot 0), its capacity doubles from 8, its slots stay 64-byte
  * aligned with the capacity in their address's low bits, and pring_at and
- * pring_head_slot name the packets in order. Packets are stand-in pointers. */
+ * pring_head_slot name the entries in order. Entries are stand-ins with every
+ * part of a pq_ent set (a size in the top bits, the flags in the low ones),
+ * which the ring must keep whole. */
+static pq_ent ent(uint32_t i)
+{
+	return (uint64_t)(i * 7u + 1u) << 48 | (uint64_t)(i + 1u) << 4 | (i & (PQ_ECT | PQ_CE));
+}
+
 static void test_pring_fifo(void **state)
 {
 	(void)state;
 	struct pring r;
 	memset(&r, 0, sizeof r);
 	assert_int_equal(pring_cap(&r), 0);
-	static char pk[5000];
 	uint32_t in = 0, out = 0;
 	for (int round = 0; round < 40; round++) {
 		/* push more than pop each round, so the ring fills while wrapped */
-		for (int i = 0; i < 3 * round + 5 && in < sizeof pk; i++)
-			pring_push(&r, (struct packet *)(void *)&pk[in++]);
+		for (int i = 0; i < 3 * round + 5 && in < 5000; i++)
+			pring_push(&r, ent(in++));
 		assert_int_equal(r.n, in - out);
 		assert_true((pring_cap(&r) & (pring_cap(&r) - 1)) == 0 && pring_cap(&r) >= r.n);
 		assert_true(pring_cap(&r) >= 8);
 		assert_int_equal((uintptr_t)pring_slots(&r) % 64, 0);
 		for (uint32_t i = 0; i < r.n; i++)
-			assert_ptr_equal(pring_at(&r, i), &pk[out + i]);
-		assert_ptr_equal(*pring_head_slot(&r), &pk[out]);
+			assert_true(pring_at(&r, i) == ent(out + i));
+		assert_true(*pring_head_slot(&r) == ent(out));
 		for (int i = 0; i < 2 * round + 3 && r.n; i++)
-			assert_ptr_equal(pring_pop(&r), &pk[out++]);
+			assert_true(pring_pop(&r) == ent(out++));
 	}
 	assert_true(pring_cap(&r) >= 512); /* it grew through several doublings */
 	while (r.n)
-		assert_ptr_equal(pring_pop(&r), &pk[out++]);
+		assert_true(pring_pop(&r) == ent(out++));
 	assert_int_equal(out, in);
 	pring_free(&r);
 	assert_int_equal(pring_cap(&r), 0);
+}
+
+/* An entry gives back the address and the size it was made of, whatever its
+ * flags, for addresses up to the 2^48 that pool objects stay below, and for
+ * the objects of a pool of packet-sized objects with a load balancer's
+ * fields (88 bytes: 16-byte aligned, not 64). */
+static void test_pq_ent(void **state)
+{
+	(void)state;
+	const uint64_t addr[] = { 16, 0x7fffdeadbee0ull, 0xfffffffffff0ull };
+	const uint32_t size[] = { 0, 64, 4096, 65535 };
+	for (size_t a = 0; a < sizeof addr / sizeof addr[0]; a++)
+		for (size_t z = 0; z < sizeof size / sizeof size[0]; z++)
+			for (unsigned fl = 0; fl < 4; fl++) {
+				pq_ent e = addr[a] | (uint64_t)size[z] << 48 | fl;
+				assert_true((uintptr_t)pq_pkt(e) == addr[a]);
+				assert_int_equal(pq_size(e), size[z]);
+				assert_int_equal(e & (PQ_ECT | PQ_CE), fl);
+			}
+	struct pool p;
+	pool_init(&p, 88, 64);
+	for (int i = 0; i < 500; i++) {
+		void *k = pool_get(&p);
+		pq_ent e = (uint64_t)(uintptr_t)k | (uint64_t)4096 << 48 | PQ_CE;
+		assert_ptr_equal(pq_pkt(e), k);
+	}
+	pool_destroy(&p);
 }
 
 int main(void)
@@ -167,6 +200,7 @@ int main(void)
 		cmocka_unit_test(test_pool_reuse),     cmocka_unit_test(test_pool_growth),
 		cmocka_unit_test(test_pool_lines),     cmocka_unit_test(test_rng_streams),
 		cmocka_unit_test(test_mem_accounting), cmocka_unit_test(test_pring_fifo),
+		cmocka_unit_test(test_pq_ent),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -31,6 +31,7 @@ struct rig {
 };
 
 static struct rig R;
+static const struct lb_ops *rig_lb; /* NULL: ECMP */
 
 static void rx(void *ctx, struct host *h, struct packet *p)
 {
@@ -55,7 +56,7 @@ static void rig_init_delay(struct rig *r, const struct swcfg *cfg, int nhosts, s
 	pool_init(&r->pool, sizeof(struct packet), 256);
 	fab_init(&r->f, &r->q, &r->pool, 1, cfg);
 	extern const struct lb_ops ecmp_lb_ops;
-	r->f.lb = &ecmp_lb_ops;
+	r->f.lb = rig_lb ? rig_lb : &ecmp_lb_ops;
 	r->s = fab_add_switch(&r->f, "sw0", 1);
 	for (int i = 0; i < nhosts; i++) {
 		char name[16];
@@ -199,6 +200,62 @@ static void test_ecn_marked_upstream(void **state)
 	assert_int_equal(fresh, 53);
 	assert_int_equal(port_ecn_marks(&R.s->node.ports[1]), fresh);
 	rig_free(&R);
+}
+
+/* A queued packet leaves without the switch reading it (its queue entry holds
+ * what its departure needs), and RED's mark travels with it to its arrival
+ * (net/port.c, "A packet's departure"). A load balancer's sw_tx hook still
+ * sees the packet as it leaves, mark included: the marks the hook sees are
+ * the marks the receiver sees, packet by packet, and RED between kmin and
+ * kmax makes both kinds. Then the same without a hook, where the packet on
+ * the wire is not written until it arrives: the receiver's marks are those
+ * the port counted. */
+static uint32_t hook_seen, hook_marked[4096];
+
+static void hook_sw_tx(struct fabric *f, struct sw *s, struct port *out, struct packet *p)
+{
+	(void)f;
+	(void)s;
+	(void)out;
+	hook_marked[p->psn] = (p->flags & PKT_F_CE) != 0;
+	hook_seen++;
+}
+
+static void test_ecn_mark_travels(void **state)
+{
+	(void)state;
+	extern const struct lb_ops ecmp_lb_ops;
+	static struct lb_ops hook;
+	hook = ecmp_lb_ops;
+	hook.sw_tx = hook_sw_tx;
+	struct swcfg cfg = ecn_cfg(10 * PKT, 60 * PKT, 0.5);
+	enum { N = 80 };
+	for (int with_hook = 1; with_hook >= 0; with_hook--) {
+		rig_lb = with_hook ? &hook : NULL;
+		rig_init(&R, &cfg, 3);
+		rig_lb = NULL;
+		assert_int_equal(R.s->node.ports[1].tx_reads_pkt, with_hook);
+		hook_seen = 0;
+		pfc_to_port(&R, 1, false);
+		for (int i = 0; i < N; i++)
+			inject(&R, 0, 1, (uint32_t)i);
+		R.rx = 0;
+		pfc_to_port(&R, 1, true);
+		evq_run(&R.q, SIMTIME_MAX);
+		assert_int_equal(R.rx, N);
+		uint32_t marked = 0;
+		for (int k = 0; k < N; k++) {
+			assert_int_equal(R.rx_order[k], k);
+			marked += R.rx_marked[k];
+			if (with_hook)
+				assert_int_equal(R.rx_marked[k], hook_marked[k]);
+		}
+		assert_int_equal(hook_seen, with_hook ? N : 0);
+		assert_int_equal(port_ecn_marks(&R.s->node.ports[1]), marked);
+		/* the first 20 leave kmax behind them, the last 11 at most kmin */
+		assert_true(marked >= 20 && marked <= N - 11);
+		rig_free(&R);
+	}
 }
 
 /* Dynamic thresholds (Choudhury-Hahne): a queue may grow while
@@ -528,15 +585,11 @@ static void test_depart_reentry(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ecn_at_dequeue),
-		cmocka_unit_test(test_ecn_marked_upstream),
-		cmocka_unit_test(test_dynamic_threshold),
-		cmocka_unit_test(test_queue_limit),
-		cmocka_unit_test(test_pfc_xoff_xon),
-		cmocka_unit_test(test_headroom_bound),
-		cmocka_unit_test(test_pull_reentry),
-		cmocka_unit_test(test_depart_reentry),
-		cmocka_unit_test(test_self_origin),
+		cmocka_unit_test(test_ecn_at_dequeue),	 cmocka_unit_test(test_ecn_marked_upstream),
+		cmocka_unit_test(test_ecn_mark_travels), cmocka_unit_test(test_dynamic_threshold),
+		cmocka_unit_test(test_queue_limit),	 cmocka_unit_test(test_pfc_xoff_xon),
+		cmocka_unit_test(test_headroom_bound),	 cmocka_unit_test(test_pull_reentry),
+		cmocka_unit_test(test_depart_reentry),	 cmocka_unit_test(test_self_origin),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -478,6 +478,11 @@ int fab_finalize(struct fabric *f, const uint32_t *down_links, size_t ndown, str
 		b->ports[l->pb].peer_node = a;
 		b->ports[l->pb].peer_idx = l->pa;
 	}
+	/* what a departure reads of its packet beyond its queue entry (port.c,
+	 * "A packet's departure"): the prefetchers ask for the packet then */
+	bool reads_pkt = f->cfg.mode == BUF_LOSSLESS || (f->lb && (f->lb->sw_tx || f->lb->host_tx));
+	for (size_t i = 0; i < nports; i++)
+		f->port_mem[i].tx_reads_pkt = reads_pkt;
 	for (size_t i = 0; i < ndown; i++) {
 		struct fab_link_spec *l = &f->links[down_links[i]];
 		struct port *pa = &f->nodes[l->a]->ports[l->pa],

@@ -16,8 +16,9 @@
  * cfg.failover_delay later (fab_link_set_up).
  *
  * Events: at most two per packet per hop, both created by the sending port:
- * arrival at the peer (port_wire_arrive: the peer node is its object, the
- * packet its argument, and the packet names the port it comes in on) and,
+ * arrival at the peer (port_wire_arrive: the peer node is its object; its
+ * argument holds the packet, the port it comes in on and a mark made on its
+ * way out: port_wire_arg) and,
  * only when another packet waits, end of transmission (port_tx_done).
  *
  * net/ knows nothing of transports: a host hands arriving packets to
@@ -68,11 +69,13 @@ struct port_stats {
  * packet or taking one adds its class's queue: ACKs and data in line 3, PFC
  * frames in line 2 (only lossless runs, and only while they pause).
  * A class keeps the packet it sends next in the port itself (`first`), so the
- * prefetcher of an end of transmission finds it without reading the ring. */
+ * prefetcher of an end of transmission finds it without reading the ring,
+ * when the departure reads it at all (tx_reads_pkt: a queue entry holds what
+ * a lossy switch's departure needs, net/pring.h). */
 struct port_queue {
-	struct packet *first; /* the packet this class sends next; NULL: empty */
-	struct pring ring;    /* the packets waiting behind it, oldest first */
-	uint64_t bytes;	      /* bytes queued in this class, first included */
+	pq_ent first;	   /* the packet this class sends next; 0: empty */
+	struct pring ring; /* the packets waiting behind it, oldest first */
+	uint64_t bytes;	   /* bytes queued in this class, first included */
 };
 
 #define PORT_HOT_LINES 0xBu /* lines 0, 1 and 3 (a mask for evq_prefetch_mask) */
@@ -88,10 +91,12 @@ struct port {
 	struct ev_src evs;	/* events created by this port (4 + 4 bytes) */
 	uint16_t peer_idx;	/* peer->idx: a packet put on the wire carries it */
 	bool up;
-	bool tx_ev;	     /* a port_tx_done event is pending */
-	bool lossy_link : 1; /* loss_rate > 0 */
-	uint8_t paused;	     /* bit per class: paused by the downstream peer */
-	uint8_t qmask;	     /* bit per class: that class's queue is not empty */
+	bool tx_ev;	       /* a port_tx_done event is pending */
+	bool lossy_link : 1;   /* loss_rate > 0 */
+	bool tx_reads_pkt : 1; /* a departure reads the packet, not only its queue entry
+				* (lossless switches, load balancers' tx hooks: port.c) */
+	uint8_t paused;	       /* bit per class: paused by the downstream peer */
+	uint8_t qmask;	       /* bit per class: that class's queue is not empty */
 	/* ECN marks not yet in st.ecn_marks: every 256th adds them, so a mark
 	 * writes a line the departure holds rather than the cold statistics
 	 * (port_ecn_marks reads the sum) */
@@ -460,11 +465,25 @@ void nic_deactivate(struct fabric *f, struct nic_flow *fl);
 void node_recv(struct node *n, uint16_t in_idx, struct packet *p);
 /* Software pipelining of the packet path (see evq_set_prefetch). */
 void port_register_prefetchers(void);
-/* Event handler: a packet (arg) reached node `n` through its port
- * p->in_port (net/port.c, wire_push). */
-void port_wire_arrive(void *n, uint64_t pkt);
+/* Event handler: a packet reached node `n` (net/port.c, wire_push). Its
+ * argument (port_wire_arg) holds the packet's address, the index at n of the
+ * port it comes in on (bits 48-63) and PKT_F_CE if a switch marked it on the
+ * way out (bit 1), which the arrival writes into the packet. */
+void port_wire_arrive(void *n, uint64_t arg);
+static inline uint64_t port_wire_arg(pq_ent e, uint16_t in_port)
+{
+	return (e & (PQ_ADDR | PQ_CE)) | (uint64_t)in_port << 48; /* PQ_CE is PKT_F_CE */
+}
+static inline struct packet *port_wire_packet(uint64_t arg)
+{
+	return pq_pkt(arg);
+}
+static inline uint16_t port_wire_in(uint64_t arg)
+{
+	return (uint16_t)(arg >> 48);
+}
 /* Does an event of this handler carry a packet in its argument (an arrival,
- * or an arrival its link's failure made a loss)? */
+ * or an arrival its link's failure made a loss: port_wire_packet)? */
 bool port_event_carries_packet(ev_fn fn);
 
 /* Return every packet queued at this port to the pool (those on its wire

@@ -23,7 +23,7 @@
 #include "core/mem.h"
 
 static void port_try_send(struct fabric *f, struct port *pt);
-static void wire_push(struct fabric *f, struct port *pt, struct packet *p, simtime_t at);
+static void wire_push(struct fabric *f, struct port *pt, pq_ent e, simtime_t at);
 
 void port_stats_sync(struct port *pt, simtime_t now)
 {
@@ -66,7 +66,7 @@ static void hol_walk(struct fabric *f, const struct port *pt, uint8_t c, bool wa
 {
 	const struct port_queue *q = &pt->q[c];
 	for (uint32_t i = 0; q->first && i <= q->ring.n; i++) {
-		const struct packet *p = i ? pring_at(&q->ring, i - 1) : q->first;
+		const struct packet *p = pq_pkt(i ? pring_at(&q->ring, i - 1) : q->first);
 		if (wait)
 			hol_wait(f, p);
 		else
@@ -113,29 +113,52 @@ static inline bool port_has_work(const struct port *pt)
 	return pt->nic_ring != NULL;
 }
 
-/* A class's queue: its first packet, then its ring. */
-static inline void pq_push(struct port_queue *q, struct packet *p)
+/* ---- A packet's departure ---------------------------------------------------
+ * A queue keeps each packet as a pq_ent (net/pring.h): its address, with its
+ * size and its ECN state in the bits an address leaves free, taken from the
+ * packet when it is queued (it was just read to route it). Sending it then
+ * reads the port alone: its size times its serialisation, RED marks it on the
+ * entry, and the arrival event carries the address, the mark and the port it
+ * comes in on, which the arrival writes into the packet. At 8192 hosts a
+ * packet waits in a queue long enough to leave the cache, and reading it at
+ * its departure was a miss of most hops (bench/README.md, "A packet's
+ * departure"). Nothing reads a packet on the wire but its arrival, so where
+ * the mark is written changes no result. What still reads the packet at
+ * departure (the ingress port of a lossless switch, a load balancer's sw_tx
+ * or host_tx hook) reads it as before; the port's tx_reads_pkt bit tells the
+ * prefetchers so. */
+_Static_assert(PQ_CE == PKT_F_CE && PQ_ECT == PKT_F_ECT,
+	       "an entry's flags and an arrival's mark are the packet's own bits");
+
+static inline pq_ent pq_ent_of(const struct packet *p)
 {
-	if (!q->first)
-		q->first = p;
-	else
-		pring_push(&q->ring, p);
+	unsigned ect = (p->flags & PKT_F_ECT) & (p->type == PKT_DATA);
+	return (uint64_t)(uintptr_t)p | (uint64_t)p->size << 48 | (p->flags & PKT_F_CE) | ect;
 }
 
-static inline struct packet *pq_pop(struct port_queue *q)
+/* A class's queue: its first packet, then its ring. */
+static inline void pq_push(struct port_queue *q, pq_ent e)
 {
-	struct packet *p = q->first;
-	q->first = q->ring.n ? pring_pop(&q->ring) : NULL;
-	return p;
+	if (!q->first)
+		q->first = e;
+	else
+		pring_push(&q->ring, e);
+}
+
+static inline pq_ent pq_pop(struct port_queue *q)
+{
+	pq_ent e = q->first;
+	q->first = q->ring.n ? pring_pop(&q->ring) : 0;
+	return e;
 }
 
 static void port_tx_done(void *obj, uint64_t arg);
 
 /* The argument of a port_tx_done event: the address of the ring slot that
  * holds the packet the port will send after the next one, which taking the
- * next one reads (or that next packet itself when none waits behind it; the
- * flow at the head of the NIC's round robin, which the pull's prefetcher
- * reads, when the port will pull from it). A hint for the run loop only,
+ * next one reads (or, when none waits behind it, that next packet itself if
+ * its departure reads it, else 0; the flow at the head of the NIC's round
+ * robin, which the pull's prefetcher reads, when the port will pull from it). A hint for the run loop only,
  * which prefetches an event's argument some events ahead (core/evq.c);
  * tx_done_prefetch prefetches the next packet, kept in the port (`first`).
  * The ring slot was the packet path's costliest miss at 8192 hosts
@@ -149,7 +172,7 @@ static inline uint64_t tx_hint(const struct port *pt)
 		return (uint64_t)(uintptr_t)pt->nic_ring;
 	const struct port_queue *q = &pt->q[__builtin_ctz(ready)];
 	if (!q->ring.n)
-		return (uint64_t)(uintptr_t)q->first;
+		return pt->tx_reads_pkt ? (uint64_t)(uintptr_t)pq_pkt(q->first) : 0;
 	return (uint64_t)(uintptr_t)pring_head_slot(&q->ring);
 }
 
@@ -169,16 +192,18 @@ static inline void port_kick(struct fabric *f, struct port *pt)
 	}
 }
 
-static void port_transmit(struct fabric *f, struct port *pt, struct packet *p);
-static void switch_depart(struct fabric *f, struct port *pt, struct packet *p);
+static void port_transmit(struct fabric *f, struct port *pt, pq_ent e);
+static void switch_depart(struct fabric *f, struct port *pt, pq_ent *e, uint8_t c);
+static inline pq_ent host_depart(struct fabric *f, struct port *pt, pq_ent e);
 
-static void switch_release(struct fabric *f, struct sw *s, const struct packet *p);
+static void switch_release(struct fabric *f, struct sw *s, const struct packet *p, uint8_t c,
+			   uint64_t z);
 
 /* A packet for a port whose link is down is lost at once. */
 static void port_lose(struct fabric *f, struct port *pt, struct packet *p)
 {
 	if (pt->owner->kind == NODE_SWITCH && p->cls != CLS_PAUSE)
-		switch_release(f, (struct sw *)pt->owner, p);
+		switch_release(f, (struct sw *)pt->owner, p, p->cls, p->size);
 	pt->st.drops_link++;
 	pkt_free(f, p);
 }
@@ -193,19 +218,20 @@ static void port_enqueue(struct fabric *f, struct port *pt, struct packet *p)
 		 * frame its release triggers, or a probe a load balancer's hook
 		 * sends): held by tx_ev, as in port_try_send, it queues behind p */
 		pt->tx_ev = true;
+		pq_ent e = pq_ent_of(p);
 		if (pt->owner->kind == NODE_SWITCH && p->cls != CLS_PAUSE)
-			switch_depart(f, pt, p);
+			switch_depart(f, pt, &e, p->cls);
 		else if (f->lb->host_tx && p->cls != CLS_PAUSE)
-			f->lb->host_tx(f, (struct host *)pt->owner, p);
+			e = host_depart(f, pt, e);
 		pt->tx_ev = false;
-		port_transmit(f, pt, p);
+		port_transmit(f, pt, e);
 		return;
 	}
 	if (__builtin_expect(!pt->up, 0)) {
 		port_lose(f, pt, p);
 		return;
 	}
-	pq_push(&pt->q[p->cls], p);
+	pq_push(&pt->q[p->cls], pq_ent_of(p));
 	pt->qmask |= (uint8_t)(1u << p->cls);
 	if (f->hol && (pt->paused & (1u << p->cls)) && pt->owner->kind == NODE_SWITCH)
 		hol_wait(f, p);
@@ -357,12 +383,12 @@ static bool mmu_admit_self(struct sw *s, const struct packet *p)
 	return true;
 }
 
-/* A packet leaves a switch's buffer (sent or lost): release its bytes, and let
- * PFC resume the port it came in on. */
-static void switch_release(struct fabric *f, struct sw *s, const struct packet *p)
+/* A packet of class c and z bytes leaves a switch's buffer (sent or lost):
+ * release its bytes, and let PFC resume the port it came in on (only then is
+ * the packet read). */
+static void switch_release(struct fabric *f, struct sw *s, const struct packet *p, uint8_t c,
+			   uint64_t z)
 {
-	uint8_t c = p->cls;
-	uint64_t z = p->size;
 	s->buf_used -= z;
 	if (f->cfg.mode != BUF_LOSSLESS)
 		return;
@@ -395,19 +421,19 @@ static void switch_release(struct fabric *f, struct sw *s, const struct packet *
  * of it: a link does not reorder, even when its delay has just shrunk). One
  * event per packet in flight: the radix heap (core/evq.h) makes a large number
  * of pending events cheap, and the packet rides in the event's argument. The
- * event's object is the node the packet arrives at, and the packet carries
- * the index of the port it comes in on (`in_port`), so an arrival never reads
- * the sending port: at 8192 hosts that port's line was a miss of every hop
- * (bench/README.md). The event is still this port's (its key), so arrivals
- * keep their order. A link that fails takes the packets on its wire with it
+ * event's object is the node the packet arrives at, and its argument names
+ * the port it comes in on (port_wire_arg), so an arrival never reads the
+ * sending port: at 8192 hosts that port's line was a miss of every hop
+ * (bench/README.md); nor is the packet written here ("A packet's departure"
+ * above). The event is still this port's (its key), so arrivals keep their
+ * order. A link that fails takes the packets on its wire with it
  * (port_link_down). */
-static void wire_push(struct fabric *f, struct port *pt, struct packet *p, simtime_t at)
+static void wire_push(struct fabric *f, struct port *pt, pq_ent e, simtime_t at)
 {
 	if (at < pt->wire_last)
 		at = pt->wire_last;
 	pt->wire_last = at;
-	p->in_port = pt->peer_idx;
-	evq_at(f->q, &pt->evs, at, port_wire_arrive, pt->peer_node, (uint64_t)(uintptr_t)p);
+	evq_at(f->q, &pt->evs, at, port_wire_arrive, pt->peer_node, port_wire_arg(e, pt->peer_idx));
 }
 
 #define ROUTE_NONE UINT16_MAX /* no route: the packet is lost */
@@ -471,15 +497,15 @@ static inline struct sw *routing_switch(const struct node *n, const struct packe
  * the counters of the port the packet comes in on, which admission reads
  * (mmu_admit): a line of a random port per hop. At a host: the host, its NIC
  * port and the transport's state. */
-static void wire_arrive_prefetch(const void *obj, uint64_t pkt)
+static void wire_arrive_prefetch(const void *obj, uint64_t arg)
 {
 	const struct node *n = obj;
-	const struct packet *p = (const struct packet *)(uintptr_t)pkt;
+	const struct packet *p = port_wire_packet(arg);
 	const struct fabric *f = n->fab;
 	if (n->kind == NODE_HOST) {
 		/* its NIC port (where the reply or the next data packet
 		 * queues) and what the transport's host_rx will read */
-		evq_prefetch_mask(&n->ports[p->in_port], PORT_HOT_LINES);
+		evq_prefetch_mask(&n->ports[port_wire_in(arg)], PORT_HOT_LINES);
 		if (f->host_rx_prefetch)
 			f->host_rx_prefetch(f->pf_ctx, p, false);
 		return;
@@ -493,19 +519,21 @@ static void wire_arrive_prefetch(const void *obj, uint64_t pkt)
 	else
 		__builtin_prefetch(&s->route[t]);
 	if (f->cfg.mode == BUF_LOSSLESS)
-		__builtin_prefetch(&n->ports[p->in_port].ingress_bytes[p->cls]);
+		__builtin_prefetch(&n->ports[port_wire_in(arg)].ingress_bytes[p->cls]);
 }
 
-/* The packet this port will send next, the first of its first ready queue
- * (the ring slot that taking it reads was prefetched with the port: tx_hint),
- * and the node sending it, which the late stage reads. */
+/* The packet this port will send next, the first of its first ready queue,
+ * when its departure reads it (tx_reads_pkt; the ring slot that taking it
+ * reads was prefetched with the port: tx_hint), and the node sending it,
+ * which the late stage reads. */
 static void tx_done_prefetch(const void *obj, uint64_t arg)
 {
 	(void)arg;
 	const struct port *pt = obj;
 	unsigned ready = pt->qmask & ~pt->paused;
 	if (ready) {
-		__builtin_prefetch(pt->q[__builtin_ctz(ready)].first);
+		if (pt->tx_reads_pkt)
+			__builtin_prefetch(pq_pkt(pt->q[__builtin_ctz(ready)].first));
 		__builtin_prefetch(pt->owner);
 	} else if (pt->nic_ring) {
 		/* a host's NIC pulls from its round robin: the host (port_tx_done
@@ -519,10 +547,10 @@ static void tx_done_prefetch(const void *obj, uint64_t arg)
 
 /* The late stages: at a switch, the egress port (above); at a host, what the
  * connection (prefetched by the stages above) points to. */
-static void wire_arrive_prefetch_late(const void *obj, uint64_t pkt)
+static void wire_arrive_prefetch_late(const void *obj, uint64_t arg)
 {
 	const struct node *n = obj;
-	const struct packet *p = (const struct packet *)(uintptr_t)pkt;
+	const struct packet *p = port_wire_packet(arg);
 	if (n->kind == NODE_HOST) {
 		const struct fabric *f = n->fab;
 		if (f->host_rx_prefetch)
@@ -552,7 +580,7 @@ static void tx_done_prefetch_late(const void *obj, uint64_t arg)
 	unsigned ready = pt->qmask & ~pt->paused;
 	if (ready) {
 		const struct node *n = pt->owner;
-		const struct packet *p = pt->q[__builtin_ctz(ready)].first;
+		const struct packet *p = pq_pkt(pt->q[__builtin_ctz(ready)].first);
 		if (n->kind == NODE_SWITCH && n->fab->cfg.mode == BUF_LOSSLESS &&
 		    p->cls != CLS_PAUSE && p->in_port != PORT_SELF) {
 			const struct port *ip = &n->ports[p->in_port];
@@ -578,26 +606,27 @@ void port_register_prefetchers(void)
 	evq_set_prefetch_late(port_tx_done, tx_done_prefetch_late);
 }
 
-void port_wire_arrive(void *obj, uint64_t pkt)
+void port_wire_arrive(void *obj, uint64_t arg)
 {
-	struct packet *p = (struct packet *)(uintptr_t)pkt;
+	struct packet *p = port_wire_packet(arg);
+	p->in_port = port_wire_in(arg);
+	p->flags |= (uint8_t)(arg & PKT_F_CE);
 	node_recv(obj, p->in_port, p);
 }
 
 /* The arrival of a packet whose link failed under it (port_link_down): lost,
  * counted at the port that sent it, when it would have arrived. */
-static void wire_lost(void *obj, uint64_t pkt)
+static void wire_lost(void *obj, uint64_t arg)
 {
 	struct node *n = obj;
-	struct packet *p = (struct packet *)(uintptr_t)pkt;
-	n->ports[p->in_port].peer->st.drops_link++;
-	pkt_free(n->fab, p);
+	n->ports[port_wire_in(arg)].peer->st.drops_link++;
+	pkt_free(n->fab, port_wire_packet(arg));
 }
 
-static bool on_wire_of(const void *ctx, const void *obj, uint64_t pkt)
+static bool on_wire_of(const void *ctx, const void *obj, uint64_t arg)
 {
 	const struct port *in = ctx; /* the port the wire ends at */
-	return obj == in->owner && ((const struct packet *)(uintptr_t)pkt)->in_port == in->idx;
+	return obj == in->owner && port_wire_in(arg) == in->idx;
 }
 
 bool port_event_carries_packet(ev_fn fn)
@@ -609,7 +638,7 @@ void port_drain(struct fabric *f, struct port *pt)
 {
 	for (int c = 0; c < NCLS; c++)
 		while (pt->q[c].first)
-			pkt_free(f, pq_pop(&pt->q[c]));
+			pkt_free(f, pq_pkt(pq_pop(&pt->q[c])));
 	pt->qmask = 0;
 	pt->pfc_pending = NULL;
 }
@@ -619,8 +648,9 @@ void port_link_down(struct fabric *f, struct port *pt)
 	pt->pfc_pending = NULL;
 	for (uint8_t c = 0; c < NCLS; c++)
 		while (pt->q[c].first) {
-			struct packet *p = pq_pop(&pt->q[c]);
-			q_change(f, pt, c, -(int64_t)p->size);
+			pq_ent e = pq_pop(&pt->q[c]);
+			struct packet *p = pq_pkt(e);
+			q_change(f, pt, c, -(int64_t)pq_size(e));
 			if (f->hol && (pt->paused & (1u << c)) && pt->owner->kind == NODE_SWITCH)
 				hol_done(f, p);
 			port_lose(f, pt, p);
@@ -655,14 +685,17 @@ static void port_tx_done(void *obj, uint64_t arg)
 	port_try_send(pt->owner->fab, pt);
 }
 
-/* A packet leaves a switch's buffer for the wire: release it, and mark ECN on
- * the queue it leaves behind. */
-static void switch_depart(struct fabric *f, struct port *pt, struct packet *p)
+/* A packet of class c leaves a switch's buffer for the wire: release it, and
+ * mark ECN on the queue it leaves behind, in its entry *e (the arrival writes
+ * the mark into the packet: "A packet's departure" above). */
+static void switch_depart(struct fabric *f, struct port *pt, pq_ent *e, uint8_t c)
 {
-	uint8_t c = p->cls;
 	struct sw *s = (struct sw *)pt->owner;
-	switch_release(f, s, p);
-	if (f->cfg.ecn && (p->flags & PKT_F_ECT) && p->type == PKT_DATA) {
+	if (f->cfg.mode == BUF_LOSSLESS)
+		switch_release(f, s, pq_pkt(*e), c, pq_size(*e));
+	else /* what switch_release does of a lossy switch, without the packet */
+		s->buf_used -= pq_size(*e);
+	if (f->cfg.ecn && (*e & PQ_ECT)) {
 		uint64_t q = pt->q[c].bytes;
 		bool mark = q >= f->cfg.kmax;
 		if (!mark && q > f->cfg.kmin) {
@@ -675,36 +708,50 @@ static void switch_depart(struct fabric *f, struct port *pt, struct packet *p)
 		 * counts each mark once. The draw is made for it all the same,
 		 * so a port's random stream does not depend on what happened
 		 * upstream. */
-		if (mark && !(p->flags & PKT_F_CE)) {
-			p->flags |= PKT_F_CE;
+		if (mark && !(*e & PQ_CE)) {
+			*e |= PQ_CE;
 			if (++pt->ecn_marks_lo == 0)
 				pt->st.ecn_marks += 256;
 		}
 	}
-	if (f->lb->sw_tx)
+	if (f->lb->sw_tx) { /* the hook sees the packet as it leaves, mark included */
+		struct packet *p = pq_pkt(*e);
+		p->flags |= (uint8_t)(*e & PKT_F_CE);
 		f->lb->sw_tx(f, s, pt, p);
+		*e = pq_ent_of(p);
+	}
+}
+
+/* A host's packet leaves: the load balancer's hook, if it has one, sees it
+ * (and may change it: the entry is read from it again). */
+static inline pq_ent host_depart(struct fabric *f, struct port *pt, pq_ent e)
+{
+	struct packet *p = pq_pkt(e);
+	f->lb->host_tx(f, (struct host *)pt->owner, p);
+	return pq_ent_of(p);
 }
 
 /* Take the next eligible packet: strict priority over classes not paused by
- * PFC; a host NIC pulls data from its round robin when its queues are empty. */
-static struct packet *port_dequeue(struct fabric *f, struct port *pt)
+ * PFC; a host NIC pulls data from its round robin when its queues are empty.
+ * 0 when there is none. */
+static pq_ent port_dequeue(struct fabric *f, struct port *pt)
 {
 	unsigned ready = pt->qmask & ~pt->paused;
 	if (ready) {
 		uint8_t c = (uint8_t)__builtin_ctz(ready); /* strict priority: lowest class */
-		struct packet *p = pq_pop(&pt->q[c]);
+		pq_ent e = pq_pop(&pt->q[c]);
 		if (!pt->q[c].first)
 			pt->qmask &= (uint8_t) ~(1u << c);
-		q_change(f, pt, c, -(int64_t)p->size);
+		q_change(f, pt, c, -(int64_t)pq_size(e));
 		if (pt->owner->kind == NODE_SWITCH) {
 			if (c != CLS_PAUSE)
-				switch_depart(f, pt, p);
+				switch_depart(f, pt, &e, c);
 			else
 				pt->pfc_pending = NULL;
 		} else if (f->lb->host_tx && c != CLS_PAUSE) {
-			f->lb->host_tx(f, (struct host *)pt->owner, p);
+			e = host_depart(f, pt, e);
 		}
-		return p;
+		return e;
 	}
 	if (pt->nic_ring && !(pt->paused & (1u << CLS_DATA))) {
 		while (pt->nic_ring) {
@@ -712,35 +759,36 @@ static struct packet *port_dequeue(struct fabric *f, struct port *pt)
 			struct packet *p = f->nic_pull(f->cb_ctx, fl);
 			if (p) {
 				pt->nic_ring = fl->next; /* round robin: next flow goes next */
-				if (f->lb->host_tx)
-					f->lb->host_tx(f, (struct host *)pt->owner, p);
-				return p;
+				pq_ent e = pq_ent_of(p);
+				return f->lb->host_tx ? host_depart(f, pt, e) : e;
 			}
 			nic_deactivate(f, fl);
 		}
 	}
-	return NULL;
+	return 0;
 }
 
-/* Serialise p now (the wire is free) and put it on the wire. */
-static void port_transmit(struct fabric *f, struct port *pt, struct packet *p)
+/* Serialise the packet of entry e now (the wire is free) and put it on the
+ * wire. */
+static void port_transmit(struct fabric *f, struct port *pt, pq_ent e)
 {
 	simtime_t now = f->q->now;
 	MP_ASSERT(now >= pt->busy_until); /* one packet at a time */
-	simtime_t ser = time_ser_exact(p->size, pt->rate_bps, &pt->ser_rem);
+	uint32_t size = pq_size(e);
+	simtime_t ser = time_ser_exact(size, pt->rate_bps, &pt->ser_rem);
 	pt->busy_until = now + ser;
 	pt->tx_pkts++;
-	pt->tx_bytes += p->size;
+	pt->tx_bytes += size;
 	if (port_has_work(pt)) {
 		pt->tx_ev = true;
 		evq_at(f->q, &pt->evs, now + ser, port_tx_done, pt, tx_hint(pt));
 	}
-	if (__builtin_expect(pt->lossy_link, 0) && p->type != PKT_PAUSE &&
+	if (__builtin_expect(pt->lossy_link, 0) && pq_pkt(e)->type != PKT_PAUSE &&
 	    rng_u01(&pt->rng) < pt->loss_rate) {
 		pt->st.drops_link++;
-		pkt_free(f, p);
+		pkt_free(f, pq_pkt(e));
 	} else {
-		wire_push(f, pt, p, now + ser + pt->delay);
+		wire_push(f, pt, e, now + ser + pt->delay);
 	}
 }
 
@@ -754,19 +802,19 @@ static void port_try_send(struct fabric *f, struct port *pt)
 {
 	for (;;) {
 		pt->tx_ev = true;
-		struct packet *p = port_dequeue(f, pt);
+		pq_ent e = port_dequeue(f, pt);
 		pt->tx_ev = false;
-		if (!p) {
+		if (!e) {
 			if (pt->qmask & ~pt->paused)
 				continue;
 			return;
 		}
 		if (__builtin_expect(!pt->up, 0)) {
 			pt->st.drops_link++;
-			pkt_free(f, p);
+			pkt_free(f, pq_pkt(e));
 			continue;
 		}
-		port_transmit(f, pt, p);
+		port_transmit(f, pt, e);
 		return;
 	}
 }

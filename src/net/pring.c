@@ -12,7 +12,7 @@ void pring_grow(struct pring *r)
 {
 	uint32_t old = pring_cap(r), cap = old ? old * 2 : RING_MIN;
 	MP_ASSERT(cap > old); /* a ring of 2^31 packets would not fit in memory anyway */
-	struct packet **v = mp_calloc_aligned((size_t)cap * sizeof *v, PRING_TAG + 1);
+	pq_ent *v = mp_calloc_aligned((size_t)cap * sizeof *v, PRING_TAG + 1);
 	for (uint32_t i = 0; i < r->n; i++)
 		v[i] = pring_at(r, i);
 	mp_free_aligned(pring_slots(r));

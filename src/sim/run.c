@@ -1039,7 +1039,7 @@ void sim_collect(struct sim *s, struct run_result *r)
 static void free_wire_packet(void *ctx, const struct ev *e)
 {
 	if (port_event_carries_packet(e->fn))
-		pkt_free(ctx, (struct packet *)(uintptr_t)e->arg);
+		pkt_free(ctx, port_wire_packet(e->arg));
 }
 
 void sim_free(struct sim *s)
