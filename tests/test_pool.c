@@ -186,11 +186,14 @@ static void test_pq_ent(void **state)
 			}
 	struct pool p;
 	pool_init(&p, 88, 64);
+	static void *k[500];
 	for (int i = 0; i < 500; i++) {
-		void *k = pool_get(&p);
-		pq_ent e = (uint64_t)(uintptr_t)k | (uint64_t)4096 << 48 | PQ_CE;
-		assert_ptr_equal(pq_pkt(e), k);
+		k[i] = pool_get(&p);
+		pq_ent e = (uint64_t)(uintptr_t)k[i] | (uint64_t)4096 << 48 | PQ_CE;
+		assert_ptr_equal(pq_pkt(e), k[i]);
 	}
+	for (int i = 0; i < 500; i++)
+		pool_put(&p, k[i]);
 	pool_destroy(&p);
 }
 

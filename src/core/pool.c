@@ -21,9 +21,8 @@ struct pool_chunk {
  * packet's size and flags in the other bits of its address (net/pring.h).
  * User-space addresses are below 2^47 on x86-64 and below 2^48 on arm64
  * unless a program asks the kernel for more, which mpsim does not. */
-static bool pool_addr_ok(const void *o, size_t bytes)
+static bool pool_addr_ok(uintptr_t a, size_t bytes)
 {
-	uintptr_t a = (uintptr_t)o;
 	return (a & 15) == 0 && (uint64_t)a + bytes <= (1ull << 48);
 }
 
@@ -65,7 +64,7 @@ void *pool_get(struct pool *p)
 	void *o = malloc(p->obj_size);
 	if (!o)
 		MP_PANIC("out of memory in pool");
-	MP_ASSERT(pool_addr_ok(o, p->obj_size));
+	MP_ASSERT(pool_addr_ok((uintptr_t)o, p->obj_size));
 	if (++p->live > p->peak)
 		p->peak = p->live;
 	return o;
@@ -83,7 +82,7 @@ void *pool_grow_get(struct pool *p)
 		       "a chunk's header fits its line");
 	struct pool_chunk *c =
 	    mp_calloc_aligned(MP_CACHE_LINE + p->obj_size * p->per_chunk, MP_CACHE_LINE);
-	MP_ASSERT(pool_addr_ok(c, MP_CACHE_LINE + p->obj_size * p->per_chunk));
+	MP_ASSERT(pool_addr_ok((uintptr_t)c, MP_CACHE_LINE + p->obj_size * p->per_chunk));
 	c->next = p->chunks;
 	p->chunks = c;
 	p->chunks_n++;
