@@ -62,11 +62,10 @@
 static ev_fn handlers[256];
 static evq_prefetch_fn prefetchers[256], late_prefetchers[256];
 /* what the run loop prefetches of an event ahead, by handler: the lines of
- * its object (0: the first four), and the bits of its argument that are an
- * address (EVQ_ARG_ADDR; 0: it is not one) */
+ * its object (0: the first four), and whether its argument is an address */
 static struct {
 	uint8_t lines;
-	uint64_t arg;
+	bool arg;
 } ahead[256];
 static unsigned nhandlers;
 static struct {
@@ -127,7 +126,7 @@ void evq_set_prefetch_lines(ev_fn fn, unsigned mask)
 
 void evq_set_prefetch_arg(ev_fn fn)
 {
-	ahead[handler_id(fn)].arg = EVQ_ARG_ADDR;
+	ahead[handler_id(fn)].arg = true;
 }
 
 void evq_init(struct evq *q)
@@ -806,8 +805,7 @@ static inline void prefetch_event(const struct evs *e)
 	else
 		for (; m; m &= m - 1)
 			__builtin_prefetch((const void *)(o + 64 * (unsigned)__builtin_ctz(m)));
-	uintptr_t a = (uintptr_t)(e->arg & ahead[id].arg);
-	a = a ? a : o;
+	uintptr_t a = ahead[id].arg && e->arg ? (uintptr_t)e->arg : o;
 	__builtin_prefetch((const void *)a);
 }
 

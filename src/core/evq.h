@@ -241,11 +241,8 @@ void evq_set_prefetch_late(ev_fn fn, evq_prefetch_fn pf);
 void evq_set_prefetch_lines(ev_fn fn, unsigned mask);
 
 /* The run loop also prefetches the argument of events of handler fn: for
- * handlers whose argument is an address (a packet), not a number. Its top
- * 16 bits may hold something else (EVQ_ARG_ADDR keeps the address: an
- * arrival's argument carries the port its packet comes in on there,
- * net/fabric.h). */
-#define EVQ_ARG_ADDR 0x0000ffffffffffffull
+ * handlers whose argument is an address (a packet), not a number (its low
+ * bits may hold flags: an arrival's mark, net/fabric.h). */
 void evq_set_prefetch_arg(ev_fn fn);
 
 /* Remove the earliest event into *e if its time is <= until; false otherwise

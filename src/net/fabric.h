@@ -16,9 +16,9 @@
  * cfg.failover_delay later (fab_link_set_up).
  *
  * Events: at most two per packet per hop, both created by the sending port:
- * arrival at the peer (port_wire_arrive: the peer node is its object; its
- * argument holds the packet, the port it comes in on and a mark made on its
- * way out: port_wire_arg) and,
+ * arrival at the peer (port_wire_arrive: the peer node is its object, the
+ * packet and a mark made on its way out its argument: port_wire_arg; the
+ * packet names the port it comes in on) and,
  * only when another packet waits, end of transmission (port_tx_done).
  *
  * net/ knows nothing of transports: a host hands arriving packets to
@@ -465,22 +465,18 @@ void nic_deactivate(struct fabric *f, struct nic_flow *fl);
 void node_recv(struct node *n, uint16_t in_idx, struct packet *p);
 /* Software pipelining of the packet path (see evq_set_prefetch). */
 void port_register_prefetchers(void);
-/* Event handler: a packet reached node `n` (net/port.c, wire_push). Its
- * argument (port_wire_arg) holds the packet's address, the index at n of the
- * port it comes in on (bits 48-63) and PKT_F_CE if a switch marked it on the
- * way out (bit 1), which the arrival writes into the packet. */
+/* Event handler: a packet reached node `n` through its port p->in_port
+ * (net/port.c, wire_push). Its argument (port_wire_arg) holds the packet's
+ * address and, in bit 1, PKT_F_CE if a switch marked it on the way out, which
+ * the arrival writes into the packet. */
 void port_wire_arrive(void *n, uint64_t arg);
-static inline uint64_t port_wire_arg(pq_ent e, uint16_t in_port)
+static inline uint64_t port_wire_arg(pq_ent e)
 {
-	return (e & (PQ_ADDR | PQ_CE)) | (uint64_t)in_port << 48; /* PQ_CE is PKT_F_CE */
+	return e & (PQ_ADDR | PQ_CE); /* PQ_CE is PKT_F_CE */
 }
 static inline struct packet *port_wire_packet(uint64_t arg)
 {
-	return pq_pkt(arg);
-}
-static inline uint16_t port_wire_in(uint64_t arg)
-{
-	return (uint16_t)(arg >> 48);
+	return (struct packet *)(uintptr_t)(arg & ~(uint64_t)15);
 }
 /* Does an event of this handler carry a packet in its argument (an arrival,
  * or an arrival its link's failure made a loss: port_wire_packet)? */

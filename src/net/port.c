@@ -116,17 +116,20 @@ static inline bool port_has_work(const struct port *pt)
 /* ---- A packet's departure ---------------------------------------------------
  * A queue keeps each packet as a pq_ent (net/pring.h): its address, with its
  * size and its ECN state in the bits an address leaves free, taken from the
- * packet when it is queued (it was just read to route it). Sending it then
- * reads the port alone: its size times its serialisation, RED marks it on the
- * entry, and the arrival event carries the address, the mark and the port it
- * comes in on, which the arrival writes into the packet. At 8192 hosts a
+ * packet when it is queued (it was just read to route it), when the port it
+ * will come in on is written into it too. Sending it then reads the port
+ * alone: its size times its serialisation, RED marks it on the entry, and the
+ * arrival event carries the address and the mark, which the arrival writes
+ * into the packet. At 8192 hosts a
  * packet waits in a queue long enough to leave the cache, and reading it at
  * its departure was a miss of most hops (bench/README.md, "A packet's
  * departure"). Nothing reads a packet on the wire but its arrival, so where
- * the mark is written changes no result. What still reads the packet at
- * departure (the ingress port of a lossless switch, a load balancer's sw_tx
- * or host_tx hook) reads it as before; the port's tx_reads_pkt bit tells the
- * prefetchers so. */
+ * the mark is written changes no result, nor does writing in_port early,
+ * since nothing else reads it once the packet is queued. Where the departure
+ * still reads the packet (a lossless switch, which releases the bytes of the
+ * port it came in on, p->in_port; a load balancer's sw_tx or host_tx hook),
+ * the port's tx_reads_pkt bit says so: in_port is written at the departure
+ * as before, and the prefetchers ask for the packet. */
 _Static_assert(PQ_CE == PKT_F_CE && PQ_ECT == PKT_F_ECT,
 	       "an entry's flags and an arrival's mark are the packet's own bits");
 
@@ -210,6 +213,10 @@ static void port_lose(struct fabric *f, struct port *pt, struct packet *p)
 
 static void port_enqueue(struct fabric *f, struct port *pt, struct packet *p)
 {
+	/* the port it will come in on, written now, while it is in the cache,
+	 * when its departure will not read it (wire_push) */
+	if (!pt->tx_reads_pkt)
+		p->in_port = pt->peer_idx;
 	/* fast path: an idle, empty, unpaused, up port sends at once; the packet
 	 * never touches the queue ring (same result as queue-then-dequeue) */
 	if (!pt->tx_ev && pt->qbytes_total == 0 && f->q->now >= pt->busy_until && pt->up &&
@@ -433,7 +440,9 @@ static void wire_push(struct fabric *f, struct port *pt, pq_ent e, simtime_t at)
 	if (at < pt->wire_last)
 		at = pt->wire_last;
 	pt->wire_last = at;
-	evq_at(f->q, &pt->evs, at, port_wire_arrive, pt->peer_node, port_wire_arg(e, pt->peer_idx));
+	if (pt->tx_reads_pkt) /* else written when it was queued (port_enqueue) */
+		pq_pkt(e)->in_port = pt->peer_idx;
+	evq_at(f->q, &pt->evs, at, port_wire_arrive, pt->peer_node, port_wire_arg(e));
 }
 
 #define ROUTE_NONE UINT16_MAX /* no route: the packet is lost */
@@ -505,7 +514,7 @@ static void wire_arrive_prefetch(const void *obj, uint64_t arg)
 	if (n->kind == NODE_HOST) {
 		/* its NIC port (where the reply or the next data packet
 		 * queues) and what the transport's host_rx will read */
-		evq_prefetch_mask(&n->ports[port_wire_in(arg)], PORT_HOT_LINES);
+		evq_prefetch_mask(&n->ports[p->in_port], PORT_HOT_LINES);
 		if (f->host_rx_prefetch)
 			f->host_rx_prefetch(f->pf_ctx, p, false);
 		return;
@@ -519,7 +528,7 @@ static void wire_arrive_prefetch(const void *obj, uint64_t arg)
 	else
 		__builtin_prefetch(&s->route[t]);
 	if (f->cfg.mode == BUF_LOSSLESS)
-		__builtin_prefetch(&n->ports[port_wire_in(arg)].ingress_bytes[p->cls]);
+		__builtin_prefetch(&n->ports[p->in_port].ingress_bytes[p->cls]);
 }
 
 /* The packet this port will send next, the first of its first ready queue,
@@ -609,7 +618,6 @@ void port_register_prefetchers(void)
 void port_wire_arrive(void *obj, uint64_t arg)
 {
 	struct packet *p = port_wire_packet(arg);
-	p->in_port = port_wire_in(arg);
 	p->flags |= (uint8_t)(arg & PKT_F_CE);
 	node_recv(obj, p->in_port, p);
 }
@@ -619,14 +627,15 @@ void port_wire_arrive(void *obj, uint64_t arg)
 static void wire_lost(void *obj, uint64_t arg)
 {
 	struct node *n = obj;
-	n->ports[port_wire_in(arg)].peer->st.drops_link++;
-	pkt_free(n->fab, port_wire_packet(arg));
+	struct packet *p = port_wire_packet(arg);
+	n->ports[p->in_port].peer->st.drops_link++;
+	pkt_free(n->fab, p);
 }
 
 static bool on_wire_of(const void *ctx, const void *obj, uint64_t arg)
 {
 	const struct port *in = ctx; /* the port the wire ends at */
-	return obj == in->owner && port_wire_in(arg) == in->idx;
+	return obj == in->owner && port_wire_packet(arg)->in_port == in->idx;
 }
 
 bool port_event_carries_packet(ev_fn fn)
@@ -758,7 +767,8 @@ static pq_ent port_dequeue(struct fabric *f, struct port *pt)
 			struct nic_flow *fl = pt->nic_ring;
 			struct packet *p = f->nic_pull(f->cb_ctx, fl);
 			if (p) {
-				pt->nic_ring = fl->next; /* round robin: next flow goes next */
+				pt->nic_ring = fl->next;   /* round robin: next flow goes next */
+				p->in_port = pt->peer_idx; /* as port_enqueue does */
 				pq_ent e = pq_ent_of(p);
 				return f->lb->host_tx ? host_depart(f, pt, e) : e;
 			}
