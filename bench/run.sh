@@ -83,6 +83,49 @@ if [ $QUICK = 0 ]; then
 	hops 128 3
 fi
 
+# The same fabrics at equal work: flows of 64, 8 and 1 MB, so that each size
+# runs about as many packet-hops (13-16 M) and as long (2-4 s), in rounds that
+# take the three sizes one after the other, so that each round's sizes share
+# one phase of the machine (bench/README.md, "Equal work at each size").
+equal_work() { # rounds
+	local rounds=$1
+	for ((i = 0; i < rounds; i++)); do
+		for spec in 2:64MB 16:8MB 128:1MB; do
+			"$MPSIM" run bench/strack_hops.yaml --out "$OUT/e" --quiet \
+				--set topology.leaves="${spec%%:*}" --set workload.size="${spec#*:}" >/dev/null
+			python3 - "$OUT/e" "$i" "${spec%%:*}" "${spec#*:}" >>"$OUT/equal" <<'PY'
+import csv, json, sys
+r = json.load(open(sys.argv[1] + "/summary.json"))["run"]
+hops = sum(int(x["tx_pkts"]) for x in csv.DictReader(open(sys.argv[1] + "/ports.csv")))
+print(sys.argv[2], int(sys.argv[3]) * 64, sys.argv[4], r["wall_s"] / hops * 1e9, r["events"] / hops, hops)
+PY
+		done
+	done
+	python3 - "$OUT/equal" <<'PY'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1])]
+by = {}
+for rnd, hosts, size, ns, ev, hops in rows:
+    by.setdefault(int(hosts), []).append((int(rnd), float(ns), float(ev), int(hops), size))
+for hosts in sorted(by):
+    v = by[hosts]
+    ns = [x[1] for x in v]
+    print(f"{hosts:5d} hosts, {v[0][4]} flows: {statistics.median(ns):.0f} ns per packet-hop in the median "
+          f"(runs: {', '.join(f'{x:.0f}' for x in ns)}), {v[0][2]:.2f} events per hop, {v[0][3]} packet-hops")
+small, large = min(by), max(by)
+ratios = [b[1] / a[1] for a, b in zip(by[small], by[large])]
+print(f"      {large} against {small} hosts, round by round: {', '.join(f'{x:.2f}x' for x in ratios)}; "
+      f"median {statistics.median(ratios):.2f}x")
+PY
+}
+
+if [ $QUICK = 0 ]; then
+	echo
+	echo "== cost per packet-hop at equal work (bench/strack_hops.yaml): 64, 8 and 1 MB flows at"
+	echo "   128, 1024 and 8192 hosts, 13-16 M packet-hops each, three rounds of the three sizes"
+	equal_work 3
+fi
+
 echo
 echo "== building the STrack fabric: 8192 hosts, 192 switches (examples/strack_8192.yaml)"
 /usr/bin/time -f "%e s wall, %M KB peak RSS" "$MPSIM" validate examples/strack_8192.yaml 2>&1 | tr '\n' ' '
