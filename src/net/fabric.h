@@ -271,7 +271,10 @@ struct lb_ops {
 	 * the switch it starts from, charged to the ingress port it names) ends
 	 * where its sw_rx sets PKT_F_SINK: the switch frees it. */
 	void (*sw_rx)(struct fabric *f, struct sw *s, uint16_t in_idx, struct packet *p);
-	/* a packet leaves switch s through port `out` (it left the queue now) */
+	/* a packet leaves switch s through port `out` (it left the queue now;
+	 * the packet's in_port is not the port it came in on if the scheme
+	 * was set after fab_finalize, which marks the ports whose departures
+	 * read their packets: tx_reads_pkt, net/port.c) */
 	void (*sw_tx)(struct fabric *f, struct sw *s, struct port *out, struct packet *p);
 	/* the edge: a host puts a packet on its NIC's wire, and one reaches a host
 	 * (before the transport sees it); host_rx returns true when the packet

@@ -120,10 +120,9 @@ static inline bool port_has_work(const struct port *pt)
  * will come in on is written into it too. Sending it then reads the port
  * alone: its size times its serialisation, RED marks it on the entry, and the
  * arrival event carries the address and the mark, which the arrival writes
- * into the packet. At 8192 hosts a
- * packet waits in a queue long enough to leave the cache, and reading it at
- * its departure was a miss of most hops (bench/README.md, "A packet's
- * departure"). Nothing reads a packet on the wire but its arrival, so where
+ * into the packet. At 8192 hosts a packet waits in a queue long enough to
+ * leave the cache, and reading it at its departure was a miss of most hops
+ * (bench/README.md, "A packet's departure"). Nothing reads a packet on the wire but its arrival, so where
  * the mark is written changes no result, nor does writing in_port early,
  * since nothing else reads it once the packet is queued. Where the departure
  * still reads the packet (a lossless switch, which releases the bytes of the
@@ -161,8 +160,9 @@ static void port_tx_done(void *obj, uint64_t arg);
  * holds the packet the port will send after the next one, which taking the
  * next one reads (or, when none waits behind it, that next packet itself if
  * its departure reads it, else 0; the flow at the head of the NIC's round
- * robin, which the pull's prefetcher reads, when the port will pull from it). A hint for the run loop only,
- * which prefetches an event's argument some events ahead (core/evq.c);
+ * robin, which the pull's prefetcher reads, when the port will pull from
+ * it). A hint for the run loop only, which prefetches an event's argument
+ * some events ahead (core/evq.c);
  * tx_done_prefetch prefetches the next packet, kept in the port (`first`).
  * The ring slot was the packet path's costliest miss at 8192 hosts
  * (bench/README.md). The handler never reads the hint, and it never orders
@@ -428,11 +428,11 @@ static void switch_release(struct fabric *f, struct sw *s, const struct packet *
  * of it: a link does not reorder, even when its delay has just shrunk). One
  * event per packet in flight: the radix heap (core/evq.h) makes a large number
  * of pending events cheap, and the packet rides in the event's argument. The
- * event's object is the node the packet arrives at, and its argument names
- * the port it comes in on (port_wire_arg), so an arrival never reads the
- * sending port: at 8192 hosts that port's line was a miss of every hop
- * (bench/README.md); nor is the packet written here ("A packet's departure"
- * above). The event is still this port's (its key), so arrivals keep their
+ * event's object is the node the packet arrives at, and the packet names the
+ * port it comes in on (`in_port`, written when it was queued, or here when
+ * the departure reads the packet: "A packet's departure" above), so an
+ * arrival never reads the sending port: at 8192 hosts that port's line was a
+ * miss of every hop (bench/README.md). The event is still this port's (its key), so arrivals keep their
  * order. A link that fails takes the packets on its wire with it
  * (port_link_down). */
 static void wire_push(struct fabric *f, struct port *pt, pq_ent e, simtime_t at)
