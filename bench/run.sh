@@ -2,8 +2,9 @@
 # mpsim benchmarks: fixed scenarios, each reporting wall time, events, events
 # per second and peak RSS. Not a test: nothing here fails on a slow machine.
 #   bench/run.sh [BUILD_DIR] [--quick]
-# --quick skips the 16 MB reference run and the 8192-host packet-hop run
-# (together about a minute and a half).
+# --quick skips the 16 MB reference run, the 8192-host packet-hop run and the
+# packet-hop runs at equal work: 13 s rather than about 70 on the project's
+# machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
