@@ -130,6 +130,20 @@ static struct swcfg ecn_cfg(uint64_t kmin, uint64_t kmax, double pmax)
 			       .pfc_xon_gap = 1 };
 }
 
+/* n data packets from h0 to h1 queued behind a paused port 1, which is then
+ * resumed: each leaves with the packets after it queued behind it. Runs
+ * until all have arrived. */
+static void burst_behind_pause(struct rig *r, int n)
+{
+	pfc_to_port(r, 1, false);
+	for (int i = 0; i < n; i++)
+		inject(r, 0, 1, (uint32_t)i);
+	r->rx = 0;
+	pfc_to_port(r, 1, true);
+	evq_run(&r->q, SIMTIME_MAX);
+	assert_int_equal(r->rx, n);
+}
+
 static void test_ecn_at_dequeue(void **state)
 {
 	(void)state;
@@ -138,13 +152,7 @@ static void test_ecn_at_dequeue(void **state)
 	enum { N = 100, ROUNDS = 3000 };
 	static uint32_t marks[N];
 	for (int round = 0; round < ROUNDS; round++) {
-		pfc_to_port(&R, 1, false);
-		for (int i = 0; i < N; i++)
-			inject(&R, 0, 1, (uint32_t)i);
-		R.rx = 0;
-		pfc_to_port(&R, 1, true);
-		evq_run(&R.q, SIMTIME_MAX);
-		assert_int_equal(R.rx, N);
+		burst_behind_pause(&R, N);
 		for (int i = 0; i < N; i++) {
 			assert_int_equal(R.rx_order[i], i); /* FIFO */
 			marks[i] += R.rx_marked[i];
@@ -236,13 +244,7 @@ static void test_ecn_mark_travels(void **state)
 		rig_lb = NULL;
 		assert_int_equal(R.s->node.ports[1].tx_reads_pkt, with_hook);
 		hook_seen = 0;
-		pfc_to_port(&R, 1, false);
-		for (int i = 0; i < N; i++)
-			inject(&R, 0, 1, (uint32_t)i);
-		R.rx = 0;
-		pfc_to_port(&R, 1, true);
-		evq_run(&R.q, SIMTIME_MAX);
-		assert_int_equal(R.rx, N);
+		burst_behind_pause(&R, N);
 		uint32_t marked = 0;
 		for (int k = 0; k < N; k++) {
 			assert_int_equal(R.rx_order[k], k);
