@@ -298,6 +298,7 @@ struct strack_state {
 	simtime_t probe_ts;    /* probe when no SACK arrived by then */
 	simtime_t lb_reset_ts; /* last clearing of the whole bitmap (bitmap_reset) */
 	bool probe_out, acked_since_probe;
+	uint64_t *ps_acked; /* a bit per slot of ps, in its allocation (ps_bits) */
 };
 _Static_assert(sizeof(struct strack_state) <= 5 * 64,
 	       "STrack's state: the receiver's line and the sender's four");
@@ -338,7 +339,7 @@ static inline size_t ps_bits_at(uint32_t cap)
 
 static inline uint64_t *ps_bits(const struct strack_state *s)
 {
-	return (uint64_t *)(void *)((char *)s->ps + ps_bits_at(s->ps_cap));
+	return s->ps_acked;
 }
 
 static inline bool ps_acked(const struct strack_state *s, uint32_t q)
@@ -392,18 +393,20 @@ static void ps_fit(struct strack_state *s)
 	}
 	mp_free(s->ps);
 	s->ps = v;
+	s->ps_acked = vb;
 	s->ps_cap = cap;
 }
 
 /* Every PSN below una is acknowledged: their slots are free again. */
-static void ps_release(struct strack_state *s, uint32_t una)
+static inline void ps_release(struct strack_state *s, uint32_t una)
 {
-	if (una == s->snd_una)
-		return;
 	uint64_t *bits = ps_bits(s);
+	uint32_t m = s->ps_cap - 1;
 	for (uint32_t q = s->snd_una; q != una; q++) {
-		uint32_t i = q & (s->ps_cap - 1);
+		uint32_t i = q & m;
+#ifndef NDEBUG
 		MP_ASSERT(ps_acked(s, q));
+#endif
 		bits[i >> 6] &= ~(1ull << (i & 63));
 		memset(&s->ps[i], 0, sizeof *s->ps);
 	}
@@ -562,6 +565,7 @@ static void strack_close(struct conn *c)
 	struct strack_state *s = st(c);
 	mp_free(s->ps);
 	s->ps = NULL;
+	s->ps_acked = NULL;
 	tp_rxmap_free(&s->rx);
 }
 
@@ -955,7 +959,7 @@ static void strack_receiver(struct conn *c, struct packet *pk)
 /* The per-PSN rings the next packet out or the arriving one will read: the
  * sender's state of the next PSN; the receiver's bitmap word of a data
  * packet's PSN; a SACK's first PSNs, acknowledged from snd_una and from the
- * bitmap's base. */
+ * bitmap's base, and the word of acknowledged bits at that base. */
 static void strack_prefetch(const struct conn *c, const struct packet *pk, unsigned flow)
 {
 	const struct strack_state *s = (const struct strack_state *)c->priv;
