@@ -298,7 +298,7 @@ struct strack_state {
 	simtime_t probe_ts;    /* probe when no SACK arrived by then */
 	simtime_t lb_reset_ts; /* last clearing of the whole bitmap (bitmap_reset) */
 	bool probe_out, acked_since_probe;
-	uint64_t *ps_acked; /* a bit per slot of ps, in its allocation (ps_bits) */
+	uint64_t *acked_bits; /* a bit per slot of ps, in its allocation (ps_acked) */
 };
 _Static_assert(sizeof(struct strack_state) <= 5 * 64,
 	       "STrack's state: the receiver's line and the sender's four");
@@ -337,15 +337,10 @@ static inline size_t ps_bits_at(uint32_t cap)
 	return ((size_t)cap * sizeof(struct strack_psn) + 7) & ~(size_t)7;
 }
 
-static inline uint64_t *ps_bits(const struct strack_state *s)
-{
-	return s->ps_acked;
-}
-
 static inline bool ps_acked(const struct strack_state *s, uint32_t q)
 {
 	uint32_t i = q & (s->ps_cap - 1);
-	return (ps_bits(s)[i >> 6] >> (i & 63)) & 1;
+	return (s->acked_bits[i >> 6] >> (i & 63)) & 1;
 }
 
 static inline void ps_bit_set(uint64_t *bits, uint32_t i)
@@ -365,7 +360,7 @@ static inline uint64_t ps_acked64(const struct strack_state *s, uint32_t p0)
 			a |= (uint64_t)ps_acked(s, p0 + j) << j;
 		return a;
 	}
-	const uint64_t *b = ps_bits(s);
+	const uint64_t *b = s->acked_bits;
 	uint32_t i = p0 & (cap - 1), w = i >> 6, o = i & 63;
 	uint64_t a = b[w] >> o;
 	if (o)
@@ -393,14 +388,14 @@ static void ps_fit(struct strack_state *s)
 	}
 	mp_free(s->ps);
 	s->ps = v;
-	s->ps_acked = vb;
+	s->acked_bits = vb;
 	s->ps_cap = cap;
 }
 
 /* Every PSN below una is acknowledged: their slots are free again. */
 static inline void ps_release(struct strack_state *s, uint32_t una)
 {
-	uint64_t *bits = ps_bits(s);
+	uint64_t *bits = s->acked_bits;
 	uint32_t m = s->ps_cap - 1;
 	for (uint32_t q = s->snd_una; q != una; q++) {
 		uint32_t i = q & m;
@@ -565,7 +560,7 @@ static void strack_close(struct conn *c)
 	struct strack_state *s = st(c);
 	mp_free(s->ps);
 	s->ps = NULL;
-	s->ps_acked = NULL;
+	s->acked_bits = NULL;
 	tp_rxmap_free(&s->rx);
 }
 
@@ -703,7 +698,7 @@ static void ack_psn(struct conn *c, struct strack_state *s, uint32_t q)
 	if (e->flags & PS_LOST)
 		s->nlost--;
 	e->flags = PS_ACKED;
-	ps_bit_set(ps_bits(s), q & (s->ps_cap - 1));
+	ps_bit_set(s->acked_bits, q & (s->ps_cap - 1));
 	/* one copy arrived: the others are lost or duplicates, none in flight */
 	int n = e->nsent ? e->nsent - 1 : 0;
 	s->bytes_claimed += (int64_t)(n - e->nclaim) * (int64_t)tp_psn_payload(c, q);
@@ -975,7 +970,7 @@ static void strack_prefetch(const struct conn *c, const struct packet *pk, unsig
 		}
 		__builtin_prefetch(&s->ps[s->snd_una & m]);
 		__builtin_prefetch(&s->ps[pk->p0 & m]);
-		__builtin_prefetch(&ps_bits(s)[(pk->p0 & m) >> 6]);
+		__builtin_prefetch(&s->acked_bits[(pk->p0 & m) >> 6]);
 	} else if (pk->type == PKT_DATA && s->rx.bits) {
 		__builtin_prefetch(&s->rx.bits[(pk->psn & (s->rx.cap - 1)) >> 6]);
 	}
