@@ -198,6 +198,7 @@ static inline void port_kick(struct fabric *f, struct port *pt)
 static void port_transmit(struct fabric *f, struct port *pt, pq_ent e);
 static void switch_depart(struct fabric *f, struct port *pt, pq_ent *e, uint8_t c);
 static inline pq_ent host_depart(struct fabric *f, struct port *pt, pq_ent e);
+static inline pq_ent port_depart(struct fabric *f, struct port *pt, pq_ent e, uint8_t c);
 
 static void switch_release(struct fabric *f, struct sw *s, const struct packet *p, uint8_t c,
 			   uint64_t z);
@@ -225,11 +226,7 @@ static void port_enqueue(struct fabric *f, struct port *pt, struct packet *p)
 		 * frame its release triggers, or a probe a load balancer's hook
 		 * sends): held by tx_ev, as in port_try_send, it queues behind p */
 		pt->tx_ev = true;
-		pq_ent e = pq_ent_of(p);
-		if (pt->owner->kind == NODE_SWITCH && p->cls != CLS_PAUSE)
-			switch_depart(f, pt, &e, p->cls);
-		else if (f->lb->host_tx && p->cls != CLS_PAUSE)
-			e = host_depart(f, pt, e);
+		pq_ent e = port_depart(f, pt, pq_ent_of(p), p->cls);
 		pt->tx_ev = false;
 		port_transmit(f, pt, e);
 		return;
@@ -740,6 +737,20 @@ static inline pq_ent host_depart(struct fabric *f, struct port *pt, pq_ent e)
 	return pq_ent_of(p);
 }
 
+/* A packet of class c leaves this port, from its queue or at once: a switch
+ * releases it and may mark it, a host's load balancer sees it; a PFC frame
+ * leaves as it is. */
+static inline pq_ent port_depart(struct fabric *f, struct port *pt, pq_ent e, uint8_t c)
+{
+	if (c == CLS_PAUSE)
+		return e;
+	if (pt->owner->kind == NODE_SWITCH)
+		switch_depart(f, pt, &e, c);
+	else if (f->lb->host_tx)
+		e = host_depart(f, pt, e);
+	return e;
+}
+
 /* Take the next eligible packet: strict priority over classes not paused by
  * PFC; a host NIC pulls data from its round robin when its queues are empty.
  * 0 when there is none. */
@@ -752,15 +763,9 @@ static pq_ent port_dequeue(struct fabric *f, struct port *pt)
 		if (!pt->q[c].first)
 			pt->qmask &= (uint8_t) ~(1u << c);
 		q_change(f, pt, c, -(int64_t)pq_size(e));
-		if (pt->owner->kind == NODE_SWITCH) {
-			if (c != CLS_PAUSE)
-				switch_depart(f, pt, &e, c);
-			else
-				pt->pfc_pending = NULL;
-		} else if (f->lb->host_tx && c != CLS_PAUSE) {
-			e = host_depart(f, pt, e);
-		}
-		return e;
+		if (c == CLS_PAUSE && pt->owner->kind == NODE_SWITCH)
+			pt->pfc_pending = NULL;
+		return port_depart(f, pt, e, c);
 	}
 	if (pt->nic_ring && !(pt->paused & (1u << CLS_DATA))) {
 		while (pt->nic_ring) {

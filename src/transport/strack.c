@@ -298,7 +298,9 @@ struct strack_state {
 	simtime_t probe_ts;    /* probe when no SACK arrived by then */
 	simtime_t lb_reset_ts; /* last clearing of the whole bitmap (bitmap_reset) */
 	bool probe_out, acked_since_probe;
-	uint64_t *acked_bits; /* a bit per slot of ps, in its allocation (ps_acked) */
+	/* a bit per slot of ps, in its allocation (ps_acked); its address is
+	 * kept, not computed from ps and ps_cap, since every SACK reads it */
+	uint64_t *acked_bits;
 };
 _Static_assert(sizeof(struct strack_state) <= 5 * 64,
 	       "STrack's state: the receiver's line and the sender's four");
