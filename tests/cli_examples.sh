@@ -66,6 +66,17 @@ done
 out=$("$ROOT/scripts/experiment_plots.sh" --check 2>&1) ||
 	fail "experiments/README.md figures" "a figure of every experiment, every link resolved" "$out"
 
+# The README names every Debian package that `make test` installs (a new user
+# learns from it what the test suite puts on their machine).
+for flag in "" --test; do
+	pkgs=$(sed -n 's/^need=(\(.*\))$/\1/p' "$ROOT/scripts/deps.sh")
+	[[ -n $flag ]] && pkgs+=" $(sed -n "s/^ *$flag) need+=(\(.*\)) ;;$/\1/p" "$ROOT/scripts/deps.sh")"
+	for p in $pkgs; do
+		grep -qw -- "$p" "$ROOT/README.md" ||
+			fail "README.md" "names $p, which scripts/deps.sh ${flag:-(make demo)} installs" "not named"
+	done
+done
+
 if ((nfail)); then
 	echo "cli_examples: $nfail of ${#files[@]} file(s) failed" >&2
 	exit 1

@@ -155,6 +155,30 @@ grep -q '^size-40GB,40GB,.*"failed: killed by signal 9 (Killed)",' k/sweep.csv |
 [[ -s k/size-200MB/flows.csv && ! -e k/size-40GB ]] ||
 	fail "a point killed" "the completed point kept, none for the killed one" "$(ls -A k 2>&1)"
 
+# The README's line for root and small machines, as it is written there, with
+# none of the variables above that allow root and oversubscription.
+README=$(cd "$(dirname "$0")/.." && pwd)/README.md
+line=$(grep -oE 'mpirun --allow-run-as-root [^#]*EXPERIMENT\.yaml' "$README" | head -1 || true)
+if [[ -z $line ]]; then
+	fail "README" "a mpirun line that runs as root on a small machine" "none"
+else
+	read -ra argv <<<"$line"
+	for i in "${!argv[@]}"; do
+		case ${argv[$i]} in
+		mpirun) argv[$i]=$MPIEXEC ;;
+		build/mpsim) argv[$i]=$MPSIM ;;
+		EXPERIMENT.yaml) argv[$i]=sw.yaml ;;
+		esac
+	done
+	set +e
+	env -u OMPI_ALLOW_RUN_AS_ROOT -u OMPI_ALLOW_RUN_AS_ROOT_CONFIRM -u OMPI_MCA_rmaps_base_oversubscribe \
+		"${argv[@]}" --out readme >readme.out 2>readme.err
+	rc=$?
+	set -e
+	[[ $rc == 0 && -s readme/sweep.csv ]] ||
+		fail "README: $line" "exit 0 and the sweep written" "exit $rc: $(head -3 readme.err)"
+fi
+
 if ((nfail)); then
 	echo "mpi_sweep: $nfail check(s) failed" >&2
 	exit 1
