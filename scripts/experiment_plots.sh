@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Copies two figures of each experiment's latest results into
-# experiments/plots/<name>/, the PNGs experiments/README.md shows beside its
-# tables: a comparison with the paper first (ratio_*, then sweep_* with the
+# experiments/plots/<name>/, the PNGs each paper folder's README
+# (experiments/<folder>/README.md) shows beside its tables: a comparison with the paper first (ratio_*, then sweep_* with the
 # paper's marks), else a queue over time, else the first figure; for a sweep
 # without a paper section, the first time series of its first two points.
 # experiments/plots/<name>/figures.txt, where it exists, names the figures
 # instead (a line each: FIG of the sweep, or POINT FIG of one point). Each copy
 # also rewrites the links of the experiment's "Plots of `DIR/FILE.yaml`" line in
-# experiments/README.md to the figures just copied (an experiment whose
+# experiments/DIR/README.md to the figures just copied (an experiment whose
 # section has no such line keeps its hand-written links, and is named).
 #   scripts/experiment_plots.sh [RESULTS_DIR [NAME...]]
 #                                (default results; NAME: only these experiments,
@@ -18,25 +18,29 @@
 # mpsim plot results/NAME afterwards).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-DOC=experiments/README.md
+# the README that shows experiment REL (DIR/FILE.yaml): its folder's
+doc() { echo "experiments/${1%%/*}/README.md"; }
 
-# --check: what a reader of experiments/README.md relies on, checked without
+# --check: what a reader of the folders' READMEs relies on, checked without
 # running anything (a test calls this)
 if [ "${1:-}" = --check ]; then
 	bad=0
 	for f in experiments/*/*.yaml; do
 		name=$(awk '$1 == "name:" { print $2; exit }' "$f")
-		if ! grep -q "(plots/$name/[^)]*\.png)" "$DOC"; then
-			echo "$DOC: no figure of ${f#experiments/} (plots/$name/)" >&2
+		DOC=$(doc "${f#experiments/}")
+		if ! grep -q "(\.\./plots/$name/[^)]*\.png)" "$DOC" 2>/dev/null; then
+			echo "$DOC: no figure of ${f#experiments/} (../plots/$name/)" >&2
 			bad=1
 		fi
 	done
-	while read -r link; do
-		if [ ! -f "experiments/$link" ]; then
-			echo "$DOC: link to a missing file: $link" >&2
-			bad=1
-		fi
-	done < <(grep -o '](plots/[^)]*)' "$DOC" | sed 's/^](//; s/)$//' | sort -u)
+	for DOC in experiments/*/README.md; do
+		while read -r link; do
+			if [ ! -f "$(dirname "$DOC")/$link" ]; then
+				echo "$DOC: link to a missing file: $link" >&2
+				bad=1
+			fi
+		done < <(grep -o '](\.\./plots/[^)]*)' "$DOC" | sed 's/^](//; s/)$//' | sort -u)
+	done
 	exit $bad
 fi
 
@@ -46,11 +50,12 @@ ONLY=" $* "
 # links NAME REL FIG...: the "Plots of" line of experiment REL, its links
 # rewritten (whatever the line says before its links stays)
 links() {
-	local name=$1 rel=$2 head tail="" fig
+	local name=$1 rel=$2 head tail="" fig DOC
 	shift 2
+	DOC=$(doc "$rel")
 	head="Plots of \`$rel\` (\`mpsim run experiments/$rel\`; all of them in \`results/$name/report.html\`):"
 	for fig in "$@"; do
-		tail+=" [![$fig](plots/$name/$fig.png)](plots/$name/$fig.png)"
+		tail+=" [![$fig](../plots/$name/$fig.png)](../plots/$name/$fig.png)"
 	done
 	if grep -q "^Plots of \`$rel\` " "$DOC"; then
 		awk -v key="Plots of \`$rel\` " -v head="$head" -v tail="$tail" '
