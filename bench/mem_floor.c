@@ -3,11 +3,12 @@
  * line (latency), and the time per random line when loads are independent and
  * prefetched well ahead (throughput, the floor a software-pipelined run loop
  * can reach). The cost per packet-hop at 8192 hosts is compared with the
- * second times the lines a hop misses (bench/README.md). Then the same
+ * second times the lines a hop misses (bench/notes/2026-11-24-where-the-misses-are.md).
+ * Then the same
  * throughput by object: four-line objects at random, each read in the lines
  * it prefetched, all four, three (0, 1 and 3: a port's packet path), or one,
  * so that what a line asked for costs shows beside what a line used costs
- * (bench/README.md, "A port in three lines").
+ * (bench/notes/2026-11-27-port-in-three-lines.md).
  *
  *   bench_mem [megabytes=128] [steps=4000000] */
 #include <stdint.h>

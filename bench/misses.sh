@@ -2,8 +2,8 @@
 # Cache misses per packet-hop, counted rather than timed: cachegrind's
 # last-level simulation (1 MB, 16 ways, 64-byte lines: this machine's L2) on
 # bench/strack_hops.yaml. Deterministic, so it tells a change of layout or of
-# what a hop touches apart from the timing noise of a shared machine (bench/README.md,
-# "where the misses are"). Cachegrind ignores prefetch instructions: a miss
+# what a hop touches apart from the timing noise of a shared machine
+# (bench/notes/2026-11-24-where-the-misses-are.md). Cachegrind ignores prefetch instructions: a miss
 # counted here is a line a hop needs, whether or not a prefetch hid it.
 #   bench/misses.sh [BUILD_DIR] [LEAVES...]   (default: 2 16, i.e. 128 and 1024 hosts;
 #                                            128 leaves, 8192 hosts, takes a few minutes)

@@ -56,7 +56,7 @@ fi
 
 hops() { # leaves, runs: ns of the run loop per packet-hop (tx_pkts of every port), best of runs
 	# (the 128- and 1024-host runs last 25 and 300 ms, and this machine's phases move a
-	# single one by up to 50%: bench/README.md, "A radix sort for simultaneous events")
+	# single one by up to 50%: bench/notes/2026-11-27-radix-sort-simultaneous-events.md)
 	local leaves=$1 runs=$2 best="" line
 	for ((i = 0; i < runs; i++)); do
 		/usr/bin/time -f "%M" -o "$OUT/rss" "$MPSIM" run bench/strack_hops.yaml --out "$OUT/h" --quiet \
@@ -87,7 +87,7 @@ fi
 # The same fabrics at equal work: flows of 64, 8 and 1 MB, so that each size
 # runs about as many packet-hops (13-16 M) and as long (2-4 s), in rounds that
 # take the three sizes one after the other, so that each round's sizes share
-# one phase of the machine (bench/README.md, "Equal work at each size").
+# one phase of the machine (bench/notes/2026-11-28-packet-departure-and-equal-work.md).
 equal_work() { # rounds
 	local rounds=$1
 	for ((i = 0; i < rounds; i++)); do
