@@ -36,7 +36,7 @@ demo: build
 	@echo "      every protocol and its parameters"
 	@echo "  make install PREFIX=~/.local"
 	@echo "      put mpsim on your PATH"
-	@echo "  README.md, experiments/README.md"
+	@echo "  README.md, experiments/README.md (and a README per paper folder)"
 	@echo "      the tour of an experiment file, and the papers' reproductions"
 
 test: deps-test build

@@ -5,7 +5,7 @@
 # "FILE: ok (...)" on stdout (a line per point for a sweep), nothing on stderr. They are validated from an
 # unrelated working directory, so paths inside them (CDF tables, flow files) must be
 # relative to the experiment file, not to where mpsim happens to be started.
-# And experiments/README.md shows a figure of every experiment file, each link to a
+# And the folders' READMEs (experiments/*/README.md) show a figure of every experiment file, each link to a
 # file that exists (scripts/experiment_plots.sh --check).
 set -euo pipefail
 
@@ -64,7 +64,7 @@ for f in "${files[@]}"; do
 done
 
 out=$("$ROOT/scripts/experiment_plots.sh" --check 2>&1) ||
-	fail "experiments/README.md figures" "a figure of every experiment, every link resolved" "$out"
+	fail "experiments/*/README.md figures" "a figure of every experiment, every link resolved" "$out"
 
 # The README names every Debian package that `make test` installs (a new user
 # learns from it what the test suite puts on their machine).

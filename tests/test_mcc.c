@@ -116,7 +116,7 @@ static void test_partial(void **state)
 	assert_true(mcc.busbw >= 0.9 * capacity);
 	/* DCQCN does not drop here: AR keeps every queue under kmin, so no packet
 	 * is marked and DCQCN runs exactly as PFC alone (one would expect a
-	 * drop; experiments/README.md, MCC, says why it does not come) */
+	 * drop; experiments/mcc/README.md says why it does not come) */
 	assert_int_equal(dcqcn.marks, 0);
 	assert_true(fabs(dcqcn.busbw - pfc.busbw) < 1e-9);
 	assert_true(dcqcn.busbw >= 0.9 * capacity);

@@ -49,7 +49,7 @@
  *    (message). Taking the spread of the chunk's packet RTTs off its delay
  *    was tried and not kept: behind a hole the reorder buffer acknowledges
  *    nothing, so the spread is taken over a few samples and the cuts barely
- *    moved (experiments/README.md, MCC). Where the lag comes from a link
+ *    moved (experiments/mcc/README.md). Where the lag comes from a link
  *    downstream of the sending leaf's AR, the cut is right: the sprayed,
  *    in-order stream runs at paths x its share of the slow link.
  *  - target_msg_delay, topology-aware: the delay the chunk would see on an

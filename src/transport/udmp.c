@@ -522,7 +522,7 @@ static const struct opt_desc udmp_opts[] = {
 	 * base RTT, sent one packet per RTT (0.16 Gb/s) for 7 ms while the others
 	 * shared the link (tests/test_udmp.c, test_incast_fat_tree_fair). Fig. 7's
 	 * delay anomaly costs the same with either gain (mean FCT +4.0% at 1/8,
-	 * +4.7% at 0.01; experiments/README.md). */
+	 * +4.7% at 0.01; experiments/udmp/README.md). */
 	{ "alpha", OPT_DOUBLE, offsetof(struct udmp_params, alpha), "0.125", 1e-6, 1,
 	  "EWMA gain of smooth_rtt per ACK (Alg. 1 line 18; the paper gives no value)" },
 	/* no value in the paper (lines 33/35 give no rise at gradient 0); 0.1 of
