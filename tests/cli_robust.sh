@@ -7,12 +7,12 @@
 # Sweeps: a point killed by a signal leaves the others in place and its reason
 # in sweep.csv, --resume reruns only it; variant names that share a folder and
 # values that are equal are refused; SIGHUP stops the children and keeps what
-# completed; a closed stdout does not kill the sweep. Legal values that used to
+# completed; a closed stdout does not kill the sweep. Legal values that would
 # abort or exhaust the machine are sentences with exit status 2: 2^32 packets
 # in a flow, a 1 ps time-series interval, fabrics and workloads too large for
 # the memory (MPSIM_MEM_LIMIT fixes what fits), a buffer smaller than a packet,
-# a loss rate of 1. Two inputs that grew quadratically run within a bound 10x
-# above what they take now (and far below what they took).
+# a loss rate of 1. Two inputs that could grow quadratically run within a bound
+# 10x above what they take.
 set -euo pipefail
 
 MPSIM=${1:?usage: cli_robust.sh MPSIM REPO_ROOT}
@@ -265,16 +265,15 @@ refused buffer 2 "switch.buffer: 1000 B cannot hold one 4000 B packet" validate 
 refused loss 2 "failures.loss_rate: 1 loses every packet" validate small.yaml --set failures.loss_rate=1
 refused host_loss 2 "failures.host_loss_rate: 1 loses every packet" validate small.yaml --set failures.host_loss_rate=1
 
-# --- things that grew quadratically: bounded 10x above today -----------------------
-# all_to_all on 600 hosts: 0.6 M flows starting at once (about 3 s now; 90 s with
-# insertion sort)
+# --- inputs that could grow quadratically: bounded 10x above what they take -----------------------
+# all_to_all on 600 hosts: 0.6 M flows starting at once (about 3 s)
 sed 's/hosts: 65535/hosts: 600/' a2a.yaml >a600.yaml
 set +e
 timeout 40 "$MPSIM" validate a600.yaml >a600.out 2>a600.err
 rc=$?
 set -e
 [[ $rc == 0 ]] || fail "all_to_all 600 hosts" "validate within 40 s" "exit $rc (124 = timeout)"
-# 80,000 keys in one mapping, one of them twice (0.3 s now; 71 s before)
+# 80,000 keys in one mapping, one of them twice (0.3 s)
 {
 	echo 'name: keys'
 	echo 'topology:'

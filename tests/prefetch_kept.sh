@@ -2,14 +2,13 @@
 # prefetch_kept.sh MPSIM BUILD_TYPE - the run loop's software pipeline is in
 # the binary.
 #
-# GCC 12 took a helper whose only statements were prefetches for a const
-# function and deleted the calls to it, without a warning: from the commit
-# that added it, the connection's prefetcher compiled to a bare `ret`
-# (bench/README.md, fifth round). Each prefetcher the packet path registers
-# must hold prefetch instructions: at least one, and at least three in the two
-# that prefetch a connection (its common lines, the direction's own lines of
-# the connection and of the protocol's state: three ranges; the build that
-# had lost them held two, the late stage's). Skipped (77) in an unoptimised
+# GCC 12 takes a helper whose only statements are prefetches for a const
+# function and deletes the calls to it, without a warning
+# (bench/notes/2026-11-24-packet-hop-rounds-4-5.md). Each prefetcher the packet
+# path registers must hold prefetch instructions: at least one, and at least
+# three in the two that prefetch a connection (its common lines, the
+# direction's own lines of the connection and of the protocol's state: three
+# ranges). Skipped (77) in an unoptimised
 # build (helpers not inlined), where objdump is missing, or where the
 # machine's prefetch instruction is not known here.
 set -euo pipefail

@@ -50,8 +50,8 @@ static void run(const char *sw, const char *transport, const char *size, const c
 
 /* With the default delay (100 us) the reference transport's flows all finish:
  * they lose what the dead link swallows until 120 us and resend it (its RTO is
- * 200 us). They used to hang to the time limit, spine1 dropping leaf0's
- * packets for want of a route. */
+ * 200 us). Without the reroute they would hang to the time limit, spine1
+ * dropping leaf0's packets for want of a route. */
 static void test_ref_reroutes(void **state)
 {
 	(void)state;

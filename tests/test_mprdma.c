@@ -109,12 +109,12 @@ static void test_bitmap_discard(void **state)
 }
 
 /* A 32 -> 1 incast of 2 MB that overflows a 4 MB buffer: the first windows
- * (one BDP each, the former first window; from 8 packets in slow start the
+ * (one BDP each; from 8 packets in slow start the
  * buffer does not overflow) queue up faster than srtt + 4 rttvar grows, so
  * timeouts fire while the packets are still queued. Each timeout must back off
- * (mprdma.c, RFC 6298 5.5): without it every timeout sent another window on top
- * of the queue, 595 MB were resent and the incast took 2.7x its ideal (with
- * it: 17 MB, 1.18x). Ideal: 32 x 2 MB back to back on the receiver's 100 Gb/s link. */
+ * (mprdma.c, RFC 6298 5.5): without it every timeout would send another
+ * window on top of the queue. Ideal: 32 x 2 MB back to back on the receiver's
+ * 100 Gb/s link. */
 static void test_incast_timeout_backoff(void **state)
 {
 	(void)state;
@@ -263,8 +263,7 @@ static uint32_t sends_before(const struct trace *t, simtime_t at)
  * +1 per unmarked ACK until the first ECN-marked one. A lone 4 MB flow on a
  * free 100 Gb/s path (no queue, no mark) sends 8 packets before its first ACK
  * and 8 + 16 before the ACK of PSN 8 (the first of the second round): the
- * window doubles per round trip. The former first window (one BDP at once,
- * +1/cwnd per ACK) sent 111 before the first ACK. With slow_start: false the
+ * window doubles per round trip. With slow_start: false the
  * second round has about 8 (+1/cwnd per ACK). */
 static void test_slow_start(void **state)
 {

@@ -63,8 +63,8 @@ static void test_pool_growth(void **state)
 	pool_destroy(&p);
 }
 
-/* A 64-byte object fills one cache line, not parts of two: every packet of
- * a run did straddle two until pool chunks were aligned (bench/README.md). */
+/* A 64-byte object fills one cache line, not parts of two: a pool's chunks
+ * are aligned (bench/notes/2026-11-25-packets-across-two-lines.md). */
 static void test_pool_lines(void **state)
 {
 	(void)state;

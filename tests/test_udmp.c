@@ -315,10 +315,10 @@ static double mean_goodput(const struct run_result *r, int f, simtime_t t0, simt
  * flow 0 alone from t = 0, flows 1 and 2 join at t = J into the same 10 Gb/s
  * receiver link; "UDMP quickly converges to a fair share" (V-A). Over 5-10 ms
  * after the join every flow gets the fair 3.33 Gb/s within 15%. Several J,
- * because where the flows settled used to depend on the phase of the join:
- * packets in flight froze at whatever the join transient left (4.7/3.0/2.3
- * Gb/s at J = 10 ms, 3.7/2.7/3.7 at J = 1.3 ms) while the three rates were
- * equal (Alg. 2 line 2, rtt_tie in src/transport/udmp.c). */
+ * because where the flows settle must not depend on the phase of the join:
+ * without the tie rule (Alg. 2 line 2, rtt_tie in src/transport/udmp.c),
+ * packets in flight freeze at whatever the join transient leaves while the
+ * three rates are equal. */
 static void test_incast3_fair(void **state)
 {
 	(void)state;
@@ -438,10 +438,10 @@ static void test_incast_fat_tree_fair(void **state)
  * fabric at half load). The first RTT sprays a quarter of each window onto the
  * slow link; those packets are taken for lost and resent, and their own ACKs
  * come a millisecond later. Packets in flight are counted per copy
- * (tp_pktbook): when a single counter was decremented both for the write-off
- * and for the late ACK, it reached zero with the network full, UDMP restarted
- * on random paths (a quarter of them slow again) and the flows took 10x their
- * ideal with 672 MB resent for 128 MB. */
+ * (tp_pktbook): a single counter decremented both for the write-off and for
+ * the late ACK would reach zero with the network full, UDMP would restart on
+ * random paths (a quarter of them slow again) and the flows would take 10x
+ * their ideal. */
 static void test_delay_anomaly(void **state)
 {
 	(void)state;
