@@ -49,10 +49,22 @@
  * after 500 us and sample only 4 of the uplinks per decision; we follow the
  * paper (every uplink).
  *
- * Beyond two tiers (a fat tree), the paper's LBTag names the source leaf's
- * uplink only; a switch after it that has a choice hashes (LBTag, source
- * leaf, destination leaf), so a tag still names one whole path and its
- * metric is that path's (ours: the paper designs for leaf-spine).
+ * After the source leaf (conga_choose, later hops): the paper's LBTag is the
+ * source leaf's uplink port; it "partially identifies the packet's path" and
+ * is what the destination leaf aggregates metrics by (section 3, packet
+ * format), and an uplink's remote metric is that of the path or paths to the
+ * destination leaf that start at it (section 3, overview). A spine holds no
+ * CONGA state and forwards as a standard switch: among its parallel links to
+ * the destination leaf it hashes the flow's 5-tuple (ECMP, ecmp.c), as the
+ * Hermes authors' ns-3 CONGA does at its spines; a tag does not pick the
+ * link. The CE a packet carries is the max over the links it actually took
+ * (sw_tx runs on the port chosen), so an LBTag's fed-back metric is that of
+ * whichever of its paths the last packets took. (ConWeave's ns-3 CONGA
+ * source-routes a whole path id, one port per hop, but keeps one interface
+ * per neighbour, so it has no parallel links to choose among.)
+ * Beyond two tiers (a fat tree), a switch whose choice is among different
+ * switches hashes (LBTag, source leaf, destination leaf), so a tag names one
+ * next switch at every tier (ours: the paper designs for leaf-spine).
  */
 #include "lb/conga.h"
 
@@ -146,13 +158,23 @@ static inline unsigned port_metric(struct conga *c, const struct fabric *f, cons
 	return dre_quantise(dre_util(d, &c->dp, now, pt->rate_bps), c->bits);
 }
 
+extern const struct lb_ops ecmp_lb_ops;
+
 /* ---- the source leaf: path choice ------------------------------------------- */
 static uint16_t conga_choose(struct fabric *f, struct sw *s, const struct packet *p,
 			     const uint16_t *cand, unsigned n)
 {
 	struct conga *c = f->lb_priv;
 	uint32_t src = tor_of(f, p->src, p->rail), dst = tor_of(f, p->dst, p->rail);
-	if (s->tor_idx != src) { /* later hops: the path the tag names */
+	if (s->tor_idx != src) { /* later hops */
+		/* parallel links to one switch (a spine's to the destination
+		 * leaf): ECMP on the flow, never by tag (header note) */
+		const struct node *peer = s->node.ports[cand[0]].peer_node;
+		unsigned i = 1;
+		while (i < n && s->node.ports[cand[i]].peer_node == peer)
+			i++;
+		if (i == n)
+			return ecmp_lb_ops.choose(f, s, p, cand, n);
 		const struct conga_meta *m = pkt_meta_c(p);
 		uint64_t h = rng_mix64(s->hash_seed ^ ((uint64_t)m->lbtag << 48) ^
 				       ((uint64_t)src << 24) ^ dst);
