@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# cli_resdir.sh MPSIM REPO_ROOT - a results folder holds exactly one run.
+#
+# What mpsim wrote there before is replaced as a whole and nothing is left
+# beside it: a rerun with --no-plots keeps no plots/ of the run before (nor
+# does its report.html show them); a sweep run twice leaves no NAME.old-PID
+# and says nothing false; the user's own files move into the new folder, a
+# point folder's too, and only a file that cannot move keeps the old folder,
+# with a message that names it.
+set -euo pipefail
+
+MPSIM=${1:?usage: cli_resdir.sh MPSIM REPO_ROOT}
+ROOT=${2:?usage: cli_resdir.sh MPSIM REPO_ROOT}
+MPSIM=$(cd "$(dirname "$MPSIM")" && pwd)/$(basename "$MPSIM")
+ROOT=$(cd "$ROOT" && pwd)
+
+T=$(mktemp -d)
+spid=""
+trap '[[ -n $spid ]] && kill "$spid" 2>/dev/null; rm -rf "$T"' EXIT
+cd "$T"
+export MPSIM_NO_PLOTS=1 # the plots of a run before are made by hand: drawing costs seconds
+
+nfail=0
+fail() { # fail WHAT EXPECTED GOT
+	printf 'FAIL [%s]\n  expected: %s\n  got:      %s\n' "$1" "$2" "$3" >&2
+	nfail=$((nfail + 1))
+}
+# run WHAT ARGS...: mpsim ARGS; status in $rc, stdout in WHAT.out, stderr in WHAT.err
+run() {
+	local what=$1
+	shift
+	set +e
+	"$MPSIM" "$@" >"$what.out" 2>"$what.err"
+	rc=$?
+	set -e
+}
+# fake_plots DIR: plots/ as mpsim draws them (figures.tsv and a PNG), named stalefig
+fake_plots() {
+	mkdir -p "$1/plots"
+	echo stalefig >"$1/plots/figures.tsv"
+	printf '\x89PNG\r\n' >"$1/plots/stalefig.png"
+}
+# partial_marker DIR PID START: the marker mpsim writes in its temporary folder
+partial_marker() {
+	printf 'mpsim-partial %s %s\n' "$2" "$3" >"$1/.mpsim-partial"
+}
+# a pid that no process has now
+dead_pid() {
+	local p
+	true &
+	p=$!
+	wait $p
+	echo $p
+}
+
+# --- row 3: a rerun with --no-plots keeps no plots of the run before --------------------
+run q1 run "$ROOT/examples/quickstart.yaml" --out q --quiet
+[[ $rc == 0 ]] || fail "quickstart" "exit 0" "exit $rc: $(cat q1.err)"
+fake_plots q
+run q2 run "$ROOT/examples/quickstart.yaml" --out q --quiet --no-plots --set workload.size=1MB
+[[ $rc == 0 ]] || fail "rerun --no-plots" "exit 0" "exit $rc: $(cat q2.err)"
+[[ ! -e q/plots ]] || fail "rerun --no-plots" "no plots/ of the run before" "$(ls -A q/plots)"
+! grep -q stalefig q/report.html || fail "rerun --no-plots" "report.html without the run before's figure" "stalefig in it"
+if compgen -G 'q.*' >/dev/null; then fail "rerun --no-plots" "nothing beside q" "$(ls -d q.*)"; fi
+grep -q '^plots$' q/.mpsim-files && grep -q '^report.html$' q/.mpsim-files ||
+	fail "manifest" "plots and report.html listed as mpsim's" "$(cat q/.mpsim-files)"
+
+# --- row 5: a sweep run twice leaves nothing beside it, says nothing false --------------
+cat >sw.yaml <<'EOF'
+name: sw
+topology: {type: star, hosts: 5, link_rate: 100Gbps}
+transport: {type: ref}
+workload: {type: incast, senders: 4, receiver: 0, size: 100KB}
+sweep:
+  workload.size: [100KB, 200KB, 300KB, 400KB]
+EOF
+run s1 run sw.yaml -j 2 --out s --quiet
+[[ $rc == 0 ]] || fail "sweep" "exit 0" "exit $rc: $(cat s1.err)"
+fake_plots s
+fake_plots s/size-100KB
+echo mine >s/notes.txt
+echo mine >s/size-200KB/mynote.txt
+run s2 run sw.yaml -j 2 --out s --quiet
+[[ $rc == 0 ]] || fail "sweep rerun" "exit 0" "exit $rc: $(cat s2.err)"
+if compgen -G 's.*' >/dev/null; then fail "sweep rerun" "nothing beside s" "$(ls -d s.*)"; fi
+[[ ! -s s2.err ]] || fail "sweep rerun" "nothing on stderr" "$(cat s2.err)"
+[[ ! -e s/plots && ! -e s/size-100KB/plots ]] || fail "sweep rerun" "no plots of the run before" "$(ls -d s/plots s/*/plots 2>&1)"
+[[ $(cat s/notes.txt 2>/dev/null) == mine ]] || fail "sweep rerun" "the user's notes.txt moved" "$(ls -A s)"
+[[ $(cat s/size-200KB/mynote.txt 2>/dev/null) == mine ]] ||
+	fail "sweep rerun" "the user's note in a point folder moved" "$(ls -A s/size-200KB)"
+# a user's file in a point the new sweep does not have: kept, and said so truly
+sed 's/400KB\]/500KB]/' sw.yaml >sw5.yaml
+echo mine >s/size-400KB/mynote.txt
+run s3 run sw5.yaml -j 2 --out s --quiet
+[[ $rc == 0 ]] || fail "sweep, a point gone" "exit 0" "exit $rc: $(cat s3.err)"
+old=$(compgen -G 's.old-*' || true)
+[[ -n $old && $(cat "$old/size-400KB/mynote.txt" 2>/dev/null) == mine ]] ||
+	fail "sweep, a point gone" "s.old-PID with the user's size-400KB/mynote.txt" "$(ls -d s.* 2>&1)"
+[[ -n $old && $(find "$old" -type f | wc -l) == 1 ]] ||
+	fail "sweep, a point gone" "nothing but the user's file in $old" "$(find "$old" 2>&1)"
+grep -qF "size-400KB/mynote.txt" s3.err || fail "sweep, a point gone" "stderr names the file kept" "$(cat s3.err)"
+[[ ! -e s/size-400KB && -d s/size-500KB ]] || fail "sweep, a point gone" "the new points only" "$(ls -A s)"
+rm -rf s.old-*
+
+if ((nfail)); then
+	echo "$nfail failure(s)" >&2
+	exit 1
+fi
+echo "cli_resdir: all passed"
