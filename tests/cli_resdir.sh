@@ -6,7 +6,8 @@
 # does its report.html show them); a sweep run twice leaves no NAME.old-PID
 # and says nothing false; the user's own files move into the new folder, a
 # point folder's too, and only a file that cannot move keeps the old folder,
-# with a message that names it.
+# with a message that names it. --resume keeps a point only while its files
+# are the bytes it wrote: a damaged flows.csv or summary.json runs again.
 set -euo pipefail
 
 MPSIM=${1:?usage: cli_resdir.sh MPSIM REPO_ROOT}
@@ -101,6 +102,23 @@ old=$(compgen -G 's.old-*' || true)
 grep -qF "size-400KB/mynote.txt" s3.err || fail "sweep, a point gone" "stderr names the file kept" "$(cat s3.err)"
 [[ ! -e s/size-400KB && -d s/size-500KB ]] || fail "sweep, a point gone" "the new points only" "$(ls -A s)"
 rm -rf s.old-*
+
+# --- row 11: --resume reruns a point whose files are damaged ----------------------------
+run s4 run sw.yaml -j 2 --out s --quiet
+cp s/size-200KB/flows.csv flows200.csv
+cp s/size-100KB/flows.csv flows100.csv
+sed -i '$d' s/size-200KB/flows.csv                   # a row lost
+sed -i '0,/[0-8]/s//9/' s/size-300KB/summary.json # a figure changed
+rm s/size-400KB/flows.csv                            # a file gone
+run r1 run sw.yaml -j 2 --out s --resume
+[[ $rc == 0 ]] || fail "--resume, damaged" "exit 0" "exit $rc: $(cat r1.err)"
+grep -qF '(1 kept from the earlier run)' r1.out || fail "--resume, damaged" "1 point kept" "$(head -3 r1.out)"
+[[ $(grep -c '^  \[' r1.out) == 3 ]] || fail "--resume, damaged" "the three damaged points run" "$(grep '^  \[' r1.out)"
+cmp -s flows200.csv s/size-200KB/flows.csv || fail "--resume, damaged" "size-200KB/flows.csv whole again" "differs"
+cmp -s flows100.csv s/size-100KB/flows.csv || fail "--resume, damaged" "the intact point kept" "differs"
+[[ -s s/size-400KB/flows.csv ]] || fail "--resume, damaged" "size-400KB/flows.csv again" "$(ls -A s/size-400KB)"
+run r2 run sw.yaml -j 2 --out s --resume --quiet
+[[ $rc == 0 && $(grep -c '^  \[' r2.out) == 0 ]] || fail "--resume, intact" "every point kept" "exit $rc: $(cat r2.out r2.err)"
 
 if ((nfail)); then
 	echo "$nfail failure(s)" >&2
