@@ -6,8 +6,12 @@
 # does its report.html show them); a sweep run twice leaves no NAME.old-PID
 # and says nothing false; the user's own files move into the new folder, a
 # point folder's too, and only a file that cannot move keeps the old folder,
-# with a message that names it. --resume keeps a point only while its files
-# are the bytes it wrote: a damaged flows.csv or summary.json runs again.
+# with a message that names it. A sweep whose parent was killed (SIGKILL)
+# leaves NAME.partial-PID: --resume adopts its completed points and removes
+# it, a plain rerun removes it, a partial folder of a live process (or one
+# that is not mpsim's) is never touched. --resume keeps a point only while
+# its files are the bytes it wrote: a damaged flows.csv or summary.json runs
+# again.
 set -euo pipefail
 
 MPSIM=${1:?usage: cli_resdir.sh MPSIM REPO_ROOT}
@@ -119,6 +123,66 @@ cmp -s flows100.csv s/size-100KB/flows.csv || fail "--resume, damaged" "the inta
 [[ -s s/size-400KB/flows.csv ]] || fail "--resume, damaged" "size-400KB/flows.csv again" "$(ls -A s/size-400KB)"
 run r2 run sw.yaml -j 2 --out s --resume --quiet
 [[ $rc == 0 && $(grep -c '^  \[' r2.out) == 0 ]] || fail "--resume, intact" "every point kept" "exit $rc: $(cat r2.out r2.err)"
+
+# --- row 6: a sweep whose parent was killed ---------------------------------------------
+# the 100KB point completes; the others (50 GB each: minutes) are running when the
+# parent is killed, so exactly one point is complete in the partial folder
+cat >kill.yaml <<'EOF'
+name: kill
+topology: {type: star, hosts: 5, link_rate: 100Gbps}
+transport: {type: ref}
+workload: {type: incast, senders: 4, receiver: 0, size: 100KB}
+sweep:
+  workload.size: [100KB, 50GB, 51GB, 52GB]
+EOF
+# the same sweep whose three long points are short (the 100KB point is the same experiment)
+sed 's/50GB, 51GB, 52GB/10KB, 20KB, 30KB/' kill.yaml >short.yaml
+set +e
+"$MPSIM" run kill.yaml -j 2 --out k >kill.out 2>kill.err &
+pid=$!
+set -e
+for i in $(seq 600); do # at most a minute
+	grep -q '^  \[1/4\] size=100KB: done' kill.out 2>/dev/null && break
+	sleep 0.1
+done
+grep -q '^  \[1/4\] size=100KB: done' kill.out || fail "killed parent" "the 100KB point done" "$(cat kill.out kill.err)"
+kids=$(pgrep -P $pid | tr '\n' ' ' || true)
+kill -KILL $pid
+wait $pid 2>/dev/null || true
+for k in $kids; do # the points die with their parent (PR_SET_PDEATHSIG)
+	for i in $(seq 200); do kill -0 "$k" 2>/dev/null || break; sleep 0.05; done
+	kill -0 "$k" 2>/dev/null && { fail "killed parent" "point $k ends with its parent" "runs on"; kill -KILL "$k"; }
+done
+[[ -d k.partial-$pid && -f k.partial-$pid/size-100KB/.mpsim-point ]] ||
+	fail "killed parent" "k.partial-$pid with the completed point" "$(ls -A . k.partial-$pid 2>&1)"
+cp k.partial-$pid/size-100KB/flows.csv kflows100.csv 2>/dev/null || true
+# a partial folder of a live process, one of a dead process that is not mpsim's,
+# one whose process id another process took since: the first two are untouched,
+# the third is stale
+sleep 300 &
+spid=$!
+start=$(sed 's/.*) //' /proc/$spid/stat | cut -d' ' -f20)
+mkdir k.partial-$spid && cp -r k.partial-$pid/size-100KB k.partial-$spid/ && partial_marker k.partial-$spid $spid "$start"
+dpid=$(dead_pid)
+mkdir k.partial-$dpid && echo mine >k.partial-$dpid/mine.txt
+mkdir k.partial-1 && partial_marker k.partial-1 1 99999999999999 # pid 1 lives, started at another time
+run k2 run short.yaml -j 2 --out k --resume
+[[ $rc == 0 ]] || fail "--resume, killed parent" "exit 0" "exit $rc: $(cat k2.err)"
+grep -qF '(1 kept from the earlier run)' k2.out || fail "--resume, killed parent" "the completed point kept" "$(head -3 k2.out)"
+[[ $(grep -c '^  \[' k2.out) == 3 ]] || fail "--resume, killed parent" "three points run" "$(grep '^  \[' k2.out)"
+cmp -s kflows100.csv k/size-100KB/flows.csv || fail "--resume, killed parent" "the adopted point's flows.csv" "differs"
+[[ ! -e k.partial-$pid && ! -e k.partial-1 ]] || fail "--resume, killed parent" "the stale partial folders removed" "$(ls -d k.*)"
+[[ -f k.partial-$spid/size-100KB/flows.csv && -f k.partial-$spid/.mpsim-partial ]] ||
+	fail "--resume, killed parent" "a live process's partial folder untouched" "$(ls -A k.partial-$spid 2>&1)"
+[[ $(cat k.partial-$dpid/mine.txt 2>/dev/null) == mine ]] ||
+	fail "--resume, killed parent" "a folder that is not mpsim's untouched" "$(ls -A k.partial-$dpid 2>&1)"
+[[ $(grep -c '"ok"' k/sweep.csv) == 4 ]] || fail "--resume, killed parent" "four ok rows" "$(cat k/sweep.csv)"
+# a plain rerun removes a stale partial folder too
+dpid=$(dead_pid)
+cp -r k k.partial-$dpid && partial_marker k.partial-$dpid $dpid 0
+run k3 run short.yaml -j 2 --out k --quiet
+[[ $rc == 0 && ! -e k.partial-$dpid ]] || fail "rerun" "the stale partial folder removed" "exit $rc: $(ls -d k.*)"
+[[ -d k.partial-$spid ]] || fail "rerun" "a live process's partial folder untouched" "$(ls -d k.*)"
 
 if ((nfail)); then
 	echo "$nfail failure(s)" >&2

@@ -58,6 +58,7 @@ struct point_out {
 	double wall_s;
 	bool ok;
 	bool reused;   /* --resume: completed in an earlier run, kept */
+	bool in_tmp;   /* reused from a killed run's partial folder: moved in already */
 	int status;    /* exit status when it failed (0 when ok) */
 	char why[120]; /* what happened to a point that is not ok */
 };
@@ -1090,6 +1091,37 @@ static size_t resume_points(const struct batch_args *a, const struct sweep *sw, 
 	return kept;
 }
 
+/* --resume after a sweep whose parent was killed (SIGKILL) before it could
+ * commit: the completed points of its partial folder (results_stale: its
+ * process is gone) that outdir does not hold already move into this run's
+ * tmp, then the folder is removed. */
+struct adopt {
+	const struct batch_args *a;
+	const struct sweep *sw;
+	const char *tmp;
+	struct point_out *po;
+	size_t kept;
+};
+
+static void adopt_stale(const char *stale, void *arg)
+{
+	struct adopt *ad = arg;
+	for (size_t p = 0; p < ad->sw->npoints; p++) {
+		char from[4700], to[4700];
+		struct point_out o;
+		if (ad->po[p].ok)
+			continue;
+		point_dir(ad->sw, p, stale, from, sizeof from);
+		point_dir(ad->sw, p, ad->tmp, to, sizeof to);
+		if (!point_complete(ad->a, ad->sw, p, from, &o) || rename(from, to) != 0)
+			continue;
+		o.ok = o.reused = o.in_tmp = true;
+		ad->po[p] = o;
+		ad->kept++;
+	}
+	results_discard(stale);
+}
+
 /* a file's bytes, hashed (0 when it cannot be read) */
 static uint64_t file_hash(const char *path)
 {
@@ -1245,6 +1277,11 @@ int batch_main(const struct batch_args *a)
 		goto out;
 	}
 	size_t kept = a->resume ? resume_points(a, &sw, outdir, po) : 0;
+	if (a->resume) {
+		struct adopt ad = { a, &sw, tmp, po, 0 };
+		results_stale(outdir, adopt_stale, &ad);
+		kept += ad.kept;
+	}
 	if (!a->quiet) {
 		if (mpi)
 			printf("%s: %zu points over %d MPI ranks, %u at a time on each", name,
@@ -1275,7 +1312,7 @@ int batch_main(const struct batch_args *a)
 	for (size_t p = 0; p < sw.npoints; p++) {
 		char pn[SWEEP_NAME_MAX + 2];
 		sweep_point_name(&sw, p, pn, sizeof pn);
-		if (po[p].reused && results_adopt(outdir, tmp, pn, &e)) {
+		if (po[p].reused && !po[p].in_tmp && results_adopt(outdir, tmp, pn, &e)) {
 			fprintf(stderr, "mpsim: %s\n", e.msg);
 			results_discard(tmp);
 			rc = e.status;
