@@ -8,10 +8,10 @@
 # point folder's too, and only a file that cannot move keeps the old folder,
 # with a message that names it. A sweep whose parent was killed (SIGKILL)
 # leaves NAME.partial-PID: --resume adopts its completed points and removes
-# it, a plain rerun removes it, a partial folder of a live process (or one
-# that is not mpsim's) is never touched. --resume keeps a point only while
-# its files are the bytes it wrote: a damaged flows.csv or summary.json runs
-# again.
+# it, a plain rerun removes it, a partial folder of a live process (or of
+# another machine, or one that is not mpsim's) is never touched. --resume
+# keeps a point only while its files are the bytes it wrote: a damaged
+# flows.csv or summary.json runs again.
 set -euo pipefail
 
 MPSIM=${1:?usage: cli_resdir.sh MPSIM REPO_ROOT}
@@ -45,9 +45,11 @@ fake_plots() {
 	echo stalefig >"$1/plots/figures.tsv"
 	printf '\x89PNG\r\n' >"$1/plots/stalefig.png"
 }
-# partial_marker DIR PID START: the marker mpsim writes in its temporary folder
+# partial_marker DIR PID START [HOST]: the marker mpsim writes in its temporary
+# folder (process id and start time, this machine and its boot)
+boot=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null || echo -)
 partial_marker() {
-	printf 'mpsim-partial %s %s\n' "$2" "$3" >"$1/.mpsim-partial"
+	printf 'mpsim-partial %s %s %s %s\n' "$2" "$3" "${4:-$(hostname)}" "$boot" >"$1/.mpsim-partial"
 }
 # a pid that no process has now
 dead_pid() {
@@ -157,8 +159,8 @@ done
 	fail "killed parent" "k.partial-$pid with the completed point" "$(ls -A . k.partial-$pid 2>&1)"
 cp k.partial-$pid/size-100KB/flows.csv kflows100.csv 2>/dev/null || true
 # a partial folder of a live process, one of a dead process that is not mpsim's,
-# one whose process id another process took since: the first two are untouched,
-# the third is stale
+# one of another machine, one whose process id another process took since: the
+# first three are untouched, the last is stale
 sleep 300 &
 spid=$!
 start=$(sed 's/.*) //' /proc/$spid/stat | cut -d' ' -f20)
@@ -166,6 +168,8 @@ mkdir k.partial-$spid && cp -r k.partial-$pid/size-100KB k.partial-$spid/ && par
 dpid=$(dead_pid)
 mkdir k.partial-$dpid && echo mine >k.partial-$dpid/mine.txt
 mkdir k.partial-1 && partial_marker k.partial-1 1 99999999999999 # pid 1 lives, started at another time
+opid=$(dead_pid) # a process of another machine (a shared file system)
+mkdir k.partial-$opid && partial_marker k.partial-$opid $opid 0 elsewhere.example
 run k2 run short.yaml -j 2 --out k --resume
 [[ $rc == 0 ]] || fail "--resume, killed parent" "exit 0" "exit $rc: $(cat k2.err)"
 grep -qF '(1 kept from the earlier run)' k2.out || fail "--resume, killed parent" "the completed point kept" "$(head -3 k2.out)"
@@ -174,6 +178,8 @@ cmp -s kflows100.csv k/size-100KB/flows.csv || fail "--resume, killed parent" "t
 [[ ! -e k.partial-$pid && ! -e k.partial-1 ]] || fail "--resume, killed parent" "the stale partial folders removed" "$(ls -d k.*)"
 [[ -f k.partial-$spid/size-100KB/flows.csv && -f k.partial-$spid/.mpsim-partial ]] ||
 	fail "--resume, killed parent" "a live process's partial folder untouched" "$(ls -A k.partial-$spid 2>&1)"
+[[ -f k.partial-$opid/.mpsim-partial ]] ||
+	fail "--resume, killed parent" "another machine's partial folder untouched" "$(ls -d k.*)"
 [[ $(cat k.partial-$dpid/mine.txt 2>/dev/null) == mine ]] ||
 	fail "--resume, killed parent" "a folder that is not mpsim's untouched" "$(ls -A k.partial-$dpid 2>&1)"
 [[ $(grep -c '"ok"' k/sweep.csv) == 4 ]] || fail "--resume, killed parent" "four ok rows" "$(cat k/sweep.csv)"

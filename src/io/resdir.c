@@ -18,8 +18,9 @@
  *    old folder, which is then kept under OUT.old-PID and named on stderr
  *    with the first file it holds.
  *  - A run writes into OUT.partial-PID, marked by RESULTS_PARTIAL with its
- *    process id and start time. One that a killed process left (SIGKILL: the
- *    OOM killer, a batch system's limit) is stale once that process is gone:
+ *    process id and start time, its host and boot. One that a killed process
+ *    left (SIGKILL: the OOM killer, a batch system's limit) is stale once
+ *    that process is gone (stale_partial says how that is known):
  *    --resume takes its completed points (sim/batch.c) and every commit into
  *    OUT removes it. A partial folder of a live process is never touched,
  *    nor one without the marker (not mpsim's).
@@ -332,38 +333,70 @@ static unsigned long long proc_start(long pid)
 	return t;
 }
 
-/* RESULTS_PARTIAL in tmp: this process's id and start time */
+/* Which machine and which boot of it this process runs on: the host's name
+ * and the kernel's boot id ("-" where there is none), words without spaces. */
+static void this_boot(char *host, size_t hn, char *boot, size_t bn)
+{
+	if (gethostname(host, hn) != 0 || !*host)
+		snprintf(host, hn, "-");
+	host[hn - 1] = '\0';
+	host[strcspn(host, " \t\n")] = '\0';
+	snprintf(boot, bn, "-");
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+	if (f) {
+		if (!fgets(boot, (int)bn, f) || !*boot)
+			snprintf(boot, bn, "-");
+		boot[strcspn(boot, " \t\n")] = '\0';
+		fclose(f);
+	}
+}
+
+/* RESULTS_PARTIAL in tmp: "mpsim-partial PID START HOST BOOT", this
+ * process's id and start time, its machine and that machine's boot */
 static int mark_partial(const char *tmp, struct mp_err *e)
 {
-	char text[96];
+	char text[512], host[256], boot[64];
 	long pid = (long)getpid();
-	snprintf(text, sizeof text, "mpsim-partial %ld %llu\n", pid, proc_start(pid));
+	this_boot(host, sizeof host, boot, sizeof boot);
+	snprintf(text, sizeof text, "mpsim-partial %ld %llu %s %s\n", pid, proc_start(pid), host,
+		 boot);
 	return results_write_text(tmp, RESULTS_PARTIAL, text, e);
 }
 
 /* Is dir, named OUT.partial-PID, a temporary folder that a process which no
  * longer runs left? It must hold RESULTS_PARTIAL naming the same PID (else it
- * is not mpsim's, and stays). The process is gone when kill(PID, 0) says ESRCH.
+ * is not mpsim's, and stays). A process of another machine (a shared file
+ * system) or of another container (its own process ids, its own host name)
+ * cannot be seen from here: its folder stays. On this machine, a boot id
+ * other than the marker's means the machine restarted since: stale. Else the
+ * process is gone when kill(PID, 0) says ESRCH.
  * A process id is reused: when a process of that id runs, it is the one that
  * made the folder only if it started when the marker says; one that started
  * at another time took the id since, and the folder is stale all the same.
- * Without a start time to compare (no /proc, or a marker without one) a live
- * id keeps the folder: a stale folder waits for the next run after that
+ * Without a start time to compare (no /proc, a START of 0) a live id keeps
+ * the folder: a stale folder then waits for the first run after that
  * process ends, which is better than removing a live run's work. */
 static bool stale_partial(const char *dir, long pid)
 {
-	char p[4400], line[128];
+	char p[4400], line[512], mhost[256], mboot[64], host[256], boot[64];
 	long mpid = 0;
 	unsigned long long start = 0;
 	join(p, sizeof p, dir, RESULTS_PARTIAL);
 	FILE *f = fopen(p, "r");
 	if (!f)
 		return false;
-	bool marked = fgets(line, sizeof line, f) &&
-		      sscanf(line, "mpsim-partial %ld %llu", &mpid, &start) >= 1 && mpid == pid;
+	bool marked =
+	    fgets(line, sizeof line, f) &&
+	    sscanf(line, "mpsim-partial %ld %llu %255s %63s", &mpid, &start, mhost, mboot) == 4 &&
+	    mpid == pid;
 	fclose(f);
 	if (!marked || pid <= 0 || pid == (long)getpid())
 		return false;
+	this_boot(host, sizeof host, boot, sizeof boot);
+	if (strcmp(mhost, host))
+		return false;
+	if (strcmp(mboot, "-") && strcmp(boot, "-") && strcmp(mboot, boot))
+		return true;
 	if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
 		return true;
 	unsigned long long now = proc_start(pid);

@@ -23,9 +23,10 @@
  * each folder's RESULTS_MANIFEST; see resdir.c for the rules. */
 #define RESULTS_MANIFEST ".mpsim-files"
 /* The marker of a temporary folder (OUT.partial-PID): "mpsim-partial PID
- * START", START the process's start time (0 where unknown), so that a folder
- * a killed process left is told from a live one's, even when the process id
- * has been reused (resdir.c). */
+ * START HOST BOOT", START the process's start time (0 where unknown), HOST
+ * its machine's name and BOOT the kernel's boot id, so that a folder a killed
+ * process left is told from a live one's, even when the process id has been
+ * reused, and one of another machine is left alone (resdir.c). */
 #define RESULTS_PARTIAL ".mpsim-partial"
 /* plots/ and report.html: drawn after the commit from the files, mpsim's in
  * every results folder (listed in its manifest whether drawn or not). */
