@@ -149,8 +149,10 @@ for i in $(seq 600); do # at most a minute
 done
 grep -q '^  \[1/4\] size=100KB: done' kill.out || fail "killed parent" "the 100KB point done" "$(cat kill.out kill.err)"
 kids=$(pgrep -P $pid | tr '\n' ' ' || true)
+exec 3>&2 2>/dev/null # bash's word that its job was killed
 kill -KILL $pid
-{ wait $pid; } 2>/dev/null || true
+wait $pid || true
+exec 2>&3 3>&-
 for k in $kids; do # the points die with their parent (PR_SET_PDEATHSIG)
 	for i in $(seq 200); do kill -0 "$k" 2>/dev/null || break; sleep 0.05; done
 	kill -0 "$k" 2>/dev/null && { fail "killed parent" "point $k ends with its parent" "runs on"; kill -KILL "$k"; }

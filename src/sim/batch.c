@@ -63,8 +63,8 @@ struct point_out {
 	char why[120]; /* what happened to a point that is not ok */
 };
 
-/* A point's figures in its folder, for --resume, then a line per results
- * file of the folder: "file SIZE HASH NAME", its size in bytes and the
+/* A point's figures in its folder, for --resume, then "files N" and a line
+ * per results file of the folder: "file SIZE HASH NAME", its size in bytes and the
  * FNV-1a hash of its bytes, so that --resume keeps a point only while its
  * files are what it wrote. A hash of the bytes is the sturdiest of the cheap
  * checks: it reads each file once (as parsing would) and catches what a
@@ -105,6 +105,8 @@ static int write_point_file(const char *dir, const struct point_out *o)
 		fprintf(f, "%.17g\n", o->m[m]);
 	fprintf(f, "%.17g\n", o->wall_s);
 	int rc = 0;
+	struct sbuf recs = { 0 };
+	size_t nrec = 0;
 	DIR *d = opendir(dir);
 	struct dirent *de;
 	while (d && !rc && (de = readdir(d)) != NULL) {
@@ -115,35 +117,43 @@ static int write_point_file(const char *dir, const struct point_out *o)
 		if (de->d_name[0] == '.' || results_is_drawn(de->d_name) || lstat(path, &st) != 0 ||
 		    !S_ISREG(st.st_mode))
 			continue;
-		if (file_fnv(path, &size, &h))
-			fprintf(f, "file %llu %016llx %s\n", size, (unsigned long long)h,
-				de->d_name);
-		else
+		if (file_fnv(path, &size, &h)) {
+			sb_printf(&recs, "file %llu %016llx %s\n", size, (unsigned long long)h,
+				  de->d_name);
+			nrec++;
+		} else {
 			rc = -1;
+		}
 	}
 	if (d)
 		closedir(d);
 	else
 		rc = -1;
+	fprintf(f, "files %zu\n%s", nrec, recs.s ? recs.s : "");
+	mp_free(recs.s);
 	return fclose(f) || rc ? -1 : 0;
 }
 
 /* Are the results files of point folder dir the bytes its POINT_FILE
- * recorded? A point file from before the records (mpsim wrote none) is taken
- * on its word, as it was then, when summary.json and flows.csv are there. */
+ * recorded, every one of the N its "files N" line announced? A point file
+ * from before the records (no "files" line) is taken on its word, as it was
+ * then, when summary.json and flows.csv are there. */
 static bool point_files_ok(const char *dir)
 {
 	char path[4800], line[600], name[300], file[5200];
-	unsigned long long size, fsize;
+	unsigned long long size, fsize, want;
 	uint64_t h;
-	unsigned long long want;
-	size_t nrec = 0;
-	bool ok = true;
+	size_t nrec = 0, nwant = 0;
+	bool ok = true, recorded = false;
 	snprintf(path, sizeof path, "%s/%s", dir, POINT_FILE);
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return false;
 	while (ok && fgets(line, sizeof line, f)) {
+		if (!strncmp(line, "files ", 6)) {
+			recorded = sscanf(line, "files %zu", &nwant) == 1;
+			continue;
+		}
 		if (strncmp(line, "file ", 5))
 			continue;
 		line[strcspn(line, "\n")] = '\0';
@@ -153,8 +163,8 @@ static bool point_files_ok(const char *dir)
 		nrec++;
 	}
 	fclose(f);
-	if (nrec)
-		return ok;
+	if (recorded || nrec)
+		return recorded && ok && nrec == nwant;
 	struct stat st;
 	snprintf(path, sizeof path, "%s/summary.json", dir);
 	ok = stat(path, &st) == 0;
