@@ -563,8 +563,8 @@ static void move_theirs(const char *from, const char *to)
 	names_free(&mine);
 }
 
-/* The path under dir (relative, into buf) of the first entry that is not a
- * folder: what keeps a folder that mpsim could not remove. */
+/* The path under dir (relative, into buf) of the first file, or else empty
+ * folder, in it: what keeps a folder that mpsim could not remove. */
 static bool first_left(const char *dir, const char *rel, char *buf, size_t n)
 {
 	char p[4400], sub[4400];
@@ -581,8 +581,11 @@ static bool first_left(const char *dir, const char *rel, char *buf, size_t n)
 			join(sub, sizeof sub, rel, de->d_name);
 		else
 			snprintf(sub, sizeof sub, "%s", de->d_name);
-		if (is_dir(p)) {
-			found = first_left(p, sub, buf, n);
+		if (is_dir(p) && first_left(p, sub, buf, n)) {
+			found = true;
+		} else if (is_dir(p)) {			   /* an empty folder of the user's */
+			snprintf(buf, n, "%.4000s/", sub); /* paths end below 4096 */
+			found = true;
 		} else {
 			snprintf(buf, n, "%s", sub);
 			found = true;
@@ -638,12 +641,15 @@ int results_commit(const char *tmp, const char *outdir, struct mp_err *e)
 	move_theirs(old, outdir);
 	if (!remove_ours(old)) {
 		char left[4400] = "";
-		first_left(old, "", left, sizeof left);
-		fprintf(stderr,
-			"mpsim: kept '%s': it holds '%s', which mpsim did not write and could "
-			"not move into the new results (they use its name, or do not have its "
-			"folder)\n",
-			old, left);
+		if (first_left(old, "", left, sizeof left))
+			fprintf(stderr,
+				"mpsim: kept '%s': it holds '%s', which mpsim did not write and "
+				"could not move into the new results (they use its name, or do not "
+				"have its folder)\n",
+				old, left);
+		else /* nothing in it, yet it would not go */
+			fprintf(stderr, "mpsim: kept '%s': it could not be removed: %s\n", old,
+				strerror(errno));
 	}
 	results_stale(outdir, discard_one, NULL);
 	return MP_OK;
