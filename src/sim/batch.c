@@ -2,6 +2,7 @@
  * (see batch.h). */
 #include "sim/batch.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -57,12 +58,40 @@ struct point_out {
 	double wall_s;
 	bool ok;
 	bool reused;   /* --resume: completed in an earlier run, kept */
+	bool in_tmp;   /* reused from a killed run's partial folder: moved in already */
 	int status;    /* exit status when it failed (0 when ok) */
 	char why[120]; /* what happened to a point that is not ok */
 };
 
-/* A point's figures in its folder, for --resume. */
+/* A point's figures in its folder, for --resume, then "files N" and a line
+ * per results file of the folder: "file SIZE HASH NAME", its size in bytes and the
+ * FNV-1a hash of its bytes, so that --resume keeps a point only while its
+ * files are what it wrote. A hash of the bytes is the sturdiest of the cheap
+ * checks: it reads each file once (as parsing would) and catches what a
+ * parse or a row count misses (a figure changed in place, a row cut at a
+ * comma, a file of another run copied over) in every file alike, without
+ * knowing their formats. The drawn files (plots/, report.html) are left
+ * out: they are drawn again from the rest. */
 #define POINT_FILE ".mpsim-point"
+
+/* a file's size and the FNV-1a hash of its bytes; false when it cannot be read */
+static bool file_fnv(const char *path, unsigned long long *size, uint64_t *h)
+{
+	char buf[65536];
+	size_t k;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return false;
+	*h = MP_FNV_INIT;
+	*size = 0;
+	while ((k = fread(buf, 1, sizeof buf, f)) > 0) {
+		*h = mp_fnv1a(*h, buf, k);
+		*size += k;
+	}
+	bool ok = !ferror(f);
+	fclose(f);
+	return ok;
+}
 
 static int write_point_file(const char *dir, const struct point_out *o)
 {
@@ -75,7 +104,72 @@ static int write_point_file(const char *dir, const struct point_out *o)
 	for (int m = 0; m < M_N; m++)
 		fprintf(f, "%.17g\n", o->m[m]);
 	fprintf(f, "%.17g\n", o->wall_s);
-	return fclose(f) ? -1 : 0;
+	int rc = 0;
+	struct sbuf recs = { 0 };
+	size_t nrec = 0;
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && !rc && (de = readdir(d)) != NULL) {
+		struct stat st;
+		unsigned long long size;
+		uint64_t h;
+		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+		if (de->d_name[0] == '.' || results_is_drawn(de->d_name) || lstat(path, &st) != 0 ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		if (file_fnv(path, &size, &h)) {
+			sb_printf(&recs, "file %llu %016llx %s\n", size, (unsigned long long)h,
+				  de->d_name);
+			nrec++;
+		} else {
+			rc = -1;
+		}
+	}
+	if (d)
+		closedir(d);
+	else
+		rc = -1;
+	fprintf(f, "files %zu\n%s", nrec, recs.s ? recs.s : "");
+	mp_free(recs.s);
+	return fclose(f) || rc ? -1 : 0;
+}
+
+/* Are the results files of point folder dir the bytes its POINT_FILE
+ * recorded, every one of the N its "files N" line announced? A point file
+ * from before the records (no "files" line) is taken on its word, as it was
+ * then, when summary.json and flows.csv are there. */
+static bool point_files_ok(const char *dir)
+{
+	char path[4800], line[600], name[300], file[5200];
+	unsigned long long size, fsize, want;
+	uint64_t h;
+	size_t nrec = 0, nwant = 0;
+	bool ok = true, recorded = false;
+	snprintf(path, sizeof path, "%s/%s", dir, POINT_FILE);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (ok && fgets(line, sizeof line, f)) {
+		if (!strncmp(line, "files ", 6)) {
+			recorded = sscanf(line, "files %zu", &nwant) == 1;
+			continue;
+		}
+		if (strncmp(line, "file ", 5))
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		ok = sscanf(line, "file %llu %llx %299[^/]", &size, &want, name) == 3;
+		snprintf(file, sizeof file, "%s/%s", dir, name);
+		ok = ok && file_fnv(file, &fsize, &h) && fsize == size && h == want;
+		nrec++;
+	}
+	fclose(f);
+	if (recorded || nrec)
+		return recorded && ok && nrec == nwant;
+	struct stat st;
+	snprintf(path, sizeof path, "%s/summary.json", dir);
+	ok = stat(path, &st) == 0;
+	snprintf(path, sizeof path, "%s/flows.csv", dir);
+	return ok && stat(path, &st) == 0;
 }
 
 static bool read_point_file(const char *dir, struct point_out *o)
@@ -965,31 +1059,40 @@ static int run_points_rank(const struct batch_args *a, const struct sweep *sw)
 	return rc;
 }
 
+/* Did point p complete in folder dir with the same effective configuration,
+ * and are its files still what it wrote (point_files_ok)? Then *o holds its
+ * figures. */
+static bool point_complete(const struct batch_args *a, const struct sweep *sw, size_t p,
+			   const char *dir, struct point_out *o)
+{
+	memset(o, 0, sizeof *o);
+	if (!read_point_file(dir, o))
+		return false;
+	struct experiment x;
+	struct mp_err e = { 0 };
+	bool same = false;
+	if (!exp_load_point(&x, a->file, a->sets, a->nsets, a->seed, sw, p, &e)) {
+		size_t n = 0;
+		char *t = effective_text(&x, &n);
+		same = t && same_file_text(dir, "config.yaml", t, n);
+		free(t);
+	}
+	exp_free(&x);
+	return same && point_files_ok(dir);
+}
+
 /* --resume: the points of an earlier run of this sweep in outdir that
- * completed with the same effective configuration are kept (po[p].ok and
- * reused); returns how many. */
+ * completed with the same effective configuration, their files intact, are
+ * kept (po[p].ok and reused); a damaged one runs again. Returns how many. */
 static size_t resume_points(const struct batch_args *a, const struct sweep *sw, const char *outdir,
 			    struct point_out *po)
 {
 	size_t kept = 0;
 	for (size_t p = 0; p < sw->npoints; p++) {
-		char dir[4700], name[SWEEP_NAME_MAX + 2];
-		sweep_point_name(sw, p, name, sizeof name);
-		snprintf(dir, sizeof dir, "%s/%s", outdir, name);
-		struct point_out o = { 0 };
-		if (!read_point_file(dir, &o))
-			continue;
-		struct experiment x;
-		struct mp_err e = { 0 };
-		bool same = false;
-		if (!exp_load_point(&x, a->file, a->sets, a->nsets, a->seed, sw, p, &e)) {
-			size_t n = 0;
-			char *t = effective_text(&x, &n);
-			same = t && same_file_text(dir, "config.yaml", t, n);
-			free(t);
-		}
-		exp_free(&x);
-		if (!same)
+		char dir[4700];
+		struct point_out o;
+		point_dir(sw, p, outdir, dir, sizeof dir);
+		if (!point_complete(a, sw, p, dir, &o))
 			continue;
 		o.ok = o.reused = true;
 		po[p] = o;
@@ -998,20 +1101,43 @@ static size_t resume_points(const struct batch_args *a, const struct sweep *sw, 
 	return kept;
 }
 
+/* --resume after a sweep whose parent was killed (SIGKILL) before it could
+ * commit: the completed points of its partial folder (results_stale: its
+ * process is gone) that outdir does not hold already move into this run's
+ * tmp, then the folder is removed. */
+struct adopt {
+	const struct batch_args *a;
+	const struct sweep *sw;
+	const char *tmp;
+	struct point_out *po;
+	size_t kept;
+};
+
+static void adopt_stale(const char *stale, void *arg)
+{
+	struct adopt *ad = arg;
+	for (size_t p = 0; p < ad->sw->npoints; p++) {
+		char from[4700], to[4700];
+		struct point_out o;
+		if (ad->po[p].ok)
+			continue;
+		point_dir(ad->sw, p, stale, from, sizeof from);
+		point_dir(ad->sw, p, ad->tmp, to, sizeof to);
+		if (!point_complete(ad->a, ad->sw, p, from, &o) || rename(from, to) != 0)
+			continue;
+		o.ok = o.reused = o.in_tmp = true;
+		ad->po[p] = o;
+		ad->kept++;
+	}
+	results_discard(stale);
+}
+
 /* a file's bytes, hashed (0 when it cannot be read) */
 static uint64_t file_hash(const char *path)
 {
-	uint64_t h = MP_FNV_INIT;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return 0;
-	int c;
-	while ((c = fgetc(f)) != EOF) {
-		unsigned char b = (unsigned char)c;
-		h = mp_fnv1a(h, &b, 1);
-	}
-	fclose(f);
-	return h;
+	unsigned long long size;
+	uint64_t h;
+	return file_fnv(path, &size, &h) ? h : 0;
 }
 
 /* Under MPI, before anything runs: did every rank read the same file and
@@ -1161,6 +1287,11 @@ int batch_main(const struct batch_args *a)
 		goto out;
 	}
 	size_t kept = a->resume ? resume_points(a, &sw, outdir, po) : 0;
+	if (a->resume) {
+		struct adopt ad = { a, &sw, tmp, po, 0 };
+		results_stale(outdir, adopt_stale, &ad);
+		kept += ad.kept;
+	}
 	if (!a->quiet) {
 		if (mpi)
 			printf("%s: %zu points over %d MPI ranks, %u at a time on each", name,
@@ -1191,7 +1322,7 @@ int batch_main(const struct batch_args *a)
 	for (size_t p = 0; p < sw.npoints; p++) {
 		char pn[SWEEP_NAME_MAX + 2];
 		sweep_point_name(&sw, p, pn, sizeof pn);
-		if (po[p].reused && results_adopt(outdir, tmp, pn, &e)) {
+		if (po[p].reused && !po[p].in_tmp && results_adopt(outdir, tmp, pn, &e)) {
 			fprintf(stderr, "mpsim: %s\n", e.msg);
 			results_discard(tmp);
 			rc = e.status;
