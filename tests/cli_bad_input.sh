@@ -353,6 +353,9 @@ bad cast_qps cast_qps.yaml 'cast_qps\.yaml:14:' -- "ccl.qps" "at most 32"
 # --- the command line
 bad set_value ok.yaml none --set topology.leaves=abc -- \
 	"--set topology.leaves" "expected a non-negative integer" "'abc'"
+# a list where the key takes one value: refused (it crashed with a double free)
+bad set_list ok.yaml none --set 'workload.size=[1MB, 2MB]' -- \
+	"--set workload.size" "got a sequence of 2" "takes one size" "sweep:"
 bad set_no_equals ok.yaml none --set topology.leaves -- "--set" "topology.leaves" "expected key=value"
 bad set_unknown ok.yaml none --set topology.leafs=3 -- "--set topology.leafs" "did you mean 'leaves'"
 bad seed_negative ok.yaml none --seed -1 -- "--seed" "non-negative integer" "'-1'"
