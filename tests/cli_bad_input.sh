@@ -342,6 +342,27 @@ bad ratio_value ratio_value.yaml 'ratio_value\.yaml:19:' -- "paper.values.value"
 bad ratio_of ratio_of.yaml 'ratio_of\.yaml:19:' -- "paper.values.ratio_of.system" "'c'"
 bad jobs_zero sweep_ok.yaml none --jobs 0 -- "--jobs" "expected a number"
 
+# --- a collective cut into more messages than fit: refused from its parameters,
+# before the generator allocates its per-chunk arrays (it allocated first, and
+# under a ulimit the allocation failed as "a bug in mpsim", status 3)
+{ base | sed '/^workload:/,$d'; printf 'collective:\n  type: allreduce\n  size: 1GB\n  chunk: 1B\n'; } >tiny_chunk.yaml
+bad tiny_chunk tiny_chunk.yaml 'tiny_chunk\.yaml:12:' -- "collective.chunk" "1B cuts size 1GB over 4 ranks" \
+	"messages" "expected a larger chunk or less data"
+export MPSIM_MEM_LIMIT=200MB
+bad tiny_chunk_mem tiny_chunk.yaml none --set collective.chunk=2KB -- \
+	"--set collective.chunk" "2KB cuts size 1GB" "GB of memory" "expected a larger chunk"
+unset MPSIM_MEM_LIMIT
+for a in double_binary_tree halving_doubling; do
+	bad "tiny_chunk_$a" tiny_chunk.yaml 'tiny_chunk\.yaml:12:' --set "collective.algorithm=$a" -- \
+		"collective.chunk" "expected a larger chunk"
+done
+# under an address-space limit too (not under ASan, which reserves terabytes)
+if ! ldd "$MPSIM" 2>/dev/null | grep -q libasan; then
+	out=$( (ulimit -v 8000000 && "$MPSIM" validate tiny_chunk.yaml) 2>&1) && rc=0 || rc=$?
+	[[ $rc == 2 && $out == *"expected a larger chunk"* ]] ||
+		fail tiny_chunk_ulimit "exit 2 and 'expected a larger chunk' under ulimit -v" "exit $rc: $out"
+fi
+
 # --- the intra-node fabric and the CAST scheduler
 { base; printf 'server:\n  gpus: 3\n'; } >server_gpus.yaml
 bad server_gpus server_gpus.yaml 'server_gpus\.yaml:13:' -- "server.gpus" "a divisor of the fabric's 4 hosts"
