@@ -162,6 +162,13 @@ base | sed 's/spines: 2/spines: 2\n  host_delay: 5/' >time_no_unit.yaml
 bad time_no_unit time_no_unit.yaml 'time_no_unit\.yaml:7:' -- \
 	"topology.host_delay" "with a unit" "'5'"
 
+# --- run lengths: time_limit stops every run, so a later stop_time is refused
+base | sed 's/^name: t/name: t\nstop_time: 2s\ntime_limit: 10ms/' >stop_after_limit.yaml
+bad stop_after_limit stop_after_limit.yaml 'stop_after_limit\.yaml:2:' -- \
+	"stop_time" "2s is after time_limit (10ms)" "expected stop_time at most time_limit"
+bad stop_after_limit_set ok.yaml none --set stop_time=20s -- \
+	"--set stop_time" "after time_limit (10s)"
+
 # --- fabrics that cannot be built
 printf 'name: t\ntopology:\n  type: star\n  hosts: 0\ntransport:\n  type: ref\nworkload:\n  type: permutation\n' >star_zero.yaml
 bad star_zero star_zero.yaml 'star_zero\.yaml:4:' -- "topology.hosts" "expected" "got 0"

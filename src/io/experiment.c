@@ -17,7 +17,8 @@ const struct opt_desc exp_general_opts[] = {
 	{ "stop_time", OPT_TIME, offsetof(struct exp_general, stop_time), "0", 0, 1e16,
 	  "stop the simulation at this time; 0 = when every flow has completed" },
 	{ "time_limit", OPT_TIME, offsetof(struct exp_general, time_limit), "10s", 1, 1e16,
-	  "stop even if flows remain (they are reported as not completed)" },
+	  "stop even if flows remain (they are reported as not completed); stop_time may "
+	  "not be later" },
 	OPT_END
 };
 
@@ -323,6 +324,19 @@ static int load_all(struct experiment *x, struct mp_err *e)
 	opt_set_defaults(exp_general_opts, &x->gen);
 	if (cfg_apply_table(&x->doc, root, "", exp_general_opts, &x->gen, skip_sections, e))
 		return e->status;
+	if (x->gen.stop_time > x->gen.time_limit) {
+		/* time_limit stops a run "even if flows remain": a later stop_time
+		 * would never be reached, and it used to win silently */
+		const struct cfg_node *sn = cfg_get(root, "stop_time");
+		char st[32], tl[32];
+		opt_format_time(x->gen.stop_time, st, sizeof st);
+		opt_format_time(x->gen.time_limit, tl, sizeof tl);
+		return cfg_errf_line(e, &x->doc, sn ? sn->line : -1, "stop_time",
+				     "%s is after time_limit (%s), which stops every run; expected "
+				     "stop_time at most time_limit (lower stop_time or raise "
+				     "time_limit)",
+				     st, tl);
+	}
 	const char *nm = x->gen.name;
 	if (!*nm || nm[0] == '.' ||
 	    strspn(nm, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"

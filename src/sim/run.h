@@ -58,7 +58,7 @@ struct sim {
 	bool progress_plain;	    /* one line per report (logs), not a \r-rewritten one */
 	const char *progress_label; /* names the sweep point, or NULL */
 	double wall_start;
-	uint64_t progress_next;
+	double progress_last; /* wall clock of the last progress line, s */
 };
 
 /* Build everything (no event has run). Errors: MP_EUSER with file:line. */
