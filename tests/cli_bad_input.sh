@@ -169,6 +169,18 @@ bad stop_after_limit stop_after_limit.yaml 'stop_after_limit\.yaml:2:' -- \
 bad stop_after_limit_set ok.yaml none --set stop_time=20s -- \
 	"--set stop_time" "after time_limit (10s)"
 
+# legal values that would make a run meaningless: flows that start when the run
+# has ended ("did not complete by 0.0 us"), a threshold below one packet
+base | sed 's/size: 10KB/size: 10KB\n  start: 10000s/' >late_start.yaml
+bad late_start late_start.yaml 'late_start\.yaml:12:' -- \
+	"workload.start" "starts at 10000s" "time_limit 10s" "expected a start before time_limit"
+bad late_start_stop ok.yaml none --set stop_time=1ms --set workload.start=1ms -- \
+	"--set workload.start" "stop_time 1ms"
+{ base; printf 'switch:\n  dt_alpha: 0.0001\n'; } >dt_alpha.yaml
+bad dt_alpha dt_alpha.yaml 'dt_alpha\.yaml:13:' -- \
+	"switch.dt_alpha" "less than one 4000 B packet" "every packet would be dropped" \
+	"expected at least 0.000125"
+
 # --- fabrics that cannot be built
 printf 'name: t\ntopology:\n  type: star\n  hosts: 0\ntransport:\n  type: ref\nworkload:\n  type: permutation\n' >star_zero.yaml
 bad star_zero star_zero.yaml 'star_zero\.yaml:4:' -- "topology.hosts" "expected" "got 0"

@@ -46,6 +46,18 @@ int sim_plan_fabric(const struct experiment *x, struct mp_err *e)
 				"buffer: %llu B cannot hold one %llu B packet, so every packet "
 				"would be dropped; expected at least the mtu",
 				(unsigned long long)x->sw.buffer, (unsigned long long)pkt);
+	/* lossy admission: a queue may hold dt_alpha x the free buffer, so even
+	 * an empty switch refuses a packet larger than dt_alpha x buffer */
+	if (x->sw.mode != BUF_LOSSLESS && x->sw.dt_alpha * (double)x->sw.buffer < (double)pkt)
+		return exp_errf(e, x, "switch",
+				"dt_alpha: %g lets an egress queue hold %g x the free buffer, "
+				"%.0f B of the %llu B buffer even when all of it is free, less "
+				"than one %llu B packet, so every packet would be dropped; "
+				"expected at least %.3g (or a larger buffer)",
+				x->sw.dt_alpha, x->sw.dt_alpha,
+				x->sw.dt_alpha * (double)x->sw.buffer,
+				(unsigned long long)x->sw.buffer, (unsigned long long)pkt,
+				(double)pkt / (double)x->sw.buffer);
 	if (x->sw.queue_limit && x->sw.queue_limit < pkt)
 		return exp_errf(e, x, "switch",
 				"queue_limit: %llu B cannot hold one %llu B packet, so every "
@@ -166,6 +178,23 @@ int sim_plan_flows(const struct sim *s, const char *section, struct mp_err *e)
 				(unsigned)(pair >> 32), (unsigned)(pair & 0xffffffffu),
 				(unsigned long long)job_pkts, (unsigned long long)pl,
 				UINT32_MAX - 1);
+	/* a workload that starts when the run has ended would report every flow
+	 * as not completed "by 0.0 us" */
+	simtime_t end = x->gen.stop_time ? x->gen.stop_time : x->gen.time_limit, first = UINT64_MAX;
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].start < first)
+			first = l->v[i].start;
+	if (l->n && first >= end) {
+		const struct opt_desc *opts = x->wl ? x->wl->opts : coll_opts;
+		char fs[32], es[32];
+		opt_format_time(first, fs, sizeof fs);
+		opt_format_time(end, es, sizeof es);
+		const char *by = x->gen.stop_time ? "stop_time" : "time_limit";
+		return exp_errf(e, x, section,
+				"%sthe first flow starts at %s, when the run has ended (%s %s), "
+				"so no flow would run: expected a start before %s",
+				opt_find(opts, "start") ? "start: " : "", fs, by, es, by);
+	}
 	uint64_t limit = limit_bytes();
 	double have = (double)l->n * (double)l->flow_bytes;
 	if (state + have > (double)limit)
