@@ -181,6 +181,30 @@ bad dt_alpha dt_alpha.yaml 'dt_alpha\.yaml:13:' -- \
 	"switch.dt_alpha" "less than one 4000 B packet" "every packet would be dropped" \
 	"expected at least 0.000125"
 
+# --- the time series' memory: estimated to stop_time, or to the last flow's start
+# when the run ends with its flows (it assumed all of time_limit, so the 180 us
+# quickstart was refused under 64 MiB); a run that outgrows it stops, status 2
+out=$(MPSIM_MEM_LIMIT=64MiB "$MPSIM" validate "$ROOT/examples/quickstart.yaml" 2>&1) ||
+	fail ts_quickstart "the quickstart validates under MPSIM_MEM_LIMIT=64MiB" "$out"
+{ base | sed 's/size: 10KB/size: 10MB/'; printf 'output:\n  interval: 10ns\n  queues: [max:all, max:host_up, max:last_hop]\n'; } >ts_grows.yaml
+set +e
+MPSIM_MEM_LIMIT=65MiB "$MPSIM" run ts_grows.yaml --out out_ts_grows >run.out 2>run.err
+rc=$?
+set -e
+msg=$(cat run.err)
+[[ $rc == 2 && $(grep -c . run.err) == 1 && ! -s run.out ]] ||
+	fail ts_grows "exit 2, one line on stderr, nothing on stdout" "exit $rc: $msg $(cat run.out)"
+for frag in 'ts_grows.yaml:13: output.interval' "outgrew the memory" "the run was stopped" \
+	"expected a longer interval"; do
+	grep -qF -- "$frag" <<<"$msg" || fail ts_grows "fragment '$frag'" "$msg"
+done
+if compgen -G "out_ts_grows*" >/dev/null; then
+	fail ts_grows "no out_ts_grows* left behind" "$(ls -d out_ts_grows*)"
+fi
+{ base; printf 'stop_time: 1s\noutput:\n  interval: 10ns\n  queues: [max:all]\n'; } >ts_stop.yaml
+MPSIM_MEM_LIMIT=65MiB bad ts_stop ts_stop.yaml 'ts_stop\.yaml:14:' -- "output.interval" \
+	"over stop_time (1s)" "or a shorter stop_time"
+
 # --- fabrics that cannot be built
 printf 'name: t\ntopology:\n  type: star\n  hosts: 0\ntransport:\n  type: ref\nworkload:\n  type: permutation\n' >star_zero.yaml
 bad star_zero star_zero.yaml 'star_zero\.yaml:4:' -- "topology.hosts" "expected" "got 0"

@@ -209,30 +209,48 @@ int sim_plan_flows(const struct sim *s, const char *section, struct mp_err *e)
 	return MP_OK;
 }
 
+/* Samples every interval from 0 to the run's end: with stop_time that end is
+ * known, and what does not fit is refused here. Without it the run ends when
+ * its flows complete, which only running tells: the estimate is then made to
+ * the last flow's start (the run lasts at least that long), what cannot fit
+ * even then is refused here, and the rows the memory leaves are the time
+ * series' ceiling (ts_buf.max_rows, grown by doubling): a run that reaches it
+ * stops with a sentence, status 2, and writes nothing (sim/run.c, ts_over).
+ * Assuming all of time_limit refused runs that fit: the 180 us quickstart
+ * under MPSIM_MEM_LIMIT=64MiB. */
 int sim_plan_series(const struct sim *s, struct mp_err *e)
 {
 	const struct experiment *x = s->x;
 	if (!x->out.interval || !s->nsamplers)
 		return MP_OK;
-	simtime_t span = x->gen.stop_time ? x->gen.stop_time : x->gen.time_limit;
-	const char *by = x->gen.stop_time ? "stop_time" : "time_limit";
+	simtime_t span = x->gen.stop_time, last = 0;
+	for (size_t i = 0; !span && i < s->flows.n; i++)
+		if (s->flows.v[i].start > last)
+			last = s->flows.v[i].start;
+	if (!span)
+		span = last < x->gen.time_limit ? last : x->gen.time_limit;
+	const char *by = x->gen.stop_time ? "stop_time" : "the last flow's start";
 	double samples = (double)span / (double)x->out.interval + 1;
-	double need = samples * s->nsamplers * sizeof(struct ts_row);
+	double row = s->nsamplers * sizeof(struct ts_row);
+	double need = samples * row;
 	double have = (double)s->flows.n * (double)s->flows.flow_bytes;
 	uint64_t limit = limit_bytes();
-	if (need + have <= (double)limit)
+	if (need + have <= (double)limit) {
+		double rows = ((double)limit - have) / sizeof(struct ts_row);
+		s->ts->max_rows = rows < 1e18 ? (size_t)rows : 0;
 		return MP_OK;
+	}
 	char iv[32], sp[32], iv2[32];
 	opt_format_time(x->out.interval, iv, sizeof iv);
 	opt_format_time(span, sp, sizeof sp);
 	double fit = (double)limit - have;
-	double min_iv = fit > 0 ? (double)span * s->nsamplers * sizeof(struct ts_row) / fit : 0;
+	double min_iv = fit > 0 ? (double)span * row / fit : 0;
 	opt_format_time(min_iv > 0 && min_iv < 1.8e19 ? (uint64_t)min_iv + 1 : span, iv2,
 			sizeof iv2);
 	return exp_errf(e, x, "output",
-			"interval: %s over %s (%s) is up to %.4g samples of %u series, about "
+			"interval: %s over %s (%s) is at least %.4g samples of %u series, about "
 			"%.1f GB of memory; %.1f GB fit (the machine's memory or "
-			"MPSIM_MEM_LIMIT): expected an interval of at least %s or a shorter %s",
+			"MPSIM_MEM_LIMIT): expected an interval of at least %s%s",
 			iv, by, sp, samples, s->nsamplers, need / 1e9, (double)limit / 1e9, iv2,
-			by);
+			x->gen.stop_time ? " or a shorter stop_time" : "");
 }

@@ -225,6 +225,26 @@ static void sample_trace(struct sim *s, struct ts_sampler *sp, simtime_t now, si
 
 static void progress_tick(struct sim *s);
 
+/* The time series reached the rows sim_plan_series left them: stop the run
+ * with a sentence (a run without stop_time ends when its flows complete,
+ * which cannot be known before it runs; plan.c refuses before the first event
+ * what cannot fit even by the last flow's start). */
+static void ts_over(struct sim *s, simtime_t now)
+{
+	const struct experiment *x = s->x;
+	char iv[32], at[32];
+	opt_format_time(x->out.interval, iv, sizeof iv);
+	opt_format_time(now, at, sizeof at);
+	exp_errf(&s->err, x, "output",
+		 "interval: the time series of %u series every %s outgrew the memory at %s "
+		 "of simulated time (%zu rows, about %.1f MB; the machine's memory or "
+		 "MPSIM_MEM_LIMIT), and the run was stopped: expected a longer interval, "
+		 "fewer series or a stop_time",
+		 s->nsamplers, iv, at, s->ts->n,
+		 (double)s->ts->n * (double)sizeof(struct ts_row) / 1e6);
+	s->q.stop = true;
+}
+
 static void sample(void *obj, uint64_t arg)
 {
 	struct sim *s = obj;
@@ -317,6 +337,10 @@ static void sample(void *obj, uint64_t arg)
 			f->nodes[n]->ports[p].ts_tx_bytes = f->nodes[n]->ports[p].tx_bytes;
 	if (s->nflows_done < s->flows.n || (s->x->gen.stop_time && now + dt <= s->x->gen.stop_time))
 		evq_at(&s->q, &s->evs, now + dt, sample, s, 0);
+	if (s->ts->over && !s->err.status) {
+		ts_over(s, now);
+		return;
+	}
 	/* a sample walks every port: where samples are most of the events
 	 * (flows done, stop_time ahead) a batch of events takes long, so the
 	 * clock is read here too */
