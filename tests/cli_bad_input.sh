@@ -205,6 +205,44 @@ fi
 MPSIM_MEM_LIMIT=65MiB bad ts_stop ts_stop.yaml 'ts_stop\.yaml:14:' -- "output.interval" \
 	"over stop_time (1s)" "or a shorter stop_time"
 
+# --- nonsense that used to pass silently
+{ base; printf 'failures:\n  links: [leaf0-spine1, leaf1-spine0, spine1-leaf0]\n'; } >dup_links.yaml
+bad dup_links dup_links.yaml 'dup_links\.yaml:13:' -- \
+	"failures.links" "'spine1-leaf0' (item 3) is the link 'leaf0-spine1' (item 1)" "each link once"
+{ base; printf 'events:\n  - {at: 10us, link: leaf0-spine1, action: down,\n     value: 10Gbps}\n'; } >down_value.yaml
+bad down_value down_value.yaml 'down_value\.yaml:14:' -- \
+	"events[0].value" "action down takes no value" "'10Gbps'"
+{ base; printf 'sweep:\n  system:\n    a: {transport.window: 4KB}\n    b: {transport.window: 8KB}\npaper:\n  source: x\n  values:\n    - {metric: max_fct, value: 2, when: {system: a},\n       ratio_of: {system: a}}\n'; } >ratio_self.yaml
+bad ratio_self ratio_self.yaml 'ratio_self\.yaml:20:' -- \
+	"paper.values.ratio_of" "by itself" "differs from when's"
+{ base; printf 'switch:\n  mode: lossless\n  pfc_xoff: 20KB\n  pfc_xon_gap: 30KB\n'; } >xon_gap.yaml
+bad xon_gap xon_gap.yaml 'xon_gap\.yaml:15:' -- \
+	"switch.pfc_xon_gap" "30000 B is more than pfc_xoff (20000 B)" "expected at most pfc_xoff"
+{ base; printf 'lb:\n  type: hermes\n  rtt_low: 50us\n  rtt_high: 40us\n'; } >hermes_rtt.yaml
+bad hermes_rtt hermes_rtt.yaml 'hermes_rtt\.yaml:14:' -- \
+	"lb.rtt_low" "50.000 us is above rtt_high (40.000 us)" "expected rtt_low at most rtt_high"
+printf 'name: t\ntopology:\n  type: star\n  hosts: 4\nlb:\n  type: hermes\ntransport:\n  type: ref\nworkload:\n  type: permutation\n' >hermes_star.yaml
+bad hermes_star hermes_star.yaml 'hermes_star\.yaml:6:' -- \
+	"lb.type" "hermes" "1 ToR" "expected a topology with paths to choose"
+# CONGA beyond two tiers is defined (lb/conga.c: a tag names the source leaf's
+# uplink, later choices hash it): a fat tree runs
+printf 'name: t\ntopology:\n  type: fat_tree\n  k: 4\nlb:\n  type: conga\ntransport:\n  type: ref\nworkload:\n  type: permutation\n  size: 10KB\n' >conga_fat.yaml
+out=$("$MPSIM" validate conga_fat.yaml 2>&1) || fail conga_fat "conga on a fat tree validates" "$out"
+base | sed 's/^name: t/name: -t/' >dash_name.yaml
+bad dash_name dash_name.yaml 'dash_name\.yaml:1:' -- "name" "not starting with '.' or '-'" "'-t'"
+{ base; printf 'sweep:\n  system:\n    -a: {transport.window: 4KB}\n'; } >dash_variant.yaml
+bad dash_variant dash_variant.yaml 'dash_variant\.yaml:14:' -- \
+	"sweep.system.-a" "does not start with '-'"
+bad out_newline ok.yaml none --out "$(printf 'x\ny')" -- "--out" "without control characters" "0x0a"
+[[ ! -e $(printf 'x\ny') ]] || fail out_newline "no folder x<newline>y" "$(ls)"
+# a UTF-8 byte-order mark (some editors write one) is read as nothing, in the
+# experiment file and in the files it names
+printf 'src,dst,bytes,start\n0,1,10KB,0\n' >bom.csv
+{ printf '\xef\xbb\xbf'; base | sed 's/type: permutation/type: flows_file\n  file: bom.csv/; /size: 10KB/d'; } >bom.yaml
+sed -i '1s/^/\xef\xbb\xbf/' bom.csv
+out=$("$MPSIM" validate bom.yaml 2>&1) && [[ $out == *"1 flows"* ]] ||
+	fail bom "a file and a flows file that start with a UTF-8 BOM validate" "$out"
+
 # --- fabrics that cannot be built
 printf 'name: t\ntopology:\n  type: star\n  hosts: 0\ntransport:\n  type: ref\nworkload:\n  type: permutation\n' >star_zero.yaml
 bad star_zero star_zero.yaml 'star_zero\.yaml:4:' -- "topology.hosts" "expected" "got 0"

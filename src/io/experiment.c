@@ -262,6 +262,14 @@ static int load_events(struct experiment *x, struct mp_err *e)
 					     event_opts[3].choices[v->action]);
 		}
 		const struct cfg_node *vn = cfg_get(m, "value");
+		if (vn && (v->action == LINK_DOWN || v->action == LINK_UP)) {
+			char vk[48];
+			snprintf(vk, sizeof vk, "%s.value", sec);
+			return cfg_errf_line(e, &x->doc, vn->line, vk,
+					     "action %s takes no value, got '%s' (rate, delay, "
+					     "loss and proc_delay do)",
+					     event_opts[3].choices[v->action], v->value);
+		}
 		int bad = 0;
 		switch (v->action) {
 		case LINK_RATE:
@@ -338,13 +346,14 @@ static int load_all(struct experiment *x, struct mp_err *e)
 				     st, tl);
 	}
 	const char *nm = x->gen.name;
-	if (!*nm || nm[0] == '.' ||
+	if (!*nm || nm[0] == '.' || nm[0] == '-' ||
 	    strspn(nm, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 		       "0123456789._-") != strlen(nm)) {
 		const struct cfg_node *nn = cfg_get(root, "name");
 		return cfg_errf_line(e, &x->doc, nn ? nn->line : -1, "name",
-				     "expected letters, digits, '.', '_' or '-' (it names the "
-				     "results folder), got '%s'",
+				     "expected letters, digits, '.', '_' or '-', not starting "
+				     "with '.' or '-' (it names the results folder, and a "
+				     "command would read a leading '-' as an option), got '%s'",
 				     nm);
 	}
 	if (strlen(nm) > EXP_NAME_MAX) {
@@ -366,6 +375,12 @@ static int load_all(struct experiment *x, struct mp_err *e)
 		return e->status;
 	if (x->sw.kmax < x->sw.kmin)
 		return exp_errf(e, x, "switch", "kmax: expected kmax >= kmin");
+	if (x->sw.pfc_xoff && x->sw.pfc_xon_gap > x->sw.pfc_xoff)
+		return exp_errf(e, x, "switch",
+				"pfc_xon_gap: %llu B is more than pfc_xoff (%llu B), so RESUME "
+				"(XOFF - gap) would never be sent: expected at most pfc_xoff",
+				(unsigned long long)x->sw.pfc_xon_gap,
+				(unsigned long long)x->sw.pfc_xoff);
 	if (LOAD_TYPED(x, "lb", "ecmp", lb_registry, struct lb_ops, &x->lb, &x->lb_params, e))
 		return e->status;
 	if (LOAD_TYPED(x, "transport", NULL, transport_registry, struct transport_ops, &x->tp,

@@ -705,11 +705,26 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 				 x->fail.links.v[i]);
 			goto fail_down;
 		}
+		for (size_t j = 0; j < i; j++)
+			if (fab_find_link(&s->fab, x->fail.links.v[j]) == l) {
+				exp_errf(e, x, "failures",
+					 "links: '%s' (item %zu) is the link '%s' (item %zu) "
+					 "names again: expected each link once",
+					 x->fail.links.v[i], i + 1, x->fail.links.v[j], j + 1);
+				goto fail_down;
+			}
 		down = mp_realloc(down, (ndown + 1) * sizeof *down);
 		down[ndown++] = l;
 	}
 	if (fab_finalize(&s->fab, down, ndown, e)) {
-		exp_reraise(e, x, ndown ? "failures" : "topology");
+		if (!strncmp(e->msg, "lb: ", 4)) { /* the scheme's own check (lb_ops.init) */
+			char msg[sizeof e->msg];
+			snprintf(msg, sizeof msg, "%s", e->msg + 4);
+			mp_err_clear(e);
+			exp_errf(e, x, "lb", "%s", msg);
+		} else {
+			exp_reraise(e, x, ndown ? "failures" : "topology");
+		}
 		goto fail_down;
 	}
 	mp_free(down);
