@@ -181,12 +181,13 @@ bad dt_alpha dt_alpha.yaml 'dt_alpha\.yaml:13:' -- \
 	"switch.dt_alpha" "less than one 4000 B packet" "every packet would be dropped" \
 	"expected at least 0.000125"
 
-# --- the time series' memory: estimated to stop_time, or to the last flow's start
-# when the run ends with its flows (it assumed all of time_limit, so the 180 us
-# quickstart was refused under 64 MiB); a run that outgrows it stops, status 2
+# --- the time series' memory: a run that ends with its flows is estimated to well
+# past its ideal end, not all of time_limit (the 180 us quickstart was refused
+# under 64 MiB); one that outgrows it (here a host link that goes down, so the
+# flows never end) stops with status 2 and writes nothing
 out=$(MPSIM_MEM_LIMIT=64MiB "$MPSIM" validate "$ROOT/examples/quickstart.yaml" 2>&1) ||
 	fail ts_quickstart "the quickstart validates under MPSIM_MEM_LIMIT=64MiB" "$out"
-{ base | sed 's/size: 10KB/size: 10MB/'; printf 'output:\n  interval: 10ns\n  queues: [max:all, max:host_up, max:last_hop]\n'; } >ts_grows.yaml
+{ base; printf 'events:\n  - {at: 1us, link: h0-leaf0, action: down}\noutput:\n  interval: 10us\n  queues: [max:all, max:host_up, max:last_hop]\n'; } >ts_grows.yaml
 set +e
 MPSIM_MEM_LIMIT=65MiB "$MPSIM" run ts_grows.yaml --out out_ts_grows >run.out 2>run.err
 rc=$?
@@ -194,7 +195,7 @@ set -e
 msg=$(cat run.err)
 [[ $rc == 2 && $(grep -c . run.err) == 1 && ! -s run.out ]] ||
 	fail ts_grows "exit 2, one line on stderr, nothing on stdout" "exit $rc: $msg $(cat run.out)"
-for frag in 'ts_grows.yaml:13: output.interval' "outgrew the memory" "the run was stopped" \
+for frag in 'ts_grows.yaml:15: output.interval' "outgrew the memory" "the run was stopped" \
 	"expected a longer interval"; do
 	grep -qF -- "$frag" <<<"$msg" || fail ts_grows "fragment '$frag'" "$msg"
 done
@@ -427,15 +428,15 @@ bad jobs_zero sweep_ok.yaml none --jobs 0 -- "--jobs" "expected a number"
 # before the generator allocates its per-chunk arrays (it allocated first, and
 # under a ulimit the allocation failed as "a bug in mpsim", status 3)
 { base | sed '/^workload:/,$d'; printf 'collective:\n  type: allreduce\n  size: 1GB\n  chunk: 1B\n'; } >tiny_chunk.yaml
-bad tiny_chunk tiny_chunk.yaml 'tiny_chunk\.yaml:12:' -- "collective.chunk" "1B cuts size 1GB over 4 ranks" \
+bad tiny_chunk tiny_chunk.yaml 'tiny_chunk\.yaml:9:' -- "collective: more than" "chunk 1B cuts size 1GB over 4 ranks" \
 	"messages" "expected a larger chunk or less data"
 export MPSIM_MEM_LIMIT=200MB
 bad tiny_chunk_mem tiny_chunk.yaml none --set collective.chunk=2KB -- \
-	"--set collective.chunk" "2KB cuts size 1GB" "GB of memory" "expected a larger chunk"
+	"collective: more than" "chunk 2KB cuts size 1GB" "GB of memory" "expected a larger chunk"
 unset MPSIM_MEM_LIMIT
 for a in double_binary_tree halving_doubling; do
-	bad "tiny_chunk_$a" tiny_chunk.yaml 'tiny_chunk\.yaml:12:' --set "collective.algorithm=$a" -- \
-		"collective.chunk" "expected a larger chunk"
+	bad "tiny_chunk_$a" tiny_chunk.yaml 'tiny_chunk\.yaml:9:' --set "collective.algorithm=$a" -- \
+		"collective: more than" "expected a larger chunk"
 done
 # under an address-space limit too (not under ASan, which reserves terabytes)
 if ! ldd "$MPSIM" 2>/dev/null | grep -q libasan; then

@@ -375,12 +375,6 @@ static int load_all(struct experiment *x, struct mp_err *e)
 		return e->status;
 	if (x->sw.kmax < x->sw.kmin)
 		return exp_errf(e, x, "switch", "kmax: expected kmax >= kmin");
-	if (x->sw.pfc_xoff && x->sw.pfc_xon_gap > x->sw.pfc_xoff)
-		return exp_errf(e, x, "switch",
-				"pfc_xon_gap: %llu B is more than pfc_xoff (%llu B), so RESUME "
-				"(XOFF - gap) would never be sent: expected at most pfc_xoff",
-				(unsigned long long)x->sw.pfc_xon_gap,
-				(unsigned long long)x->sw.pfc_xoff);
 	if (LOAD_TYPED(x, "lb", "ecmp", lb_registry, struct lb_ops, &x->lb, &x->lb_params, e))
 		return e->status;
 	if (LOAD_TYPED(x, "transport", NULL, transport_registry, struct transport_ops, &x->tp,
@@ -394,6 +388,12 @@ static int load_all(struct experiment *x, struct mp_err *e)
 	const struct cfg_node *swn = cfg_get(root, "switch");
 	if (x->tp->lossless_default && !(swn && cfg_get(swn, "mode")))
 		x->sw.mode = BUF_LOSSLESS;
+	if (x->sw.mode == BUF_LOSSLESS && x->sw.pfc_xoff && x->sw.pfc_xon_gap > x->sw.pfc_xoff)
+		return exp_errf(e, x, "switch",
+				"pfc_xon_gap: %llu B is more than pfc_xoff (%llu B), so RESUME "
+				"(XOFF - gap) would never be sent: expected at most pfc_xoff",
+				(unsigned long long)x->sw.pfc_xon_gap,
+				(unsigned long long)x->sw.pfc_xoff);
 	if (!x->sw.mtu) /* the PFC headroom's largest packet */
 		x->sw.mtu = cm->mtu;
 	else if (x->sw.mtu < cm->mtu)

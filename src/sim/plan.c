@@ -209,34 +209,60 @@ int sim_plan_flows(const struct sim *s, const char *section, struct mp_err *e)
 	return MP_OK;
 }
 
-/* Samples every interval from 0 to the run's end: with stop_time that end is
- * known, and what does not fit is refused here. Without it the run ends when
- * its flows complete, which only running tells: the estimate is then made to
- * the last flow's start (the run lasts at least that long), what cannot fit
- * even then is refused here, and the rows the memory leaves are the time
- * series' ceiling (ts_buf.max_rows, grown by doubling): a run that reaches it
- * stops with a sentence, status 2, and writes nothing (sim/run.c, ts_over).
- * Assuming all of time_limit refused runs that fit: the 180 us quickstart
- * under MPSIM_MEM_LIMIT=64MiB. */
+/* The time series: samples every interval from 0 to the run's end. With
+ * stop_time that end is known. Without it the run ends when its flows
+ * complete, which only running tells, and time_limit is a bound that real
+ * runs seldom approach (estimating from it refused the 180 us quickstart
+ * under MPSIM_MEM_LIMIT=64MiB). So a run that fits to time_limit runs; one
+ * that does not is refused here unless it fits to PLAN_TS_SLACK times the
+ * workload's ideal end (plain flows: start + serialisation at the slowest
+ * host link, the soonest each could end; with dependencies the end is not
+ * known and time_limit stands). Such a run gets the rows the memory leaves as
+ * the series' ceiling (ts_buf.max_rows, grown by doubling): one that reaches
+ * it (a link down, a stall) stops with a sentence, status 2, and writes
+ * nothing (sim/run.c, ts_over). The slack also keeps a sampling interval of
+ * a few ps, which would take hours to reach the ceiling, refused up front. */
+#define PLAN_TS_SLACK 1000.0
+
+static double ideal_end(const struct sim *s)
+{
+	uint64_t rate = UINT64_MAX;
+	for (uint32_t h = 0; h < s->fab.nhosts; h++)
+		for (uint16_t p = 0; p < s->fab.hosts[h]->node.nports; p++)
+			if (s->fab.hosts[h]->node.ports[p].rate_bps < rate)
+				rate = s->fab.hosts[h]->node.ports[p].rate_bps;
+	if (!rate || rate == UINT64_MAX)
+		return -1;
+	double end = 0;
+	for (size_t i = 0; i < s->flows.n; i++) {
+		const struct flow_spec *f = &s->flows.v[i];
+		if (f->ndeps)
+			return -1;
+		double t = (double)f->start + (double)f->bytes * 8.0 / (double)rate * 1e12;
+		if (t > end)
+			end = t;
+	}
+	return end;
+}
+
 int sim_plan_series(const struct sim *s, struct mp_err *e)
 {
 	const struct experiment *x = s->x;
 	if (!x->out.interval || !s->nsamplers)
 		return MP_OK;
-	simtime_t span = x->gen.stop_time, last = 0;
-	for (size_t i = 0; !span && i < s->flows.n; i++)
-		if (s->flows.v[i].start > last)
-			last = s->flows.v[i].start;
-	if (!span)
-		span = last < x->gen.time_limit ? last : x->gen.time_limit;
-	const char *by = x->gen.stop_time ? "stop_time" : "the last flow's start";
-	double samples = (double)span / (double)x->out.interval + 1;
+	simtime_t span = x->gen.stop_time ? x->gen.stop_time : x->gen.time_limit;
+	const char *by = x->gen.stop_time ? "stop_time" : "time_limit";
 	double row = s->nsamplers * sizeof(struct ts_row);
+	double samples = (double)span / (double)x->out.interval + 1;
 	double need = samples * row;
 	double have = (double)s->flows.n * (double)s->flows.flow_bytes;
 	uint64_t limit = limit_bytes();
-	if (need + have <= (double)limit) {
-		double rows = ((double)limit - have) / sizeof(struct ts_row);
+	double rows = ((double)limit - have) / sizeof(struct ts_row);
+	if (need + have <= (double)limit)
+		return MP_OK;
+	double end = x->gen.stop_time ? -1 : ideal_end(s);
+	if (end >= 0 &&
+	    (PLAN_TS_SLACK * end / (double)x->out.interval + 1) * row + have <= (double)limit) {
 		s->ts->max_rows = rows < 1e18 ? (size_t)rows : 0;
 		return MP_OK;
 	}
@@ -248,9 +274,9 @@ int sim_plan_series(const struct sim *s, struct mp_err *e)
 	opt_format_time(min_iv > 0 && min_iv < 1.8e19 ? (uint64_t)min_iv + 1 : span, iv2,
 			sizeof iv2);
 	return exp_errf(e, x, "output",
-			"interval: %s over %s (%s) is at least %.4g samples of %u series, about "
+			"interval: %s over %s (%s) is up to %.4g samples of %u series, about "
 			"%.1f GB of memory; %.1f GB fit (the machine's memory or "
-			"MPSIM_MEM_LIMIT): expected an interval of at least %s%s",
+			"MPSIM_MEM_LIMIT): expected an interval of at least %s or a shorter %s",
 			iv, by, sp, samples, s->nsamplers, need / 1e9, (double)limit / 1e9, iv2,
-			x->gen.stop_time ? " or a shorter stop_time" : "");
+			by);
 }

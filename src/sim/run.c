@@ -228,7 +228,7 @@ static void progress_tick(struct sim *s);
 /* The time series reached the rows sim_plan_series left them: stop the run
  * with a sentence (a run without stop_time ends when its flows complete,
  * which cannot be known before it runs; plan.c refuses before the first event
- * what cannot fit even by the last flow's start). */
+ * what cannot fit to well past the workload's ideal end). */
 static void ts_over(struct sim *s, simtime_t now)
 {
 	const struct experiment *x = s->x;

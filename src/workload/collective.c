@@ -577,11 +577,11 @@ int coll_generate(const struct coll_params *p, const struct wl_env *env, struct 
 			snprintf(why, sizeof why, "mpsim's message ids hold fewer than %zu",
 				 out->max_ids);
 		return mp_errf(e, MP_EUSER,
-			       "chunk: %s cuts size %s over %llu ranks, %u job%s and %.0f "
-			       "iteration%s into %.4g messages, %s: expected a larger chunk or "
-			       "less data",
-			       ch, sz, (unsigned long long)n, njobs, njobs == 1 ? "" : "s", iters,
-			       iters == 1 ? "" : "s", count, why);
+			       "more than %.4g messages: chunk %s cuts size %s over %llu ranks, "
+			       "%u job%s and %.0f iteration%s into that many, %s: expected a "
+			       "larger chunk or less data",
+			       count, ch, sz, (unsigned long long)n, njobs, njobs == 1 ? "" : "s",
+			       iters, iters == 1 ? "" : "s", why);
 	}
 	jobs->njobs = njobs;
 	jobs->nranks = (uint32_t)n;
