@@ -15,10 +15,27 @@
 
 static uint64_t live, peak;
 
+/* The machine (or ulimit -v, the cgroup) refused memory. The estimates made
+ * before a run (sim/plan.c) refuse what cannot fit as a sentence; what gets
+ * here was larger than the machine allows all the same, which is the size of
+ * the experiment, not a broken invariant: a user's error, status 2, not a
+ * panic (status 3, "a bug in mpsim"). */
+static _Noreturn void out_of_memory(size_t n)
+{
+	fflush(stdout);
+	fprintf(stderr,
+		"mpsim: out of memory: %zu more bytes were refused with %.1f MB in use (the "
+		"machine's memory, ulimit -v or the cgroup's memory.max); expected a smaller "
+		"experiment or more memory\n",
+		n, (double)live / 1e6);
+	fflush(stderr);
+	_exit(MP_EUSER);
+}
+
 static void *account(unsigned char *b, size_t n)
 {
 	if (!b)
-		MP_PANIC("out of memory allocating %zu bytes", n);
+		out_of_memory(n);
 	memcpy(b, &n, sizeof n);
 	live += n;
 	if (live > peak)

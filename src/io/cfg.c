@@ -586,6 +586,9 @@ int cfg_apply_set_at(struct cfg_doc *doc, const char *assignment, int line, stru
 				node_free(kid->kids[i]);
 			mp_free(kid->kids);
 			mp_free(kid->value);
+			/* a list value below sets kids, not value: value must not
+			 * keep the freed text (cfg_free would free it again) */
+			kid->value = NULL;
 			kid->kids = NULL;
 			kid->n = 0;
 			kid->kind = CFG_SCALAR;
@@ -747,6 +750,12 @@ static int apply_one(const struct cfg_doc *doc, const struct cfg_node *kid, cons
 		     const struct opt_desc *d, void *params, struct mp_err *e)
 {
 	if (d->type != OPT_STRLIST) {
+		if (kid->kind == CFG_SEQ)
+			return cfg_errf(e, doc, kid, section,
+					"expected a scalar value, got a sequence of %zu; this key "
+					"takes one %s (to run each of several, list them under "
+					"sweep:)",
+					kid->n, opt_type_name(d->type));
 		if (kid->kind != CFG_SCALAR)
 			return cfg_errf(e, doc, kid, section, "expected a scalar value, got %s",
 					a_kind(kid->kind));

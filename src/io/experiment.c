@@ -17,7 +17,8 @@ const struct opt_desc exp_general_opts[] = {
 	{ "stop_time", OPT_TIME, offsetof(struct exp_general, stop_time), "0", 0, 1e16,
 	  "stop the simulation at this time; 0 = when every flow has completed" },
 	{ "time_limit", OPT_TIME, offsetof(struct exp_general, time_limit), "10s", 1, 1e16,
-	  "stop even if flows remain (they are reported as not completed)" },
+	  "stop even if flows remain (they are reported as not completed); stop_time may "
+	  "not be later" },
 	OPT_END
 };
 
@@ -261,6 +262,14 @@ static int load_events(struct experiment *x, struct mp_err *e)
 					     event_opts[3].choices[v->action]);
 		}
 		const struct cfg_node *vn = cfg_get(m, "value");
+		if (vn && (v->action == LINK_DOWN || v->action == LINK_UP)) {
+			char vk[48];
+			snprintf(vk, sizeof vk, "%s.value", sec);
+			return cfg_errf_line(e, &x->doc, vn->line, vk,
+					     "action %s takes no value, got '%s' (rate, delay, "
+					     "loss and proc_delay do)",
+					     event_opts[3].choices[v->action], v->value);
+		}
 		int bad = 0;
 		switch (v->action) {
 		case LINK_RATE:
@@ -323,14 +332,28 @@ static int load_all(struct experiment *x, struct mp_err *e)
 	opt_set_defaults(exp_general_opts, &x->gen);
 	if (cfg_apply_table(&x->doc, root, "", exp_general_opts, &x->gen, skip_sections, e))
 		return e->status;
+	if (x->gen.stop_time > x->gen.time_limit) {
+		/* time_limit stops a run "even if flows remain": a later stop_time
+		 * would never be reached, and it used to win silently */
+		const struct cfg_node *sn = cfg_get(root, "stop_time");
+		char st[32], tl[32];
+		opt_format_time(x->gen.stop_time, st, sizeof st);
+		opt_format_time(x->gen.time_limit, tl, sizeof tl);
+		return cfg_errf_line(e, &x->doc, sn ? sn->line : -1, "stop_time",
+				     "%s is after time_limit (%s), which stops every run; expected "
+				     "stop_time at most time_limit (lower stop_time or raise "
+				     "time_limit)",
+				     st, tl);
+	}
 	const char *nm = x->gen.name;
-	if (!*nm || nm[0] == '.' ||
+	if (!*nm || nm[0] == '.' || nm[0] == '-' ||
 	    strspn(nm, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 		       "0123456789._-") != strlen(nm)) {
 		const struct cfg_node *nn = cfg_get(root, "name");
 		return cfg_errf_line(e, &x->doc, nn ? nn->line : -1, "name",
-				     "expected letters, digits, '.', '_' or '-' (it names the "
-				     "results folder), got '%s'",
+				     "expected letters, digits, '.', '_' or '-', not starting "
+				     "with '.' or '-' (it names the results folder, and a "
+				     "command would read a leading '-' as an option), got '%s'",
 				     nm);
 	}
 	if (strlen(nm) > EXP_NAME_MAX) {
@@ -365,6 +388,12 @@ static int load_all(struct experiment *x, struct mp_err *e)
 	const struct cfg_node *swn = cfg_get(root, "switch");
 	if (x->tp->lossless_default && !(swn && cfg_get(swn, "mode")))
 		x->sw.mode = BUF_LOSSLESS;
+	if (x->sw.mode == BUF_LOSSLESS && x->sw.pfc_xoff && x->sw.pfc_xon_gap > x->sw.pfc_xoff)
+		return exp_errf(e, x, "switch",
+				"pfc_xon_gap: %llu B is more than pfc_xoff (%llu B), so RESUME "
+				"(XOFF - gap) would never be sent: expected at most pfc_xoff",
+				(unsigned long long)x->sw.pfc_xon_gap,
+				(unsigned long long)x->sw.pfc_xoff);
 	if (!x->sw.mtu) /* the PFC headroom's largest packet */
 		x->sw.mtu = cm->mtu;
 	else if (x->sw.mtu < cm->mtu)

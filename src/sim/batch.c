@@ -417,6 +417,11 @@ static int run_point(const struct batch_args *a, const struct sweep *sw, size_t 
 	if (a->progress)
 		s.show_progress = s.progress_plain = true;
 	sim_run(&s);
+	if (s.err.status) { /* a limit reached while running: nothing is written */
+		fprintf(stderr, "mpsim: %s\n", s.err.msg);
+		rc = s.err.status;
+		goto out;
+	}
 	struct run_result r;
 	sim_collect(&s, &r);
 	if (print && !a->quiet)

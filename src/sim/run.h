@@ -58,12 +58,17 @@ struct sim {
 	bool progress_plain;	    /* one line per report (logs), not a \r-rewritten one */
 	const char *progress_label; /* names the sweep point, or NULL */
 	double wall_start;
-	uint64_t progress_next;
+	double progress_last; /* wall clock of the last progress line, s */
+	/* a run stopped by a limit it reached while running (the time series
+	 * outgrew the memory): MP_EUSER and a sentence; nothing is collected */
+	struct mp_err err;
 };
 
 /* Build everything (no event has run). Errors: MP_EUSER with file:line. */
 int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e);
-/* Run to completion (every flow done), stop_time or time_limit. */
+/* Run to completion (every flow done), stop_time or time_limit. A run that
+ * reaches a limit on the way (s->err.status set) is not to be collected:
+ * report s->err and write nothing. */
 void sim_run(struct sim *s);
 /* Gather results (call once after sim_run). */
 void sim_collect(struct sim *s, struct run_result *r);

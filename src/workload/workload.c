@@ -284,6 +284,12 @@ int workload_read_file(const char *path, const char *base_dir, char **text, size
 	}
 	fclose(f);
 	buf[n] = '\0';
+	if (n >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3)) {
+		/* a UTF-8 byte-order mark (some editors save one): not part of
+		 * the first line, as the YAML reader already agrees */
+		memmove(buf, buf + 3, n - 3 + 1);
+		n -= 3;
+	}
 	if (memchr(buf, '\0', n)) {
 		mp_free(buf);
 		return mp_errf(e, MP_EUSER, "%s: expected a text file (found a NUL byte)", path);
