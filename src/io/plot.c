@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,6 +26,7 @@
 #include "core/opt.h"
 #include "io/csv.h"
 #include "io/metrics.h"
+#include "io/results.h"
 #include "stats/stats.h"
 
 #define PLOT_MAX_POINTS 4000
@@ -53,17 +55,27 @@ struct plotter {
 	const char *dir; /* DIR/plots */
 	FILE *gp, *figs;
 	int nfig;
+	char **names; /* nfig figure names: what gnuplot must have drawn */
 	struct mp_err *e;
 };
 
 static FILE *pl_open(struct plotter *pl, const char *name)
 {
-	char path[4400];
+	char path[4500];
 	snprintf(path, sizeof path, "%s/%s", pl->dir, name);
 	FILE *f = fopen(path, "w");
 	if (!f)
 		mp_errf(pl->e, MP_EIO, "cannot write '%s': %s", path, strerror(errno));
 	return f;
+}
+
+/* Close a file of the folder; a write that failed (a full disk) is the
+ * plotter's error, and the caller draws nothing from the file. */
+static int pl_close(struct plotter *pl, FILE *f, const char *name)
+{
+	char path[4500];
+	snprintf(path, sizeof path, "%s/%s", pl->dir, name);
+	return results_fclose(f, path, pl->e);
 }
 
 /* gnuplot string literal: double quotes, with \ and " escaped */
@@ -97,7 +109,8 @@ static void fig_begin(struct plotter *pl, const char *name, const char *title, c
 	gp_str(f, ylabel);
 	fprintf(f, "\nset key outside right top box opaque\nset border 3\nset tics nomirror\n");
 	fprintf(pl->figs, "%s\t%s\n", name, caption);
-	pl->nfig++;
+	pl->names = mp_realloc(pl->names, (size_t)(pl->nfig + 1) * sizeof *pl->names);
+	pl->names[pl->nfig++] = mp_strdup(name);
 }
 
 static void fig_end(struct plotter *pl, const char *name)
@@ -174,7 +187,8 @@ static void cdf_figure(struct plotter *pl, const char *name, double *v, size_t n
 		return;
 	fprintf(d, "# %s (%s)  fraction of %s\n", what, ms ? "ms" : "us", what);
 	write_cdf(d, v, n, ms ? 1000 : 1);
-	fclose(d);
+	if (pl_close(pl, d, dat))
+		return;
 	snprintf(title, sizeof title, "%s CDF: %zu completed of %zu", what, n, total);
 	snprintf(xl, sizeof xl, "%s (%s)", what, ms ? "ms" : "us");
 	fig_begin(pl, name, title, xl, "fraction", caption);
@@ -244,7 +258,8 @@ static void slowdown_figure(struct plotter *pl, struct fl *f, size_t n, size_t t
 			break;
 	}
 	mp_free(v);
-	fclose(d);
+	if (pl_close(pl, d, "slowdown.dat"))
+		return;
 	char title[160];
 	snprintf(title, sizeof title, "Slowdown (FCT / ideal) by flow size: %zu completed of %zu",
 		 n, total);
@@ -555,7 +570,8 @@ static void run_ts_figures(struct plotter *pl, const char *rdir)
 			fprintf(d, "%s# %s\n", b++ ? "\n\n" : "", s[k].name);
 			write_series(d, &s[k], ta.div, div);
 		}
-		fclose(d);
+		if (pl_close(pl, d, dat))
+			break;
 		snprintf(title, sizeof title, "%s: %s", st ? st->title : fams[fi], fams[fi]);
 		if (nmem > PLOT_MAX_KEY)
 			snprintf(title + strlen(title), sizeof title - strlen(title),
@@ -841,7 +857,8 @@ static void metric_figure(struct plotter *pl, const struct sweepdata *sd, int m,
 		}
 	}
 	if (pd)
-		fclose(pd);
+		if (pl_close(pl, pd, pdat))
+			return;
 	if (!any || (!varies && !npaper))
 		return;
 	FILE *d = pl_open(pl, dat);
@@ -855,7 +872,8 @@ static void metric_figure(struct plotter *pl, const struct sweepdata *sd, int m,
 				fprintf(d, "%.9g %.9g\n", sd->x[r],
 					csv_num(&sd->t, r, (size_t)col));
 	}
-	fclose(d);
+	if (pl_close(pl, d, dat))
+		return;
 	const char *u = metric_unit((enum metric_id)m);
 	char title[256], ylabel[96], xlabel[128], caption[400];
 	snprintf(title, sizeof title, "%s against %s%s", metric_defs[m].name,
@@ -992,7 +1010,8 @@ static void ratio_figure(struct plotter *pl, const struct sweepdata *sd, const s
 			if (rl[r] == l && !isnan(ours[r]))
 				fprintf(d, "%.9g %.9g\n", sd->x[r], ours[r]);
 	}
-	fclose(d);
+	if (pl_close(pl, d, dat))
+		goto out;
 	size_t npaper = 0;
 	for (size_t p = 0; p < paper->nrows; p++) {
 		if (strcmp(csv_at(paper, p, 1), rname))
@@ -1012,7 +1031,8 @@ static void ratio_figure(struct plotter *pl, const struct sweepdata *sd, const s
 			}
 	}
 	if (pd)
-		fclose(pd);
+		if (pl_close(pl, pd, pdat))
+			goto out;
 	char title[700], ylabel[700], caption[900];
 	snprintf(title, sizeof title, "%s / this point's\nlines: ours; large open marks: the paper",
 		 rname);
@@ -1096,8 +1116,7 @@ static void sweep_cct_cdfs(struct plotter *pl, const struct sweepdata *sd, const
 			}
 			mp_free(v);
 		}
-		if (d) {
-			fclose(d);
+		if (d && !pl_close(pl, d, dat)) {
 			char title[600];
 			snprintf(title, sizeof title, "CCT CDF: %s", groups[g]);
 			fig_begin(pl, name, title, "CCT (us)", "fraction of jobs",
@@ -1210,11 +1229,71 @@ static int run_gnuplot(const char *gnuplot, const char *dir, struct mp_err *e)
 	return MP_OK;
 }
 
+/* gnuplot 5.4 says nothing and exits 0 when its output files cannot be
+ * written (a full disk leaves them empty or cut short): every figure is
+ * checked for the end a whole file has, a PNG's IEND chunk and an SVG's
+ * closing tag. */
+static bool file_ends_with(const char *path, const char *tail, size_t n)
+{
+	char buf[16];
+	FILE *f = fopen(path, "rb");
+	bool ok = f && fseek(f, -(long)n, SEEK_END) == 0 && fread(buf, 1, n, f) == n &&
+		  !memcmp(buf, tail, n);
+	if (f)
+		fclose(f);
+	return ok;
+}
+
+static int check_drawn(const struct plotter *pl, struct mp_err *e)
+{
+	static const char png_end[] = "IEND\xae\x42\x60\x82", svg_end[] = "</svg>\n\n";
+	char path[4600];
+	for (int i = 0; i < pl->nfig; i++) {
+		snprintf(path, sizeof path, "%s/%s.png", pl->dir, pl->names[i]);
+		bool ok = file_ends_with(path, png_end, sizeof png_end - 1);
+		if (ok) {
+			snprintf(path, sizeof path, "%s/%s.svg", pl->dir, pl->names[i]);
+			ok = file_ends_with(path, svg_end, sizeof svg_end - 1) ||
+			     file_ends_with(path, svg_end, sizeof svg_end - 2);
+		}
+		if (ok)
+			continue;
+		struct statvfs fs;
+		bool full = statvfs(pl->dir, &fs) == 0 && fs.f_bavail * fs.f_frsize < (1u << 20);
+		return mp_errf(e, MP_EIO, "error writing '%s': %s", path,
+			       full ? strerror(ENOSPC)
+				    : "gnuplot left it incomplete (see gnuplot.log there)");
+	}
+	return MP_OK;
+}
+
 static bool exists(const char *dir, const char *name)
 {
 	char p[4600];
 	snprintf(p, sizeof p, "%s/%s", dir, name);
 	return access(p, F_OK) == 0;
+}
+
+/* After a failure (a full disk, gnuplot's error) no half-drawn figure stays:
+ * the plots folder is mpsim's, its files are removed and it goes if empty;
+ * with keep_script, the script and gnuplot's log, which the error names. */
+static void clear_plots(const char *pdir, bool keep_script)
+{
+	DIR *d = opendir(pdir);
+	struct dirent *de;
+	char p[4700];
+	while (d && (de = readdir(d)) != NULL) {
+		struct stat st;
+		snprintf(p, sizeof p, "%s/%s", pdir, de->d_name);
+		if (keep_script &&
+		    (!strcmp(de->d_name, "plot.gp") || !strcmp(de->d_name, "gnuplot.log")))
+			continue;
+		if (lstat(p, &st) == 0 && S_ISREG(st.st_mode))
+			unlink(p);
+	}
+	if (d)
+		closedir(d);
+	rmdir(pdir);
 }
 
 static int plot_one(const char *gnuplot, const char *rdir, bool sweep, struct mp_err *e)
@@ -1240,14 +1319,17 @@ static int plot_one(const char *gnuplot, const char *rdir, bool sweep, struct mp
 		run_ts_figures(&pl, rdir);
 		run_coll_figure(&pl, rdir);
 	}
-	int bad = ferror(pl.gp) | ferror(pl.figs);
-	bad |= fclose(pl.gp) != 0;
-	bad |= fclose(pl.figs) != 0;
-	if (bad && !e->status)
-		mp_errf(e, MP_EIO, "error writing the plot script in '%s'", pdir);
+	pl_close(&pl, pl.gp, "plot.gp");
+	pl_close(&pl, pl.figs, "figures.tsv");
+	bool written = !e->status;
+	if (written && pl.nfig && !run_gnuplot(gnuplot, pdir, e))
+		check_drawn(&pl, e);
 	if (e->status)
-		return e->status;
-	return pl.nfig ? run_gnuplot(gnuplot, pdir, e) : MP_OK;
+		clear_plots(pdir, written);
+	for (int i = 0; i < pl.nfig; i++)
+		mp_free(pl.names[i]);
+	mp_free(pl.names);
+	return e->status;
 }
 
 int plot_dir(const char *dir, bool points, struct mp_err *e)

@@ -23,6 +23,7 @@
 #include "core/mem.h"
 #include "io/cfg.h"
 #include "io/csv.h"
+#include "io/results.h"
 
 static void esc(FILE *f, const char *s)
 {
@@ -292,10 +293,11 @@ static void figures(FILE *f, const char *dir, const char *prefix)
 	snprintf(path, sizeof path, "%s/plots/figures.tsv", dir);
 	char *list = slurp(path, NULL);
 	if (!list) {
-		fputs("<p class=\"warn\">No plots: gnuplot was not installed when this folder was "
-		      "written. Install the Debian package gnuplot-nox and run <code>mpsim plot "
-		      "FOLDER</code>.</p>\n",
-		      f);
+		fputs(
+		    "<p class=\"warn\">No plots: gnuplot was not installed when this folder was "
+		    "written, or they could not be written (mpsim said why). Install the Debian "
+		    "package gnuplot-nox if need be and run <code>mpsim plot FOLDER</code>.</p>\n",
+		    f);
 		return;
 	}
 	if (!*list)
@@ -664,6 +666,22 @@ static void sweep_page(FILE *f, const char *dir)
 		csv_free(&t);
 }
 
+/* The page written at tmp renamed to path; on any failure nothing is left. */
+static int commit_page(FILE *f, const char *tmp, const char *path, struct mp_err *e)
+{
+	if (results_fclose(f, path, e)) {
+		remove(tmp);
+		return e->status;
+	}
+	if (rename(tmp, path) != 0) {
+		int err = errno;
+		remove(tmp);
+		return mp_errf(e, MP_EIO, "cannot rename '%s' to '%s': %s", tmp, path,
+			       strerror(err));
+	}
+	return MP_OK;
+}
+
 static int write_page(const char *dir, bool sweep, const char *up, struct mp_err *e)
 {
 	char path[4600], tmp[4700];
@@ -676,11 +694,7 @@ static int write_page(const char *dir, bool sweep, const char *up, struct mp_err
 		sweep_page(f, dir);
 	else
 		run_page(f, dir, up);
-	if (ferror(f) | (fclose(f) != 0) || rename(tmp, path) != 0) {
-		remove(tmp);
-		return mp_errf(e, MP_EIO, "error writing '%s'", path);
-	}
-	return MP_OK;
+	return commit_page(f, tmp, path, e);
 }
 
 int report_dir(const char *dir, struct mp_err *e)
@@ -903,9 +917,5 @@ int report_index(const char *expdir, const char *resdir, struct mp_err *e)
 	}
 	mp_free(v);
 	snprintf(path, sizeof path, "%s/index.html", resdir);
-	if (ferror(f) | (fclose(f) != 0) || rename(tmp, path) != 0) {
-		remove(tmp);
-		return mp_errf(e, MP_EIO, "error writing '%s'", path);
-	}
-	return MP_OK;
+	return commit_page(f, tmp, path, e);
 }

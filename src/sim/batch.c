@@ -292,18 +292,28 @@ static void sweep_table(const struct sweep *sw, const struct point_out *po, stru
 
 /* The figures and report.html of a folder just written (a run, or a sweep's
  * own level: its points drew theirs). Plots need gnuplot; without it the
- * report says how to get them. A failure here leaves the results valid: a
- * warning, not an error. */
-static void finish_folder(const struct batch_args *a, const char *dir)
+ * report says how to get them. A failure here (a full disk) leaves the
+ * results valid but the command failed: its status (MP_EIO), the results
+ * named as complete. */
+static int finish_folder(const struct batch_args *a, const char *dir)
 {
 	struct mp_err e = { 0 };
 	char gp[4096];
+	int rc = MP_OK;
 	bool off = a->no_plots || (getenv("MPSIM_NO_PLOTS") && *getenv("MPSIM_NO_PLOTS"));
-	if (!off && plot_have_gnuplot(gp, sizeof gp) && plot_dir(dir, false, &e))
-		fprintf(stderr, "mpsim: warning: plots: %s\n", e.msg);
+	if (!off && plot_have_gnuplot(gp, sizeof gp) && plot_dir(dir, false, &e)) {
+		fprintf(stderr,
+			"mpsim: plots: %s (the results in %s are complete; `mpsim plot %s` "
+			"draws them again)\n",
+			e.msg, dir, dir);
+		rc = e.status;
+	}
 	mp_err_clear(&e);
-	if (report_dir(dir, &e))
-		fprintf(stderr, "mpsim: warning: report: %s\n", e.msg);
+	if (report_dir(dir, &e)) {
+		fprintf(stderr, "mpsim: report: %s\n", e.msg);
+		rc = rc ? rc : e.status;
+	}
+	return rc;
 }
 
 /* Run point p to completion; write its folder under dir (when dir) and its
@@ -360,7 +370,8 @@ static int run_point(const struct batch_args *a, const struct sweep *sw, size_t 
 		fprintf(stderr, "mpsim: %s\n", e.msg);
 		rc = e.status;
 	} else if (dir) {
-		finish_folder(a, dir);
+		int frc = finish_folder(a, dir);
+		rc = rc ? rc : frc;
 	}
 	mp_free(paper.s);
 	run_result_free(&r);
@@ -1222,7 +1233,7 @@ int batch_main(const struct batch_args *a)
 		results_discard(tmp);
 		wrc = e.status;
 	} else {
-		finish_folder(a, outdir);
+		wrc = finish_folder(a, outdir);
 		if (rc)
 			fprintf(stderr,
 				"mpsim: %zu of %zu points did not complete (sweep.csv says why); "

@@ -1,0 +1,140 @@
+/* test_plot.c - the gnuplot script of a results folder (src/io/plot.c) and
+ * the report beside it (src/io/report.c), without drawing: a stand-in gnuplot
+ * that does nothing is put first on PATH, and the script is read back.
+ *
+ * - A write that fails (/dev/full) is an MP_EIO that says why, and leaves no
+ *   half-written file; so is a figure gnuplot could not write (it says
+ *   nothing and exits 0). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/mem.h"
+#include "io/plot.h"
+#include "io/report.h"
+
+static char root[64];
+
+static void put(const char *rel, const char *text)
+{
+	char p[256];
+	snprintf(p, sizeof p, "%s/%s", root, rel);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(root, sizeof root, "/tmp/mpsim_test_plot.XXXXXX");
+	assert_non_null(mkdtemp(root));
+	char p[256];
+	snprintf(p, sizeof p, "%s/bin", root);
+	assert_int_equal(mkdir(p, 0777), 0);
+	snprintf(p, sizeof p, "%s/bin/gnuplot", root);
+	/* what gnuplot would draw, as the ends of whole files (plot.c checks
+	 * them); with $GP_EMPTY, empty files, as gnuplot leaves on a full disk */
+	put("bin/gnuplot",
+	    "#!/bin/sh\n"
+	    "sed -n \"s/^set output '\\(.*\\)'$/\\1/p\" \"$1\" | while read -r f; do\n"
+	    "  if [ -n \"$GP_EMPTY\" ]; then : >\"$f\"\n"
+	    "  elif [ \"${f%.png}\" != \"$f\" ]; then printf 'IEND\\256B`\\202' >\"$f\"\n"
+	    "  else printf '</svg>\\n\\n' >\"$f\"; fi\n"
+	    "done\n");
+	assert_int_equal(chmod(p, 0755), 0);
+	snprintf(p, sizeof p, "%s/bin:/usr/bin:/bin", root);
+	setenv("PATH", p, 1);
+	snprintf(p, sizeof p, "%s/r", root);
+	assert_int_equal(mkdir(p, 0777), 0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* flows.csv of n flows whose FCTs run from lo_us to hi_us */
+static void flows(size_t n, double lo_us, double hi_us)
+{
+	char p[256];
+	snprintf(p, sizeof p, "%s/r/flows.csv", root);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs("id,bytes,fct_us,slowdown,completed\n", f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%zu,1000000,%.3f,1.5,1\n", i,
+			lo_us + (hi_us - lo_us) * (double)i / (double)(n - 1));
+	assert_int_equal(fclose(f), 0);
+}
+
+/* A full disk: the write's error names the file and why, the command's
+ * status is MP_EIO, and nothing half-written stays. */
+static void test_full_disk(void **state)
+{
+	(void)state;
+	if (access("/dev/full", W_OK) != 0)
+		skip();
+	flows(4, 10, 20);
+	char dir[128], p[256];
+	snprintf(dir, sizeof dir, "%s/r", root);
+	snprintf(p, sizeof p, "%s/r/plots", root);
+	mkdir(p, 0777);
+	snprintf(p, sizeof p, "%s/r/plots/fct_cdf.dat", root);
+	remove(p);
+	assert_int_equal(symlink("/dev/full", p), 0);
+	struct mp_err e = { 0 };
+	assert_int_equal(plot_dir(dir, false, &e), MP_EIO);
+	assert_non_null(strstr(e.msg, "fct_cdf.dat"));
+	assert_non_null(strstr(e.msg, "No space left on device"));
+	snprintf(p, sizeof p, "%s/r/plots/plot.gp", root);
+	assert_int_not_equal(access(p, F_OK), 0); /* the figures of a failed run went */
+	snprintf(p, sizeof p, "%s/r/plots/fct_cdf.dat", root);
+	remove(p);
+	/* gnuplot's figures empty */
+	setenv("GP_EMPTY", "1", 1);
+	mp_err_clear(&e);
+	assert_int_equal(plot_dir(dir, false, &e), MP_EIO);
+	unsetenv("GP_EMPTY");
+	assert_non_null(strstr(e.msg, "fct_cdf.png"));
+	snprintf(p, sizeof p, "%s/r/plots/fct_cdf.png", root);
+	assert_int_not_equal(access(p, F_OK), 0);
+	mp_err_clear(&e);
+	assert_int_equal(plot_dir(dir, false, &e), MP_OK);
+	assert_int_equal(access(p, F_OK), 0);
+	/* the report: written as report.html.tmp, renamed */
+	put("r/summary.json", "{\"name\": \"x\"}\n");
+	snprintf(p, sizeof p, "%s/r/report.html.tmp", root);
+	assert_int_equal(symlink("/dev/full", p), 0);
+	mp_err_clear(&e);
+	assert_int_equal(report_dir(dir, &e), MP_EIO);
+	assert_non_null(strstr(e.msg, "report.html"));
+	assert_non_null(strstr(e.msg, "No space left on device"));
+	assert_int_not_equal(access(p, F_OK), 0);
+	snprintf(p, sizeof p, "%s/r/report.html", root);
+	assert_int_not_equal(access(p, F_OK), 0);
+	snprintf(p, sizeof p, "%s/r/summary.json", root);
+	remove(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_full_disk),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
