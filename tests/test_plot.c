@@ -2,6 +2,8 @@
  * the report beside it (src/io/report.c), without drawing: a stand-in gnuplot
  * that does nothing is put first on PATH, and the script is read back.
  *
+ * - Text from the folder's files reaches the script in single quotes only,
+ *   and a file name never (a hostile time-series family).
  * - A write that fails (/dev/full) is an MP_EIO that says why, and leaves no
  *   half-written file; so is a figure gnuplot could not write (it says
  *   nothing and exits 0). */
@@ -32,6 +34,20 @@ static void put(const char *rel, const char *text)
 	assert_non_null(f);
 	fputs(text, f);
 	assert_int_equal(fclose(f), 0);
+}
+
+static char *slurp(const char *rel)
+{
+	char p[256];
+	snprintf(p, sizeof p, "%s/%s", root, rel);
+	FILE *f = fopen(p, "rb");
+	if (!f)
+		return NULL;
+	char *b = mp_calloc(1, 1 << 20);
+	size_t n = fread(b, 1, (1 << 20) - 1, f);
+	b[n] = '\0';
+	fclose(f);
+	return b;
 }
 
 static int setup(void **state)
@@ -80,6 +96,46 @@ static void flows(size_t n, double lo_us, double hi_us)
 		fprintf(f, "%zu,1000000,%.3f,1.5,1\n", i,
 			lo_us + (hi_us - lo_us) * (double)i / (double)(n - 1));
 	assert_int_equal(fclose(f), 0);
+}
+
+/* Names from timeseries.csv: a family that is no plain word names no file,
+ * and every string of the script is single-quoted (the only double quotes
+ * are those of "\n" joined into a title). */
+static void test_hostile_names(void **state)
+{
+	(void)state;
+	flows(4, 10, 20);
+	put("r/timeseries.csv", "time_us,series,value\n"
+				"1,../../x`touch pwned`:a'b\"c$(touch pwned2),1\n"
+				"2,../../x`touch pwned`:a'b\"c$(touch pwned2),2\n"
+				"1,\"queue_bytes:p\"\"q\nr\",5\n"
+				"2,\"queue_bytes:p\"\"q\nr\",6\n");
+	struct mp_err e = { 0 };
+	char dir[128];
+	snprintf(dir, sizeof dir, "%s/r", root);
+	assert_int_equal(plot_dir(dir, false, &e), MP_OK);
+	char *gp = slurp("r/plots/plot.gp");
+	assert_non_null(gp);
+	assert_non_null(strstr(gp, "set output 'ts_0.png'"));
+	assert_non_null(strstr(gp, "title 'p\"q'.\"\\n\".'r'"));
+	assert_null(strstr(gp, "ts_.."));
+	/* blank out the joins ("\n") and the two names' own quotes: none is left */
+	static const char *const ok[] = { "\"\\n\"", "p\"q", "b\"c" };
+	for (size_t i = 0; i < 3; i++)
+		for (char *q = gp; (q = strstr(q, ok[i])) != NULL;)
+			memset(q, ' ', strlen(ok[i]));
+	assert_null(strchr(gp, '"'));
+	char *figs = slurp("r/plots/figures.tsv");
+	assert_non_null(figs);
+	for (char *line = strtok(figs, "\n"); line; line = strtok(NULL, "\n"))
+		assert_non_null(strchr(line, '\t')); /* no caption broke its line */
+	mp_free(figs);
+	mp_free(gp);
+	char p[256];
+	snprintf(p, sizeof p, "%s/x`touch pwned`.dat", root);
+	assert_int_not_equal(access(p, F_OK), 0);
+	snprintf(p, sizeof p, "%s/r/timeseries.csv", root);
+	remove(p);
 }
 
 /* A full disk: the write's error names the file and why, the command's
@@ -134,6 +190,7 @@ static void test_full_disk(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hostile_names),
 		cmocka_unit_test(test_full_disk),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -78,20 +78,37 @@ static int pl_close(struct plotter *pl, FILE *f, const char *name)
 	return results_fclose(f, path, pl->e);
 }
 
-/* gnuplot string literal: double quotes, with \ and " escaped */
+/* A gnuplot string literal of any text, inert: single quotes, in which
+ * gnuplot 5 substitutes nothing (no `command` as in double quotes, no @macro,
+ * no backslash escape); a quote is written twice, and a newline, which a
+ * single-quoted string cannot hold, is joined in as 'a'."\n".'b' (every
+ * place a string goes takes such an expression: titles, labels, tics, keys).
+ * Other control characters become spaces. Text is drawn as it is written:
+ * both terminals are `noenhanced`, so ^ _ @ & { } ~ in a name are no markup. */
 static void gp_str(FILE *f, const char *s)
 {
-	fputc('"', f);
+	fputc('\'', f);
 	for (; *s; s++) {
-		if (*s == '\n') {
-			fputs("\\n", f);
-			continue;
-		}
-		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		fputc(*s, f);
+		unsigned char c = (unsigned char)*s;
+		if (c == '\n')
+			fputs("'.\"\\n\".'", f);
+		else if (c == '\'')
+			fputs("''", f);
+		else
+			fputc(c < 0x20 || c == 0x7f ? ' ' : c, f);
 	}
-	fputc('"', f);
+	fputc('\'', f);
+}
+
+/* Text from a results folder on one line of a data file's comment or of
+ * figures.tsv: control characters (a newline would start a data row, a tab a
+ * column) become spaces. */
+static void put_line(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		fputc(c < 0x20 || c == 0x7f ? ' ' : c, f);
+	}
 }
 
 /* A figure: settings, then the caller's `plot` line, then fig_end. */
@@ -108,7 +125,9 @@ static void fig_begin(struct plotter *pl, const char *name, const char *title, c
 	fprintf(f, "\nset ylabel ");
 	gp_str(f, ylabel);
 	fprintf(f, "\nset key outside right top box opaque\nset border 3\nset tics nomirror\n");
-	fprintf(pl->figs, "%s\t%s\n", name, caption);
+	fprintf(pl->figs, "%s\t", name);
+	put_line(pl->figs, caption);
+	fputc('\n', pl->figs);
 	pl->names = mp_realloc(pl->names, (size_t)(pl->nfig + 1) * sizeof *pl->names);
 	pl->names[pl->nfig++] = mp_strdup(name);
 }
@@ -558,16 +577,30 @@ static void run_ts_figures(struct plotter *pl, const char *rdir)
 				 : div == 1e3 ? "KB"
 					      : "bytes");
 		}
-		snprintf(name, sizeof name, "ts_%s", fams[fi]);
+		/* the family names the files: as it is when it is a plain word (as
+		 * mpsim writes them), else by its number, so that no name from the
+		 * file reaches a path or the script unquoted */
+		bool plain = fams[fi][0] != '\0' && strlen(fams[fi]) < 64;
+		for (const char *c = fams[fi]; *c && plain; c++)
+			plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+				(*c >= '0' && *c <= '9') || *c == '_' || *c == '-';
+		if (plain)
+			snprintf(name, sizeof name, "ts_%s", fams[fi]);
+		else
+			snprintf(name, sizeof name, "ts_%zu", fi);
 		snprintf(dat, sizeof dat, "%s.dat", name);
 		FILE *d = pl_open(pl, dat);
 		if (!d)
 			break;
-		fprintf(d, "# %s: one block per series, %s and the value\n", fams[fi], ta.label);
+		fputs("# ", d);
+		put_line(d, fams[fi]);
+		fprintf(d, ": one block per series, %s and the value\n", ta.label);
 		for (size_t k = 0, b = 0; k < ns; k++) {
 			if (s[k].fam != fi)
 				continue;
-			fprintf(d, "%s# %s\n", b++ ? "\n\n" : "", s[k].name);
+			fprintf(d, "%s# ", b++ ? "\n\n" : "");
+			put_line(d, s[k].name);
+			fputc('\n', d);
 			write_series(d, &s[k], ta.div, div);
 		}
 		if (pl_close(pl, d, dat))
@@ -866,7 +899,9 @@ static void metric_figure(struct plotter *pl, const struct sweepdata *sd, int m,
 		return;
 	fprintf(d, "# one block per line (system); x, %s\n", sd->t.head[col]);
 	for (size_t l = 0; l < sd->nlines; l++) {
-		fprintf(d, "%s# %s\n", l ? "\n\n" : "", sd->lines[l]);
+		fprintf(d, "%s# ", l ? "\n\n" : "");
+		put_line(d, sd->lines[l]);
+		fputc('\n', d);
 		for (size_t r = 0; r < nr; r++)
 			if (sd->line[r] == l)
 				fprintf(d, "%.9g %.9g\n", sd->x[r],
@@ -1003,9 +1038,13 @@ static void ratio_figure(struct plotter *pl, const struct sweepdata *sd, const s
 				keep[rl[r]] = any_kept = true;
 				break;
 			}
-	fprintf(d, "# %s over each point's; one block per line\n", rname);
+	fputs("# ", d);
+	put_line(d, rname);
+	fputs(" over each point's; one block per line\n", d);
 	for (size_t l = 0; l < nlines; l++) {
-		fprintf(d, "%s# %s\n", l ? "\n\n" : "", lines[l]);
+		fprintf(d, "%s# ", l ? "\n\n" : "");
+		put_line(d, lines[l]);
+		fputc('\n', d);
 		for (size_t r = 0; r < nr; r++)
 			if (rl[r] == l && !isnan(ours[r]))
 				fprintf(d, "%.9g %.9g\n", sd->x[r], ours[r]);
@@ -1103,12 +1142,16 @@ static void sweep_cct_cdfs(struct plotter *pl, const struct sweepdata *sd, const
 			if (grp[r] != g)
 				continue;
 			size_t n, total;
-			snprintf(path, sizeof path, "%s/%s", rdir, csv_at(&sd->t, r, 0));
+			const char *pt = csv_at(&sd->t, r, 0);
+			if (!*pt || pt[0] == '.' || strchr(pt, '/'))
+				continue; /* a point is a folder beside sweep.csv, no path */
+			snprintf(path, sizeof path, "%s/%s", rdir, pt);
 			double *v = read_ccts(path, &n, &total);
 			if (n && (d || (d = pl_open(pl, dat)))) {
 				qsort(v, n, sizeof *v, cmp_dbl);
-				fprintf(d, "%s# %s: CCT (us)  fraction of %zu jobs\n",
-					nidx ? "\n\n" : "", csv_at(&sd->t, r, 1), total);
+				fprintf(d, "%s# ", nidx ? "\n\n" : "");
+				put_line(d, csv_at(&sd->t, r, 1));
+				fprintf(d, ": CCT (us)  fraction of %zu jobs\n", total);
 				write_cdf(d, v, n, 1);
 				lo = fmin(lo, v[0]);
 				hi = fmax(hi, v[n - 1]);
