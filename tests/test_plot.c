@@ -2,6 +2,9 @@
  * the report beside it (src/io/report.c), without drawing: a stand-in gnuplot
  * that does nothing is put first on PATH, and the script is read back.
  *
+ * - A CDF's x axis is in the unit its data are written in: past 5 ms the
+ *   values are in ms, and so must the tick step be (it was computed in us, a
+ *   step of 500 on a 9-10.3 ms axis: the CDF a vertical line).
  * - Text from the folder's files reaches the script in single quotes only,
  *   and a file name never (a hostile time-series family).
  * - A write that fails (/dev/full) is an MP_EIO that says why, and leaves no
@@ -98,6 +101,84 @@ static void flows(size_t n, double lo_us, double hi_us)
 	assert_int_equal(fclose(f), 0);
 }
 
+/* The figure `name` of plot.gp: its xlabel's unit and tick step, against the
+ * range of the x values of its data file. */
+static void check_cdf_axis(const char *name, const char *unit)
+{
+	char *gp = slurp("r/plots/plot.gp"), head[64], want[64], dat[96];
+	assert_non_null(gp);
+	snprintf(head, sizeof head, "\n# %s\n", name);
+	const char *fig = strstr(gp, head);
+	assert_non_null(fig);
+	snprintf(want, sizeof want, "(%s)", unit);
+	const char *xl = strstr(fig, "set xlabel ");
+	assert_non_null(xl);
+	assert_non_null(strstr(xl, want));
+	assert_true(strstr(xl, want) < strchr(xl, '\n'));
+	const char *xt = strstr(fig, "set xtics ");
+	assert_non_null(xt);
+	double step = strtod(xt + 10, NULL);
+	snprintf(dat, sizeof dat, "r/plots/%s.dat", name);
+	char *d = slurp(dat);
+	assert_non_null(d);
+	double lo = INFINITY, hi = -INFINITY;
+	for (char *line = strtok(d, "\n"); line; line = strtok(NULL, "\n")) {
+		if (line[0] == '#')
+			continue;
+		double x = strtod(line, NULL);
+		lo = fmin(lo, x);
+		hi = fmax(hi, x);
+	}
+	/* a handful of ticks over the data: not one, not dozens */
+	assert_true(step > 0);
+	assert_true((hi - lo) / step >= 2);
+	assert_true((hi - lo) / step <= 12);
+	mp_free(d);
+	mp_free(gp);
+}
+
+static void test_fct_cdf_ms(void **state)
+{
+	(void)state;
+	flows(32, 9113.46, 10262.4); /* experiments/strack/incast_32to1_strack.yaml */
+	struct mp_err e = { 0 };
+	char dir[128];
+	snprintf(dir, sizeof dir, "%s/r", root);
+	assert_int_equal(plot_dir(dir, false, &e), MP_OK);
+	check_cdf_axis("fct_cdf", "ms");
+}
+
+static void test_fct_cdf_us(void **state)
+{
+	(void)state;
+	flows(50, 12.5, 48.25);
+	struct mp_err e = { 0 };
+	char dir[128];
+	snprintf(dir, sizeof dir, "%s/r", root);
+	assert_int_equal(plot_dir(dir, false, &e), MP_OK);
+	check_cdf_axis("fct_cdf", "us");
+}
+
+static void test_cct_cdf_ms(void **state)
+{
+	(void)state;
+	flows(4, 10, 20);
+	char p[256];
+	snprintf(p, sizeof p, "%s/r/collectives.csv", root);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs("job,iter,cct_us,completed\n", f);
+	for (int i = 0; i < 16; i++)
+		fprintf(f, "%d,0,%.3f,1\n", i, 20000.0 + 700.0 * i);
+	assert_int_equal(fclose(f), 0);
+	struct mp_err e = { 0 };
+	char dir[128];
+	snprintf(dir, sizeof dir, "%s/r", root);
+	assert_int_equal(plot_dir(dir, false, &e), MP_OK);
+	check_cdf_axis("cct_cdf", "ms");
+	remove(p);
+}
+
 /* Names from timeseries.csv: a family that is no plain word names no file,
  * and every string of the script is single-quoted (the only double quotes
  * are those of "\n" joined into a title). */
@@ -190,7 +271,8 @@ static void test_full_disk(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hostile_names),
+		cmocka_unit_test(test_fct_cdf_ms), cmocka_unit_test(test_fct_cdf_us),
+		cmocka_unit_test(test_cct_cdf_ms), cmocka_unit_test(test_hostile_names),
 		cmocka_unit_test(test_full_disk),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

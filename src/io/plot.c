@@ -167,15 +167,17 @@ static void set_value_xaxis(FILE *f, double lo, double hi)
 
 /* ---- a run ---- */
 
-/* time axis: us, or ms when the run is longer than 20 ms */
+/* The unit of a time axis whose largest value is tmax_us: us, or ms past
+ * 5 ms. Whatever is computed for the axis (its range, its tick step) is
+ * computed on the values divided by div, as they are written and drawn. */
 struct taxis {
 	double div;
-	const char *label;
+	const char *unit, *label;
 };
 static struct taxis time_axis(double tmax_us)
 {
-	return tmax_us > 5000 ? (struct taxis){ 1000, "time (ms)" }
-			      : (struct taxis){ 1, "time (us)" };
+	return tmax_us > 5000 ? (struct taxis){ 1000, "ms", "time (ms)" }
+			      : (struct taxis){ 1, "us", "time (us)" };
 }
 
 static int cmp_dbl(const void *a, const void *b)
@@ -198,20 +200,20 @@ static void cdf_figure(struct plotter *pl, const char *name, double *v, size_t n
 		       const char *what, const char *caption)
 {
 	qsort(v, n, sizeof *v, cmp_dbl);
-	bool ms = v[n - 1] > 5000;
+	struct taxis u = time_axis(v[n - 1]);
 	char dat[64], title[256], xl[64];
 	snprintf(dat, sizeof dat, "%s.dat", name);
 	FILE *d = pl_open(pl, dat);
 	if (!d)
 		return;
-	fprintf(d, "# %s (%s)  fraction of %s\n", what, ms ? "ms" : "us", what);
-	write_cdf(d, v, n, ms ? 1000 : 1);
+	fprintf(d, "# %s (%s)  fraction of %s\n", what, u.unit, what);
+	write_cdf(d, v, n, u.div);
 	if (pl_close(pl, d, dat))
 		return;
 	snprintf(title, sizeof title, "%s CDF: %zu completed of %zu", what, n, total);
-	snprintf(xl, sizeof xl, "%s (%s)", what, ms ? "ms" : "us");
+	snprintf(xl, sizeof xl, "%s (%s)", what, u.unit);
 	fig_begin(pl, name, title, xl, "fraction", caption);
-	set_value_xaxis(pl->gp, v[0], v[n - 1]);
+	set_value_xaxis(pl->gp, v[0] / u.div, v[n - 1] / u.div);
 	fprintf(pl->gp, "set yrange [0:1.02]\nset key inside right bottom\n");
 	fprintf(pl->gp, "plot '%s' using 1:2 with steps lw 2 title 'all (%zu)'\n", dat, n);
 	fig_end(pl, name);
@@ -1135,37 +1137,43 @@ static void sweep_cct_cdfs(struct plotter *pl, const struct sweepdata *sd, const
 		char name[64], dat[80], path[4400];
 		snprintf(name, sizeof name, "sweep_cct_cdf_%zu", g);
 		snprintf(dat, sizeof dat, "%s.dat", name);
-		FILE *d = NULL;
+		/* every line's CCTs first: the unit is the group's, from its largest */
 		size_t nidx = 0, *rows = mp_calloc(sd->t.nrows + 1, sizeof *rows);
-		double lo = INFINITY, hi = 0;
+		size_t *ns = mp_calloc(sd->t.nrows + 1, sizeof *ns),
+		       *totals = mp_calloc(sd->t.nrows + 1, sizeof *totals);
+		double **vs = mp_calloc(sd->t.nrows + 1, sizeof *vs), lo = INFINITY, hi = 0;
 		for (size_t r = 0; r < sd->t.nrows; r++) {
-			if (grp[r] != g)
-				continue;
-			size_t n, total;
 			const char *pt = csv_at(&sd->t, r, 0);
-			if (!*pt || pt[0] == '.' || strchr(pt, '/'))
+			if (grp[r] != g || !*pt || pt[0] == '.' || strchr(pt, '/'))
 				continue; /* a point is a folder beside sweep.csv, no path */
 			snprintf(path, sizeof path, "%s/%s", rdir, pt);
-			double *v = read_ccts(path, &n, &total);
-			if (n && (d || (d = pl_open(pl, dat)))) {
-				qsort(v, n, sizeof *v, cmp_dbl);
-				fprintf(d, "%s# ", nidx ? "\n\n" : "");
-				put_line(d, csv_at(&sd->t, r, 1));
-				fprintf(d, ": CCT (us)  fraction of %zu jobs\n", total);
-				write_cdf(d, v, n, 1);
-				lo = fmin(lo, v[0]);
-				hi = fmax(hi, v[n - 1]);
-				rows[nidx++] = r;
+			double *v = read_ccts(path, &ns[nidx], &totals[nidx]);
+			if (!ns[nidx]) {
+				mp_free(v);
+				continue;
 			}
-			mp_free(v);
+			qsort(v, ns[nidx], sizeof *v, cmp_dbl);
+			lo = fmin(lo, v[0]);
+			hi = fmax(hi, v[ns[nidx] - 1]);
+			vs[nidx] = v;
+			rows[nidx++] = r;
+		}
+		struct taxis u = time_axis(hi);
+		FILE *d = nidx ? pl_open(pl, dat) : NULL;
+		for (size_t i = 0; d && i < nidx; i++) {
+			fprintf(d, "%s# ", i ? "\n\n" : "");
+			put_line(d, csv_at(&sd->t, rows[i], 1));
+			fprintf(d, ": CCT (%s)  fraction of %zu jobs\n", u.unit, totals[i]);
+			write_cdf(d, vs[i], ns[i], u.div);
 		}
 		if (d && !pl_close(pl, d, dat)) {
-			char title[600];
+			char title[600], xl[32];
 			snprintf(title, sizeof title, "CCT CDF: %s", groups[g]);
-			fig_begin(pl, name, title, "CCT (us)", "fraction of jobs",
+			snprintf(xl, sizeof xl, "CCT (%s)", u.unit);
+			fig_begin(pl, name, title, xl, "fraction of jobs",
 				  "Collective completion time CDF, one line per value of the first "
 				  "swept key");
-			set_value_xaxis(pl->gp, lo, hi);
+			set_value_xaxis(pl->gp, lo / u.div, hi / u.div);
 			fprintf(pl->gp, "set yrange [0:1.02]\nplot ");
 			for (size_t i = 0; i < nidx; i++) {
 				fprintf(pl->gp, "%s'%s' index %zu using 1:2 with steps lw 2 title ",
@@ -1175,6 +1183,11 @@ static void sweep_cct_cdfs(struct plotter *pl, const struct sweepdata *sd, const
 			fprintf(pl->gp, "\n");
 			fig_end(pl, name);
 		}
+		for (size_t i = 0; i < nidx; i++)
+			mp_free(vs[i]);
+		mp_free(vs);
+		mp_free(ns);
+		mp_free(totals);
 		mp_free(rows);
 	}
 	for (size_t g = 0; g < ngroups; g++)
