@@ -111,7 +111,7 @@ if command -v gnuplot >/dev/null; then
 		fail "incomplete flows in flows.csv" "empty finish/FCT/slowdown, delivered_bytes > 0" "$n0 incomplete; $bad"
 	# a single run's paper values are marked on its time series (the STrack
 	# incast's 95 us to settle, on the queue figure)
-	grep -q '^set label "paper queue_settle 95 us' "$T/incast_32to1_strack/plots/plot.gp" ||
+	grep -q "^set label 'paper queue_settle 95 us" "$T/incast_32to1_strack/plots/plot.gp" ||
 		fail "paper marks on ts_queue_bytes" "a label for queue_settle" "none"
 	# a sweep of collectives: one CCT CDF per algorithm, a line per transport,
 	# each line every job of its point

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,6 +26,7 @@
 #include "core/opt.h"
 #include "io/csv.h"
 #include "io/metrics.h"
+#include "io/results.h"
 #include "stats/stats.h"
 
 #define PLOT_MAX_POINTS 4000
@@ -53,12 +55,13 @@ struct plotter {
 	const char *dir; /* DIR/plots */
 	FILE *gp, *figs;
 	int nfig;
+	char **names; /* nfig figure names: what gnuplot must have drawn */
 	struct mp_err *e;
 };
 
 static FILE *pl_open(struct plotter *pl, const char *name)
 {
-	char path[4400];
+	char path[4500];
 	snprintf(path, sizeof path, "%s/%s", pl->dir, name);
 	FILE *f = fopen(path, "w");
 	if (!f)
@@ -66,20 +69,46 @@ static FILE *pl_open(struct plotter *pl, const char *name)
 	return f;
 }
 
-/* gnuplot string literal: double quotes, with \ and " escaped */
+/* Close a file of the folder; a write that failed (a full disk) is the
+ * plotter's error, and the caller draws nothing from the file. */
+static int pl_close(struct plotter *pl, FILE *f, const char *name)
+{
+	char path[4500];
+	snprintf(path, sizeof path, "%s/%s", pl->dir, name);
+	return results_fclose(f, path, pl->e);
+}
+
+/* A gnuplot string literal of any text, inert: single quotes, in which
+ * gnuplot 5 substitutes nothing (no `command` as in double quotes, no @macro,
+ * no backslash escape); a quote is written twice, and a newline, which a
+ * single-quoted string cannot hold, is joined in as 'a'."\n".'b' (every
+ * place a string goes takes such an expression: titles, labels, tics, keys).
+ * Other control characters become spaces. Text is drawn as it is written:
+ * both terminals are `noenhanced`, so ^ _ @ & { } ~ in a name are no markup. */
 static void gp_str(FILE *f, const char *s)
 {
-	fputc('"', f);
+	fputc('\'', f);
 	for (; *s; s++) {
-		if (*s == '\n') {
-			fputs("\\n", f);
-			continue;
-		}
-		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		fputc(*s, f);
+		unsigned char c = (unsigned char)*s;
+		if (c == '\n')
+			fputs("'.\"\\n\".'", f);
+		else if (c == '\'')
+			fputs("''", f);
+		else
+			fputc(c < 0x20 || c == 0x7f ? ' ' : c, f);
 	}
-	fputc('"', f);
+	fputc('\'', f);
+}
+
+/* Text from a results folder on one line of a data file's comment or of
+ * figures.tsv: control characters (a newline would start a data row, a tab a
+ * column) become spaces. */
+static void put_line(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		fputc(c < 0x20 || c == 0x7f ? ' ' : c, f);
+	}
 }
 
 /* A figure: settings, then the caller's `plot` line, then fig_end. */
@@ -96,8 +125,11 @@ static void fig_begin(struct plotter *pl, const char *name, const char *title, c
 	fprintf(f, "\nset ylabel ");
 	gp_str(f, ylabel);
 	fprintf(f, "\nset key outside right top box opaque\nset border 3\nset tics nomirror\n");
-	fprintf(pl->figs, "%s\t%s\n", name, caption);
-	pl->nfig++;
+	fprintf(pl->figs, "%s\t", name);
+	put_line(pl->figs, caption);
+	fputc('\n', pl->figs);
+	pl->names = mp_realloc(pl->names, (size_t)(pl->nfig + 1) * sizeof *pl->names);
+	pl->names[pl->nfig++] = mp_strdup(name);
 }
 
 static void fig_end(struct plotter *pl, const char *name)
@@ -135,15 +167,17 @@ static void set_value_xaxis(FILE *f, double lo, double hi)
 
 /* ---- a run ---- */
 
-/* time axis: us, or ms when the run is longer than 20 ms */
+/* The unit of a time axis whose largest value is tmax_us: us, or ms past
+ * 5 ms. Whatever is computed for the axis (its range, its tick step) is
+ * computed on the values divided by div, as they are written and drawn. */
 struct taxis {
 	double div;
-	const char *label;
+	const char *unit, *label;
 };
 static struct taxis time_axis(double tmax_us)
 {
-	return tmax_us > 5000 ? (struct taxis){ 1000, "time (ms)" }
-			      : (struct taxis){ 1, "time (us)" };
+	return tmax_us > 5000 ? (struct taxis){ 1000, "ms", "time (ms)" }
+			      : (struct taxis){ 1, "us", "time (us)" };
 }
 
 static int cmp_dbl(const void *a, const void *b)
@@ -166,19 +200,20 @@ static void cdf_figure(struct plotter *pl, const char *name, double *v, size_t n
 		       const char *what, const char *caption)
 {
 	qsort(v, n, sizeof *v, cmp_dbl);
-	bool ms = v[n - 1] > 5000;
+	struct taxis u = time_axis(v[n - 1]);
 	char dat[64], title[256], xl[64];
 	snprintf(dat, sizeof dat, "%s.dat", name);
 	FILE *d = pl_open(pl, dat);
 	if (!d)
 		return;
-	fprintf(d, "# %s (%s)  fraction of %s\n", what, ms ? "ms" : "us", what);
-	write_cdf(d, v, n, ms ? 1000 : 1);
-	fclose(d);
+	fprintf(d, "# %s (%s)  fraction of %s\n", what, u.unit, what);
+	write_cdf(d, v, n, u.div);
+	if (pl_close(pl, d, dat))
+		return;
 	snprintf(title, sizeof title, "%s CDF: %zu completed of %zu", what, n, total);
-	snprintf(xl, sizeof xl, "%s (%s)", what, ms ? "ms" : "us");
+	snprintf(xl, sizeof xl, "%s (%s)", what, u.unit);
 	fig_begin(pl, name, title, xl, "fraction", caption);
-	set_value_xaxis(pl->gp, v[0], v[n - 1]);
+	set_value_xaxis(pl->gp, v[0] / u.div, v[n - 1] / u.div);
 	fprintf(pl->gp, "set yrange [0:1.02]\nset key inside right bottom\n");
 	fprintf(pl->gp, "plot '%s' using 1:2 with steps lw 2 title 'all (%zu)'\n", dat, n);
 	fig_end(pl, name);
@@ -244,7 +279,8 @@ static void slowdown_figure(struct plotter *pl, struct fl *f, size_t n, size_t t
 			break;
 	}
 	mp_free(v);
-	fclose(d);
+	if (pl_close(pl, d, "slowdown.dat"))
+		return;
 	char title[160];
 	snprintf(title, sizeof title, "Slowdown (FCT / ideal) by flow size: %zu completed of %zu",
 		 n, total);
@@ -543,19 +579,34 @@ static void run_ts_figures(struct plotter *pl, const char *rdir)
 				 : div == 1e3 ? "KB"
 					      : "bytes");
 		}
-		snprintf(name, sizeof name, "ts_%s", fams[fi]);
+		/* the family names the files: as it is when it is a plain word (as
+		 * mpsim writes them), else by its number, so that no name from the
+		 * file reaches a path or the script unquoted */
+		bool plain = fams[fi][0] != '\0' && strlen(fams[fi]) < 64;
+		for (const char *c = fams[fi]; *c && plain; c++)
+			plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+				(*c >= '0' && *c <= '9') || *c == '_' || *c == '-';
+		if (plain)
+			snprintf(name, sizeof name, "ts_%s", fams[fi]);
+		else
+			snprintf(name, sizeof name, "ts_%zu", fi);
 		snprintf(dat, sizeof dat, "%s.dat", name);
 		FILE *d = pl_open(pl, dat);
 		if (!d)
 			break;
-		fprintf(d, "# %s: one block per series, %s and the value\n", fams[fi], ta.label);
+		fputs("# ", d);
+		put_line(d, fams[fi]);
+		fprintf(d, ": one block per series, %s and the value\n", ta.label);
 		for (size_t k = 0, b = 0; k < ns; k++) {
 			if (s[k].fam != fi)
 				continue;
-			fprintf(d, "%s# %s\n", b++ ? "\n\n" : "", s[k].name);
+			fprintf(d, "%s# ", b++ ? "\n\n" : "");
+			put_line(d, s[k].name);
+			fputc('\n', d);
 			write_series(d, &s[k], ta.div, div);
 		}
-		fclose(d);
+		if (pl_close(pl, d, dat))
+			break;
 		snprintf(title, sizeof title, "%s: %s", st ? st->title : fams[fi], fams[fi]);
 		if (nmem > PLOT_MAX_KEY)
 			snprintf(title + strlen(title), sizeof title - strlen(title),
@@ -841,7 +892,8 @@ static void metric_figure(struct plotter *pl, const struct sweepdata *sd, int m,
 		}
 	}
 	if (pd)
-		fclose(pd);
+		if (pl_close(pl, pd, pdat))
+			return;
 	if (!any || (!varies && !npaper))
 		return;
 	FILE *d = pl_open(pl, dat);
@@ -849,13 +901,16 @@ static void metric_figure(struct plotter *pl, const struct sweepdata *sd, int m,
 		return;
 	fprintf(d, "# one block per line (system); x, %s\n", sd->t.head[col]);
 	for (size_t l = 0; l < sd->nlines; l++) {
-		fprintf(d, "%s# %s\n", l ? "\n\n" : "", sd->lines[l]);
+		fprintf(d, "%s# ", l ? "\n\n" : "");
+		put_line(d, sd->lines[l]);
+		fputc('\n', d);
 		for (size_t r = 0; r < nr; r++)
 			if (sd->line[r] == l)
 				fprintf(d, "%.9g %.9g\n", sd->x[r],
 					csv_num(&sd->t, r, (size_t)col));
 	}
-	fclose(d);
+	if (pl_close(pl, d, dat))
+		return;
 	const char *u = metric_unit((enum metric_id)m);
 	char title[256], ylabel[96], xlabel[128], caption[400];
 	snprintf(title, sizeof title, "%s against %s%s", metric_defs[m].name,
@@ -985,14 +1040,19 @@ static void ratio_figure(struct plotter *pl, const struct sweepdata *sd, const s
 				keep[rl[r]] = any_kept = true;
 				break;
 			}
-	fprintf(d, "# %s over each point's; one block per line\n", rname);
+	fputs("# ", d);
+	put_line(d, rname);
+	fputs(" over each point's; one block per line\n", d);
 	for (size_t l = 0; l < nlines; l++) {
-		fprintf(d, "%s# %s\n", l ? "\n\n" : "", lines[l]);
+		fprintf(d, "%s# ", l ? "\n\n" : "");
+		put_line(d, lines[l]);
+		fputc('\n', d);
 		for (size_t r = 0; r < nr; r++)
 			if (rl[r] == l && !isnan(ours[r]))
 				fprintf(d, "%.9g %.9g\n", sd->x[r], ours[r]);
 	}
-	fclose(d);
+	if (pl_close(pl, d, dat))
+		goto out;
 	size_t npaper = 0;
 	for (size_t p = 0; p < paper->nrows; p++) {
 		if (strcmp(csv_at(paper, p, 1), rname))
@@ -1012,7 +1072,8 @@ static void ratio_figure(struct plotter *pl, const struct sweepdata *sd, const s
 			}
 	}
 	if (pd)
-		fclose(pd);
+		if (pl_close(pl, pd, pdat))
+			goto out;
 	char title[700], ylabel[700], caption[900];
 	snprintf(title, sizeof title, "%s / this point's\nlines: ours; large open marks: the paper",
 		 rname);
@@ -1076,34 +1137,43 @@ static void sweep_cct_cdfs(struct plotter *pl, const struct sweepdata *sd, const
 		char name[64], dat[80], path[4400];
 		snprintf(name, sizeof name, "sweep_cct_cdf_%zu", g);
 		snprintf(dat, sizeof dat, "%s.dat", name);
-		FILE *d = NULL;
+		/* every line's CCTs first: the unit is the group's, from its largest */
 		size_t nidx = 0, *rows = mp_calloc(sd->t.nrows + 1, sizeof *rows);
-		double lo = INFINITY, hi = 0;
+		size_t *ns = mp_calloc(sd->t.nrows + 1, sizeof *ns),
+		       *totals = mp_calloc(sd->t.nrows + 1, sizeof *totals);
+		double **vs = mp_calloc(sd->t.nrows + 1, sizeof *vs), lo = INFINITY, hi = 0;
 		for (size_t r = 0; r < sd->t.nrows; r++) {
-			if (grp[r] != g)
+			const char *pt = csv_at(&sd->t, r, 0);
+			if (grp[r] != g || !*pt || pt[0] == '.' || strchr(pt, '/'))
+				continue; /* a point is a folder beside sweep.csv, no path */
+			snprintf(path, sizeof path, "%s/%s", rdir, pt);
+			double *v = read_ccts(path, &ns[nidx], &totals[nidx]);
+			if (!ns[nidx]) {
+				mp_free(v);
 				continue;
-			size_t n, total;
-			snprintf(path, sizeof path, "%s/%s", rdir, csv_at(&sd->t, r, 0));
-			double *v = read_ccts(path, &n, &total);
-			if (n && (d || (d = pl_open(pl, dat)))) {
-				qsort(v, n, sizeof *v, cmp_dbl);
-				fprintf(d, "%s# %s: CCT (us)  fraction of %zu jobs\n",
-					nidx ? "\n\n" : "", csv_at(&sd->t, r, 1), total);
-				write_cdf(d, v, n, 1);
-				lo = fmin(lo, v[0]);
-				hi = fmax(hi, v[n - 1]);
-				rows[nidx++] = r;
 			}
-			mp_free(v);
+			qsort(v, ns[nidx], sizeof *v, cmp_dbl);
+			lo = fmin(lo, v[0]);
+			hi = fmax(hi, v[ns[nidx] - 1]);
+			vs[nidx] = v;
+			rows[nidx++] = r;
 		}
-		if (d) {
-			fclose(d);
-			char title[600];
+		struct taxis u = time_axis(hi);
+		FILE *d = nidx ? pl_open(pl, dat) : NULL;
+		for (size_t i = 0; d && i < nidx; i++) {
+			fprintf(d, "%s# ", i ? "\n\n" : "");
+			put_line(d, csv_at(&sd->t, rows[i], 1));
+			fprintf(d, ": CCT (%s)  fraction of %zu jobs\n", u.unit, totals[i]);
+			write_cdf(d, vs[i], ns[i], u.div);
+		}
+		if (d && !pl_close(pl, d, dat)) {
+			char title[600], xl[32];
 			snprintf(title, sizeof title, "CCT CDF: %s", groups[g]);
-			fig_begin(pl, name, title, "CCT (us)", "fraction of jobs",
+			snprintf(xl, sizeof xl, "CCT (%s)", u.unit);
+			fig_begin(pl, name, title, xl, "fraction of jobs",
 				  "Collective completion time CDF, one line per value of the first "
 				  "swept key");
-			set_value_xaxis(pl->gp, lo, hi);
+			set_value_xaxis(pl->gp, lo / u.div, hi / u.div);
 			fprintf(pl->gp, "set yrange [0:1.02]\nplot ");
 			for (size_t i = 0; i < nidx; i++) {
 				fprintf(pl->gp, "%s'%s' index %zu using 1:2 with steps lw 2 title ",
@@ -1113,6 +1183,11 @@ static void sweep_cct_cdfs(struct plotter *pl, const struct sweepdata *sd, const
 			fprintf(pl->gp, "\n");
 			fig_end(pl, name);
 		}
+		for (size_t i = 0; i < nidx; i++)
+			mp_free(vs[i]);
+		mp_free(vs);
+		mp_free(ns);
+		mp_free(totals);
 		mp_free(rows);
 	}
 	for (size_t g = 0; g < ngroups; g++)
@@ -1210,11 +1285,71 @@ static int run_gnuplot(const char *gnuplot, const char *dir, struct mp_err *e)
 	return MP_OK;
 }
 
+/* gnuplot 5.4 says nothing and exits 0 when its output files cannot be
+ * written (a full disk leaves them empty or cut short): every figure is
+ * checked for the end a whole file has, a PNG's IEND chunk and an SVG's
+ * closing tag. */
+static bool file_ends_with(const char *path, const char *tail, size_t n)
+{
+	char buf[16];
+	FILE *f = fopen(path, "rb");
+	bool ok = f && fseek(f, -(long)n, SEEK_END) == 0 && fread(buf, 1, n, f) == n &&
+		  !memcmp(buf, tail, n);
+	if (f)
+		fclose(f);
+	return ok;
+}
+
+static int check_drawn(const struct plotter *pl, struct mp_err *e)
+{
+	static const char png_end[] = "IEND\xae\x42\x60\x82", svg_end[] = "</svg>\n\n";
+	char path[4600];
+	for (int i = 0; i < pl->nfig; i++) {
+		snprintf(path, sizeof path, "%s/%s.png", pl->dir, pl->names[i]);
+		bool ok = file_ends_with(path, png_end, sizeof png_end - 1);
+		if (ok) {
+			snprintf(path, sizeof path, "%s/%s.svg", pl->dir, pl->names[i]);
+			ok = file_ends_with(path, svg_end, sizeof svg_end - 1) ||
+			     file_ends_with(path, svg_end, sizeof svg_end - 2);
+		}
+		if (ok)
+			continue;
+		struct statvfs fs;
+		bool full = statvfs(pl->dir, &fs) == 0 && fs.f_bavail * fs.f_frsize < (1u << 20);
+		return mp_errf(e, MP_EIO, "error writing '%s': %s", path,
+			       full ? strerror(ENOSPC)
+				    : "gnuplot left it incomplete (see gnuplot.log there)");
+	}
+	return MP_OK;
+}
+
 static bool exists(const char *dir, const char *name)
 {
 	char p[4600];
 	snprintf(p, sizeof p, "%s/%s", dir, name);
 	return access(p, F_OK) == 0;
+}
+
+/* After a failure (a full disk, gnuplot's error) no half-drawn figure stays:
+ * the plots folder is mpsim's, its files are removed and it goes if empty;
+ * with keep_script, the script and gnuplot's log, which the error names. */
+static void clear_plots(const char *pdir, bool keep_script)
+{
+	DIR *d = opendir(pdir);
+	struct dirent *de;
+	char p[4700];
+	while (d && (de = readdir(d)) != NULL) {
+		struct stat st;
+		snprintf(p, sizeof p, "%s/%s", pdir, de->d_name);
+		if (keep_script &&
+		    (!strcmp(de->d_name, "plot.gp") || !strcmp(de->d_name, "gnuplot.log")))
+			continue;
+		if (lstat(p, &st) == 0 && S_ISREG(st.st_mode))
+			unlink(p);
+	}
+	if (d)
+		closedir(d);
+	rmdir(pdir);
 }
 
 static int plot_one(const char *gnuplot, const char *rdir, bool sweep, struct mp_err *e)
@@ -1240,14 +1375,17 @@ static int plot_one(const char *gnuplot, const char *rdir, bool sweep, struct mp
 		run_ts_figures(&pl, rdir);
 		run_coll_figure(&pl, rdir);
 	}
-	int bad = ferror(pl.gp) | ferror(pl.figs);
-	bad |= fclose(pl.gp) != 0;
-	bad |= fclose(pl.figs) != 0;
-	if (bad && !e->status)
-		mp_errf(e, MP_EIO, "error writing the plot script in '%s'", pdir);
+	pl_close(&pl, pl.gp, "plot.gp");
+	pl_close(&pl, pl.figs, "figures.tsv");
+	bool written = !e->status;
+	if (written && pl.nfig && !run_gnuplot(gnuplot, pdir, e))
+		check_drawn(&pl, e);
 	if (e->status)
-		return e->status;
-	return pl.nfig ? run_gnuplot(gnuplot, pdir, e) : MP_OK;
+		clear_plots(pdir, written);
+	for (int i = 0; i < pl.nfig; i++)
+		mp_free(pl.names[i]);
+	mp_free(pl.names);
+	return e->status;
 }
 
 int plot_dir(const char *dir, bool points, struct mp_err *e)

@@ -23,11 +23,17 @@
 #include "core/mem.h"
 #include "io/cfg.h"
 #include "io/csv.h"
+#include "io/results.h"
 
+/* Text from the folder's files (names, notes, values) as HTML text or an
+ * attribute's value: & < > " ' escaped. */
 static void esc(FILE *f, const char *s)
 {
 	for (; *s; s++) {
 		switch (*s) {
+		case '\'':
+			fputs("&#39;", f);
+			break;
 		case '<':
 			fputs("&lt;", f);
 			break;
@@ -43,6 +49,22 @@ static void esc(FILE *f, const char *s)
 		default:
 			fputc(*s, f);
 		}
+	}
+}
+
+/* A name from the folder as part of a relative URL (href, src): unreserved
+ * characters and / as they are, the rest percent-encoded, so that no name
+ * becomes a scheme (javascript:), a query or a fragment, or leaves the
+ * attribute. */
+static void url(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    strchr("-._~/+", c))
+			fputc(c, f);
+		else
+			fprintf(f, "%%%02X", c);
 	}
 }
 
@@ -292,10 +314,11 @@ static void figures(FILE *f, const char *dir, const char *prefix)
 	snprintf(path, sizeof path, "%s/plots/figures.tsv", dir);
 	char *list = slurp(path, NULL);
 	if (!list) {
-		fputs("<p class=\"warn\">No plots: gnuplot was not installed when this folder was "
-		      "written. Install the Debian package gnuplot-nox and run <code>mpsim plot "
-		      "FOLDER</code>.</p>\n",
-		      f);
+		fputs(
+		    "<p class=\"warn\">No plots: gnuplot was not installed when this folder was "
+		    "written, or they could not be written (mpsim said why). Install the Debian "
+		    "package gnuplot-nox if need be and run <code>mpsim plot FOLDER</code>.</p>\n",
+		    f);
 		return;
 	}
 	if (!*list)
@@ -304,24 +327,29 @@ static void figures(FILE *f, const char *dir, const char *prefix)
 	char *save = NULL;
 	for (char *line = strtok_r(list, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *tab = strchr(line, '\t');
-		if (!tab)
-			continue;
+		if (!tab || line == tab || line[0] == '.' ||
+		    memchr(line, '/', (size_t)(tab - line)))
+			continue; /* a figure is a file in plots/, never a path */
 		*tab = '\0';
 		size_t n;
 		snprintf(path, sizeof path, "%s/plots/%s.png", dir, line);
 		char *png = slurp(path, &n);
-		fprintf(f, "<figure id=\"fig-%s\"><img data-file=\"%splots/%s.png\" alt=\"", line,
-			prefix, line);
+		fputs("<figure id=\"fig-", f);
+		url(f, line);
+		fprintf(f, "\"><img data-file=\"%splots/", prefix);
+		url(f, line);
+		fputs(".png\" alt=\"", f);
 		esc(f, tab + 1);
 		fputs("\" src=\"data:image/png;base64,", f);
 		if (png)
 			base64(f, (const unsigned char *)png, n);
 		fputs("\">\n<figcaption>", f);
 		esc(f, tab + 1);
-		fprintf(f,
-			" (<a href=\"%splots/%s.svg\">SVG</a>, <a href=\"%splots/%s.dat\">data</a>)"
-			"</figcaption></figure>\n",
-			prefix, line, prefix, line);
+		fprintf(f, " (<a href=\"%splots/", prefix);
+		url(f, line);
+		fprintf(f, ".svg\">SVG</a>, <a href=\"%splots/", prefix);
+		url(f, line);
+		fputs(".dat\">data</a>)</figcaption></figure>\n", f);
 		mp_free(png);
 	}
 	fputs("</div>\n", f);
@@ -494,8 +522,11 @@ static int run_page(FILE *f, const char *dir, const char *up)
 		jvalue(js, "", &j, 0);
 	const char *name = jget(&j, "name");
 	page_begin(f, name ? name : dir);
-	if (up)
-		fprintf(f, "<nav><a href=\"../report.html\">&larr; the sweep (%s)</a></nav>\n", up);
+	if (up) {
+		fputs("<nav><a href=\"../report.html\">&larr; the sweep (", f);
+		esc(f, up);
+		fputs(")</a></nav>\n", f);
+	}
 	fputs("<h1>", f);
 	esc(f, name ? name : dir);
 	fputs("</h1>\n<p class=\"sub\">", f);
@@ -503,16 +534,26 @@ static int run_page(FILE *f, const char *dir, const char *up)
 		   *hosts = jget(&j, "topology.hosts"), *wl = jget(&j, "workload"),
 		   *seed = jget(&j, "seed"), *ver = jget(&j, "mpsim_version"),
 		   *simt = jget(&j, "run.sim_time_us");
-	fprintf(f, "%s on %s (%s hosts), workload %s, seed %s; simulated %.1f us; mpsim %s",
-		tp ? tp : "?", topo ? topo : "?", hosts ? hosts : "?", wl ? wl : "?",
-		seed ? seed : "?", simt ? strtod(simt, NULL) : NAN, ver ? ver : "?");
+	/* what summary.json says is text like any other: a hand-made one may say anything */
+	const char *const sub[] = { tp ? tp : "?",	 " on ",
+				    topo ? topo : "?",	 " (",
+				    hosts ? hosts : "?", " hosts), workload ",
+				    wl ? wl : "?",	 ", seed ",
+				    seed ? seed : "?" };
+	for (size_t i = 0; i < sizeof sub / sizeof *sub; i++)
+		esc(f, sub[i]);
+	fprintf(f, "; simulated %.1f us; mpsim ", simt ? strtod(simt, NULL) : NAN);
+	esc(f, ver ? ver : "?");
 	fputs("</p>\n<nav><a href=\"#flows\">flows</a><a href=\"#plots\">plots</a>"
 	      "<a href=\"#network\">network</a><a href=\"#config\">configuration</a>"
 	      "<a href=\"#files\">files</a></nav>\n",
 	      f);
 	const char *cnt = jget(&j, "flows.count"), *done = jget(&j, "flows.completed");
-	fprintf(f, "<h2 id=\"flows\">Flows</h2>\n<p>%s of %s flows completed.</p>\n",
-		done ? done : "?", cnt ? cnt : "?");
+	fputs("<h2 id=\"flows\">Flows</h2>\n<p>", f);
+	esc(f, done ? done : "?");
+	fputs(" of ", f);
+	esc(f, cnt ? cnt : "?");
+	fputs(" flows completed.</p>\n", f);
 	if (cnt && done && strcmp(cnt, done))
 		fputs("<p class=\"warn\">Some flows did not complete before the run stopped: "
 		      "they count in no FCT or slowdown below, and their finish, FCT and slowdown "
@@ -650,8 +691,11 @@ static void sweep_page(FILE *f, const char *dir)
 	for (size_t i = 0; i < np; i++) {
 		fputs("<tr><td>", f);
 		esc(f, pts[i]);
-		fprintf(f, "</td><td><a href=\"%s/report.html\">%s/report.html</a></td></tr>\n",
-			pts[i], pts[i]);
+		fputs("</td><td><a href=\"", f);
+		url(f, pts[i]);
+		fputs("/report.html\">", f);
+		esc(f, pts[i]);
+		fputs("/report.html</a></td></tr>\n", f);
 		mp_free(pts[i]);
 	}
 	fputs("</table>\n", f);
@@ -662,6 +706,22 @@ static void sweep_page(FILE *f, const char *dir)
 	fputs("</body></html>\n", f);
 	if (have)
 		csv_free(&t);
+}
+
+/* The page written at tmp renamed to path; on any failure nothing is left. */
+static int commit_page(FILE *f, const char *tmp, const char *path, struct mp_err *e)
+{
+	if (results_fclose(f, path, e)) {
+		remove(tmp);
+		return e->status;
+	}
+	if (rename(tmp, path) != 0) {
+		int err = errno;
+		remove(tmp);
+		return mp_errf(e, MP_EIO, "cannot rename '%s' to '%s': %s", tmp, path,
+			       strerror(err));
+	}
+	return MP_OK;
 }
 
 static int write_page(const char *dir, bool sweep, const char *up, struct mp_err *e)
@@ -676,11 +736,7 @@ static int write_page(const char *dir, bool sweep, const char *up, struct mp_err
 		sweep_page(f, dir);
 	else
 		run_page(f, dir, up);
-	if (ferror(f) | (fclose(f) != 0) || rename(tmp, path) != 0) {
-		remove(tmp);
-		return mp_errf(e, MP_EIO, "error writing '%s'", path);
-	}
-	return MP_OK;
+	return commit_page(f, tmp, path, e);
 }
 
 int report_dir(const char *dir, struct mp_err *e)
@@ -859,8 +915,11 @@ int report_index(const char *expdir, const char *resdir, struct mp_err *e)
 			struct tm tmv;
 			localtime_r(&st.st_mtime, &tmv);
 			strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tmv);
-			fprintf(f, "<a href=\"%s/report.html\">%s</a><br>%s", v[i].name, v[i].name,
-				when);
+			fputs("<a href=\"", f);
+			url(f, v[i].name);
+			fputs("/report.html\">", f);
+			esc(f, v[i].name);
+			fprintf(f, "</a><br>%s", when);
 		} else {
 			fputs("not run yet", f);
 		}
@@ -885,10 +944,17 @@ int report_index(const char *expdir, const char *resdir, struct mp_err *e)
 					continue;
 				used[k] = true;
 				shown++;
-				fprintf(f,
-					"<a href=\"%s/plots/%s.svg\"><img src=\"%s/plots/%s.png\" "
-					"width=\"200\" alt=\"%s\"></a> ",
-					v[i].name, names[k], v[i].name, names[k], names[k]);
+				fputs("<a href=\"", f);
+				url(f, v[i].name);
+				fputs("/plots/", f);
+				url(f, names[k]);
+				fputs(".svg\"><img src=\"", f);
+				url(f, v[i].name);
+				fputs("/plots/", f);
+				url(f, names[k]);
+				fputs(".png\" width=\"200\" alt=\"", f);
+				esc(f, names[k]);
+				fputs("\"></a> ", f);
 			}
 		mp_free(figs);
 		fputs("</td></tr>\n", f);
@@ -903,9 +969,5 @@ int report_index(const char *expdir, const char *resdir, struct mp_err *e)
 	}
 	mp_free(v);
 	snprintf(path, sizeof path, "%s/index.html", resdir);
-	if (ferror(f) | (fclose(f) != 0) || rename(tmp, path) != 0) {
-		remove(tmp);
-		return mp_errf(e, MP_EIO, "error writing '%s'", path);
-	}
-	return MP_OK;
+	return commit_page(f, tmp, path, e);
 }

@@ -452,9 +452,7 @@ int results_write_text(const char *dir, const char *name, const char *text, stru
 	if (!f)
 		return mp_errf(e, MP_EIO, "cannot write '%s': %s", path, strerror(errno));
 	fputs(text, f);
-	if (fclose(f) != 0)
-		return mp_errf(e, MP_EIO, "error writing '%s'", path);
-	return MP_OK;
+	return results_fclose(f, path, e);
 }
 
 int results_tmpdir(const char *outdir, char *tmp, size_t n, struct mp_err *e)

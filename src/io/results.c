@@ -298,19 +298,30 @@ static int write_ts(FILE *f, const struct run_result *r)
 	return ferror(f) ? -1 : 0;
 }
 
+int results_fclose(FILE *f, const char *path, struct mp_err *e)
+{
+	/* a failed write leaves its errno to the stream's error flag only: the
+	 * flush repeats it (ENOSPC, EDQUOT, EIO); EIO when nothing says more */
+	errno = 0;
+	int err = fflush(f) != 0 || ferror(f) ? (errno ? errno : EIO) : 0;
+	if (fclose(f) != 0 && !err)
+		err = errno ? errno : EIO;
+	if (err)
+		return mp_errf(e, MP_EIO, "error writing '%s': %s", path, strerror(err));
+	return MP_OK;
+}
+
 static int write_file(const char *dir, const char *name, struct mp_err *e,
 		      int (*fn)(FILE *, const struct experiment *, const struct run_result *),
 		      const struct experiment *x, const struct run_result *r)
 {
-	char path[4096];
+	char path[4400];
 	snprintf(path, sizeof path, "%s/%s", dir, name);
 	FILE *f = fopen(path, "w");
 	if (!f)
 		return mp_errf(e, MP_EIO, "cannot write '%s': %s", path, strerror(errno));
-	int rc = fn(f, x, r);
-	if (fclose(f) != 0 || rc)
-		return mp_errf(e, MP_EIO, "error writing '%s'", path);
-	return MP_OK;
+	fn(f, x, r);
+	return results_fclose(f, path, e);
 }
 
 static int w_summary(FILE *f, const struct experiment *x, const struct run_result *r)

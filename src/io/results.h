@@ -65,6 +65,9 @@ void results_discard(const char *tmp);
  * rank that owns the results, whether or not they share a file system. */
 int results_pack(const char *dir, char **buf, size_t *n, struct mp_err *e);
 int results_unpack(const char *dir, const char *buf, size_t n, struct mp_err *e);
+/* Flush and close f, written at path: MP_OK, or MP_EIO and "error writing
+ * 'path': why" (a full disk) in e. The caller removes what it half wrote. */
+int results_fclose(FILE *f, const char *path, struct mp_err *e);
 void results_print_table(FILE *f, const struct experiment *x, const struct run_result *r);
 
 #endif

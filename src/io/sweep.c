@@ -441,7 +441,18 @@ void sweep_point_name(const struct sweep *sw, size_t point, char *buf, size_t n)
 	buf[0] = '\0';
 	for (size_t k = 0; k < sw->nkeys && l < n; k++) {
 		const char *v = sw->keys[k].values[sweep_value_at(sw, point, k)];
-		l += (size_t)snprintf(buf + l, n - l, "%s%s-", k ? "_" : "", sw->keys[k].label);
+		if (k && l + 1 < n)
+			buf[l++] = '_';
+		/* a variant key is any word the file chose: as shell-friendly as the
+		 * values (no '/' that would make the folder a path) */
+		for (const char *c = sw->keys[k].label; *c && l + 1 < n; c++)
+			buf[l++] = (char)((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+						  (*c >= '0' && *c <= '9') || *c == '.' ||
+						  *c == '-' || *c == '_'
+					      ? *c
+					      : '+');
+		if (l + 1 < n)
+			buf[l++] = '-';
 		for (const char *c = v; *c && l + 1 < n; c++) /* keep names shell-friendly */
 			buf[l++] = (char)((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
 						  (*c >= '0' && *c <= '9') || *c == '.' || *c == '-'

@@ -20,6 +20,7 @@
 
 #include "core/hash.h"
 #include "core/mem.h"
+#include "io/csv.h"
 #include "io/experiment.h"
 #include "io/metrics.h"
 #include "io/plot.h"
@@ -259,6 +260,14 @@ static void point_values(const struct sweep *sw, size_t p, char *buf, size_t n)
 				      sw->keys[k].values[sweep_value_at(sw, p, k)]);
 }
 
+/* pre and then s as one CSV field (io/csv.h) */
+static void sb_csv(struct sbuf *b, const char *pre, const char *s, bool always)
+{
+	char *q = csv_field(s, always);
+	sb_printf(b, "%s%s", pre, q);
+	mp_free(q);
+}
+
 /* paper.csv, and the same as a table on stdout */
 static void paper_table(const struct sweep *sw, const struct point_out *po, struct sbuf *csv,
 			FILE *out)
@@ -301,9 +310,11 @@ static void paper_table(const struct sweep *sw, const struct point_out *po, stru
 				v = metric_display(pe->metric, v);
 			}
 			double ratio = shown_paper != 0 ? v / shown_paper : NAN;
-			sb_printf(csv, "\"%s\",\"%s\",%s,%.6g,%.6g,%.4g,\"%s\"\n",
-				  sw->nkeys ? pv : "run", mname, unit, shown_paper, v, ratio,
-				  pe->note);
+			sb_csv(csv, "", sw->nkeys ? pv : "run", true);
+			sb_csv(csv, ",", mname, true);
+			sb_printf(csv, ",%s,%.6g,%.6g,%.4g", unit, shown_paper, v, ratio);
+			sb_csv(csv, ",", pe->note, true);
+			sb_printf(csv, "\n");
 			if (out)
 				fprintf(out, "  %-30s %-14s %12s %12s %8.3f  %s\n",
 					sw->nkeys ? pv : "-", mname, paper, ours, ratio, pe->note);
@@ -322,7 +333,7 @@ static void sweep_table(const struct sweep *sw, const struct point_out *po, stru
 	char col[64];
 	sb_printf(csv, "point");
 	for (size_t k = 0; k < sw->nkeys; k++)
-		sb_printf(csv, ",%s", sw->keys[k].key);
+		sb_csv(csv, ",", sw->keys[k].key, false);
 	for (int m = 0; m < M_N; m++) {
 		metric_col(m, col, sizeof col);
 		sb_printf(csv, ",%s", col);
@@ -350,13 +361,14 @@ static void sweep_table(const struct sweep *sw, const struct point_out *po, stru
 		char name[256], pv[256];
 		sweep_point_name(sw, p, name, sizeof name);
 		point_values(sw, p, pv, sizeof pv);
-		sb_printf(csv, "%s", name);
+		sb_csv(csv, "", name, false);
 		for (size_t k = 0; k < sw->nkeys; k++)
-			sb_printf(csv, ",%s", sw->keys[k].values[sweep_value_at(sw, p, k)]);
+			sb_csv(csv, ",", sw->keys[k].values[sweep_value_at(sw, p, k)], false);
 		for (int m = 0; m < M_N; m++)
 			sb_printf(csv, ",%.6g", po[p].ok ? metric_display(m, po[p].m[m]) : NAN);
 		/* "ok", or what happened, e.g. "failed: killed by signal 9 (Killed)" */
-		sb_printf(csv, ",\"%s\",%.2f\n", po[p].ok ? "ok" : po[p].why, po[p].wall_s);
+		sb_csv(csv, ",", po[p].ok ? "ok" : po[p].why, true);
+		sb_printf(csv, ",%.2f\n", po[p].wall_s);
 		if (!out)
 			continue;
 		fprintf(out, "  %-30s", pv);
@@ -374,18 +386,28 @@ static void sweep_table(const struct sweep *sw, const struct point_out *po, stru
 
 /* The figures and report.html of a folder just written (a run, or a sweep's
  * own level: its points drew theirs). Plots need gnuplot; without it the
- * report says how to get them. A failure here leaves the results valid: a
- * warning, not an error. */
-static void finish_folder(const struct batch_args *a, const char *dir)
+ * report says how to get them. A failure here (a full disk) leaves the
+ * results valid but the command failed: its status (MP_EIO), the results
+ * named as complete. */
+static int finish_folder(const struct batch_args *a, const char *dir)
 {
 	struct mp_err e = { 0 };
 	char gp[4096];
+	int rc = MP_OK;
 	bool off = a->no_plots || (getenv("MPSIM_NO_PLOTS") && *getenv("MPSIM_NO_PLOTS"));
-	if (!off && plot_have_gnuplot(gp, sizeof gp) && plot_dir(dir, false, &e))
-		fprintf(stderr, "mpsim: warning: plots: %s\n", e.msg);
+	if (!off && plot_have_gnuplot(gp, sizeof gp) && plot_dir(dir, false, &e)) {
+		fprintf(stderr,
+			"mpsim: plots: %s (the results in %s are complete; `mpsim plot %s` "
+			"draws them again)\n",
+			e.msg, dir, dir);
+		rc = e.status;
+	}
 	mp_err_clear(&e);
-	if (report_dir(dir, &e))
-		fprintf(stderr, "mpsim: warning: report: %s\n", e.msg);
+	if (report_dir(dir, &e)) {
+		fprintf(stderr, "mpsim: report: %s\n", e.msg);
+		rc = rc ? rc : e.status;
+	}
+	return rc;
 }
 
 /* Run point p to completion; write its folder under dir (when dir) and its
@@ -447,7 +469,8 @@ static int run_point(const struct batch_args *a, const struct sweep *sw, size_t 
 		fprintf(stderr, "mpsim: %s\n", e.msg);
 		rc = e.status;
 	} else if (dir) {
-		finish_folder(a, dir);
+		int frc = finish_folder(a, dir);
+		rc = rc ? rc : frc;
 	}
 	mp_free(paper.s);
 	run_result_free(&r);
@@ -1346,7 +1369,7 @@ int batch_main(const struct batch_args *a)
 		results_discard(tmp);
 		wrc = e.status;
 	} else {
-		finish_folder(a, outdir);
+		wrc = finish_folder(a, outdir);
 		if (rc)
 			fprintf(stderr,
 				"mpsim: %zu of %zu points did not complete (sweep.csv says why); "
