@@ -440,6 +440,8 @@ static bool yaml_plain_ok(const char *s, bool flow)
 	return true;
 }
 
+static void fmt_yaml_quoted(struct sb *b, const char *s);
+
 static void fmt_yaml_string(struct sb *b, const char *s, bool flow)
 {
 	if (!s)
@@ -448,6 +450,12 @@ static void fmt_yaml_string(struct sb *b, const char *s, bool flow)
 		sb_puts(b, s);
 		return;
 	}
+	fmt_yaml_quoted(b, s);
+}
+
+/* s double-quoted, with YAML's escapes */
+static void fmt_yaml_quoted(struct sb *b, const char *s)
+{
 	sb_putc(b, '"');
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		switch (*p) {
@@ -474,6 +482,22 @@ static void fmt_yaml_string(struct sb *b, const char *s, bool flow)
 		}
 	}
 	sb_putc(b, '"');
+}
+
+void opt_fput_yaml_string(FILE *f, const char *s, bool flow)
+{
+	struct sb b = { 0 };
+	fmt_yaml_string(&b, s, flow);
+	fputs(sb_str(&b), f);
+	sb_done(&b);
+}
+
+void opt_fput_yaml_quoted(FILE *f, const char *s)
+{
+	struct sb b = { 0 };
+	fmt_yaml_quoted(&b, s ? s : "");
+	fputs(sb_str(&b), f);
+	sb_done(&b);
 }
 
 /* ---- fields ------------------------------------------------------------ */

@@ -567,11 +567,12 @@ void exp_write_effective(FILE *f, const struct experiment *x)
 		for (size_t i = 0; i < x->nevents; i++) {
 			char at[64];
 			opt_format_value(&event_opts[0], &x->events[i], at, sizeof at);
-			fprintf(f, "  - {at: %s, %s: %s, action: %s, value: \"%s\"%s}\n", at,
-				*x->events[i].link ? "link" : "node",
-				*x->events[i].link ? x->events[i].link : x->events[i].node,
-				event_opts[3].choices[x->events[i].action], x->events[i].value,
-				x->events[i].one_way ? ", one_way: true" : "");
+			const struct exp_event *ev = &x->events[i];
+			fprintf(f, "  - {at: %s, %s: ", at, *ev->link ? "link" : "node");
+			opt_fput_yaml_string(f, *ev->link ? ev->link : ev->node, true);
+			fprintf(f, ", action: %s, value: ", event_opts[3].choices[ev->action]);
+			opt_fput_yaml_quoted(f, ev->value);
+			fprintf(f, "%s}\n", ev->one_way ? ", one_way: true" : "");
 		}
 	}
 	fputs("output:\n", f);
