@@ -95,8 +95,8 @@ void opt_print_table(FILE *f, const struct opt_desc *table, const char *indent);
 /* Write the table's current values as YAML `key: value` lines with `indent`. */
 void opt_dump_yaml(FILE *f, const struct opt_desc *table, const void *params, const char *indent);
 
-/* The same unit parsers, for code that reads numbers outside a table. Each
- * returns 0 on success, -1 on a malformed or out-of-range text. */
+/* The same unit parsers (core/units.h), for code that reads numbers outside
+ * a table. Each returns 0 on success, -1 on a malformed or out-of-range text. */
 int opt_parse_size(const char *text, uint64_t *bytes);
 int opt_parse_rate(const char *text, uint64_t *bps);
 int opt_parse_time(const char *text, uint64_t *ps);
