@@ -324,7 +324,7 @@ static double mcc_trace_window(struct ccl_chan *ch)
 	return c->cwnd;
 }
 
-const struct ccl_sched_ops mcc_ops = {
+const struct ccl_sched_ops mcc_ccl_ops = {
 	.name = "mcc",
 	.summary =
 	    "MCC (slides): a window of message chunks per channel, grown, held or cut by the "

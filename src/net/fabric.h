@@ -293,6 +293,9 @@ static inline const void *pkt_meta_c(const struct packet *p)
 {
 	return p + 1;
 }
+/* Every load balancer (NULL-terminated, in `mpsim list`'s order), and the
+ * one named `name` (NULL: none). Adding one is one file and one line in the
+ * registry (lb/lb.c). */
 extern const struct lb_ops *const lb_registry[];
 const struct lb_ops *lb_find(const char *name);
 

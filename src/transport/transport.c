@@ -13,6 +13,7 @@
 extern const struct transport_ops ref_transport_ops, roce_transport_ops, strack_transport_ops,
     udmp_transport_ops, mprdma_transport_ops, timely_transport_ops;
 
+/* The protocols, in `mpsim list`'s order. */
 const struct transport_ops *const transport_registry[] = {
 	&ref_transport_ops,
 	&roce_transport_ops,

@@ -128,6 +128,9 @@ struct tp_trace {
 	double path; /* entropy (UDP source port) of the latest data packet sent */
 };
 
+/* Every protocol (NULL-terminated, in `mpsim list`'s order), and the one
+ * named `name` (NULL: none). Adding one is one file and one line in the
+ * registry (transport/transport.c). */
 extern const struct transport_ops *const transport_registry[];
 const struct transport_ops *transport_find(const char *name);
 static inline size_t tp_priv_size(const struct transport_ops *ops, const void *params)
