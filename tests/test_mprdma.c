@@ -13,6 +13,7 @@
 #include "simtest.h"
 
 #include "core/time.h"
+#include "net/host.h"
 
 #include <stdlib.h>
 #include <unistd.h>

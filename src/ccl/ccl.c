@@ -17,6 +17,8 @@
 
 #include "core/err.h"
 #include "core/mem.h"
+#include "transport/conn.h"
+#include "transport/tp_world.h"
 
 struct ccl_basic_params {
 	struct ccl_common common;

@@ -32,7 +32,8 @@
 #include "core/opt.h"
 #include "core/time.h"
 #include "ccl/intra.h"
-#include "transport/transport.h"
+#include "transport/conn.h"
+#include "transport/tp_world.h"
 
 /* Options every scheduler has; a scheduler's params struct starts with it. */
 struct ccl_common {

@@ -86,6 +86,7 @@
 #include <string.h>
 
 #include "core/err.h"
+#include "transport/conn.h"
 
 static const char *const mcc_partials[] = { "hold", "grow", "cut", NULL };
 static const char *const mcc_quadrant_names[] = { "none", "partial", "global" };

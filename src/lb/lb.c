@@ -1,7 +1,7 @@
-/* lb.c - the registry of switch-side load balancers (interface in net/fabric.h). */
+/* lb.c - the registry of switch-side load balancers (interface in net/lb.h). */
 #include <string.h>
 
-#include "net/fabric.h"
+#include "net/lb.h"
 
 extern const struct lb_ops ecmp_lb_ops, spray_lb_ops, rr_lb_ops, entropy_lb_ops, ar_lb_ops,
     drill_lb_ops, letflow_lb_ops, conga_lb_ops, hermes_lb_ops, proteus_lb_ops;

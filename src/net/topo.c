@@ -7,6 +7,10 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "net/fabric.h"
+#include "net/host.h"
+#include "net/port.h"
+#include "net/switch.h"
 
 static struct host *host_n(struct fabric *f, uint32_t i)
 {

@@ -12,6 +12,14 @@
 
 #include "core/mem.h"
 #include "core/rng.h"
+#include "net/fabric.h"
+#include "net/lb.h"
+#include "net/node.h"
+#include "net/port.h"
+#include "net/switch.h"
+#include "transport/conn.h"
+#include "transport/tp_world.h"
+#include "transport/transport.h"
 
 enum samp_kind {
 	SAMP_QUEUE_PORT,

@@ -92,7 +92,7 @@
  * WRITEs whose data may be placed in any order, and completion already waits
  * for every PSN.
  *
- * Stream connections (a queue pair, transport.h): cwnd, slow start, srtt,
+ * Stream connections (a queue pair, transport/conn.h): cwnd, slow start, srtt,
  * snd_ooh, the recovery state and the VPs carry from one message to the next
  * (mprdma_post).
  *
@@ -106,6 +106,9 @@
 #include "core/bits.h"
 #include "core/mem.h"
 #include "core/rng.h"
+#include "transport/conn.h"
+#include "transport/pktbook.h"
+#include "transport/rxmap.h"
 #include "transport/transport.h"
 
 enum mprdma_probe { PROBE_OFF, PROBE_CWND, PROBE_RANDOM };

@@ -17,6 +17,7 @@
 #include "core/bits.h"
 #include "core/mem.h"
 #include "core/rng.h"
+#include "transport/conn.h"
 #include "transport/transport.h"
 
 enum ref_entropy { REF_FIXED, REF_RR, REF_RANDOM };

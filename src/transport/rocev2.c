@@ -4,6 +4,9 @@
 
 #include "core/mem.h"
 #include "core/rng.h"
+#include "transport/conn.h"
+#include "transport/rxmap.h"
+#include "transport/transport.h"
 
 const char *const rocev2_qp_modes[] = { "stripe", "rr", NULL };
 

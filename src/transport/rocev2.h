@@ -40,6 +40,8 @@
 #ifndef MPSIM_TRANSPORT_ROCEV2_H
 #define MPSIM_TRANSPORT_ROCEV2_H
 
+#include "transport/conn.h"
+#include "transport/rxmap.h"
 #include "transport/transport.h"
 
 enum rocev2_qp_mode { ROCEV2_STRIPE, ROCEV2_RR };

@@ -54,6 +54,10 @@
 
 #include "core/mem.h"
 #include "core/rng.h"
+#include "net/fabric.h"
+#include "transport/conn.h"
+#include "transport/rxmap.h"
+#include "transport/tp_world.h"
 #include "transport/transport.h"
 
 /* ---- Algorithm 3 -------------------------------------------------------------- */

@@ -63,6 +63,8 @@
  *    paper has no idle state; rdma-hw.cc deletes the QP at completion).
  */
 #include "transport/rocev2.h"
+#include "transport/conn.h"
+#include "transport/transport.h"
 
 enum timely_hai { HAI_PAPER, HAI_HPCC };
 

@@ -9,6 +9,12 @@
 #include "core/err.h"
 #include "core/hash.h"
 #include "core/mem.h"
+#include "net/fabric.h"
+#include "net/host.h"
+#include "transport/conn.h"
+#include "transport/pktbook.h"
+#include "transport/rxmap.h"
+#include "transport/tp_world.h"
 
 extern const struct transport_ops ref_transport_ops, roce_transport_ops, strack_transport_ops,
     udmp_transport_ops, mprdma_transport_ops, timely_transport_ops;
@@ -50,7 +56,7 @@ static struct packet *nic_pull(void *ctx, struct nic_flow *nf)
 	return w->ops->next_packet(c, nf->index);
 }
 
-/* The run loop's prefetchers (net/fabric.h): the lines of a connection and
+/* The run loop's prefetchers (net/host.h): the lines of a connection and
  * its protocol's state that a packet's arrival or a NIC's pull reads next
  * (at 8192 hosts they are far out of cache: bench/README.md). A data packet
  * or a probe reaches the receiver, which reads lines 0-2 of the connection

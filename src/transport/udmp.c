@@ -50,6 +50,9 @@
 #include "core/bits.h"
 #include "core/mem.h"
 #include "core/rng.h"
+#include "transport/conn.h"
+#include "transport/pktbook.h"
+#include "transport/rxmap.h"
 #include "transport/transport.h"
 
 enum udmp_spray { SPRAY_RANDOM, SPRAY_RR };
@@ -473,7 +476,7 @@ static void udmp_sender(struct conn *c, struct packet *p)
 	if (nack) {
 		/* III-D adopts "a similar retransmission design as MPRDMA" and
 		 * gives no more, so (choice) the loss rule is tp_pktbook's
-		 * (transport.h), shared with mprdma.c. Taking only the first hole
+		 * (transport/pktbook.h), shared with mprdma.c. Taking only the first hole
 		 * per round repaired a burst of k losses in k rounds, each
 		 * overrunning the bitmap: ~5x MP-RDMA's retransmitted bytes. */
 		tp_book_nack(&s->b, p, discarded, s->delta, tp_now(c));
