@@ -421,9 +421,9 @@ static void mprdma_sender(struct conn *c, struct packet *p)
 	const struct mprdma_params *pp = tp_params(c);
 	struct mprdma_state *s = tp_priv(c);
 	simtime_t now = tp_now(c);
-	bool nack = p->type == PKT_NACK, discarded = nack && (p->aux16 & 1);
+	bool nack = p->type == PKT_NACK, discarded = nack && tp_nack_discarded(p);
 	bool retx = p->flags & PKT_F_RETX;
-	uint32_t psn = p->p0;
+	uint32_t psn = tp_ack_psn(p);
 	uint32_t una_before = s->b.snd_una;
 	uint16_t vp = p->entropy;
 	if (tp_book_ack(c, &s->b, p, discarded))

@@ -9,8 +9,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "net/packet.h"
+
 struct conn;
-struct packet;
 
 /* The receiver's bitmap of a per-packet-ACK multipath transport: which PSNs
  * from rcv_nxt on arrived. A ring: PSN psn >= rcv_nxt sits at bit
@@ -28,6 +29,27 @@ struct tp_rxmap {
  * more beyond rcv_nxt, and NACKed when it lands `delta` or more beyond a hole;
  * p then becomes its ACK or NACK (p0 = its PSN, p1 = rcv_nxt, aux16 = 1 if
  * discarded, ECN echoed) and goes back. */
+/* The fields of that ACK or NACK, as its sender reads them: the PSN of the
+ * data packet it answers, the receiver's cumulative point (rcv_nxt: every PSN
+ * below arrived) and, on a NACK, whether the data packet was discarded. */
+static inline uint32_t tp_ack_psn(const struct packet *p)
+{
+	return p->p0;
+}
+static inline uint32_t tp_ack_cum(const struct packet *p)
+{
+	return p->p1;
+}
+static inline bool tp_nack_discarded(const struct packet *p)
+{
+	return p->aux16 & 1;
+}
+static inline void tp_ack_set(struct packet *p, uint32_t psn, uint32_t cum, bool discarded)
+{
+	p->p0 = psn;
+	p->p1 = cum;
+	p->aux16 = discarded;
+}
 void tp_perpkt_rx(struct conn *c, struct packet *p, struct tp_rxmap *m, uint32_t npkts,
 		  uint64_t bitmap, uint64_t delta);
 void tp_rxmap_free(struct tp_rxmap *m);

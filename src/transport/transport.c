@@ -713,9 +713,7 @@ void tp_perpkt_rx(struct conn *c, struct packet *p, struct tp_rxmap *m, uint32_t
 	p->size = (uint16_t)tp_common(c)->ack_size;
 	p->src = c->dst_hid;
 	p->dst = c->src_hid;
-	p->p0 = psn;
-	p->p1 = m->rcv_nxt;
-	p->aux16 = discarded;
+	tp_ack_set(p, psn, m->rcv_nxt, discarded);
 	p->flags = fl;
 	tp_send(c, c->dst, p);
 }
@@ -941,7 +939,7 @@ static bool book_ack_one(struct conn *c, struct tp_pktbook *b, uint32_t psn)
 bool tp_book_ack(struct conn *c, struct tp_pktbook *b, const struct packet *p, bool discarded)
 {
 	bool progress = false;
-	uint32_t p0 = p->p0;
+	uint32_t p0 = tp_ack_psn(p);
 	if (p0 < b->snd_nxt) { /* the copy's feedback: it left the network */
 		uint8_t *n = book_in_ring(b, p0) ? &b->copies[book_slot(b, p0)] : NULL;
 		if (n && *n) {
@@ -952,7 +950,7 @@ bool tp_book_ack(struct conn *c, struct tp_pktbook *b, const struct packet *p, b
 			b->inflight--;
 		}
 	}
-	for (; b->snd_una < p->p1; b->snd_una++)
+	for (; b->snd_una < tp_ack_cum(p); b->snd_una++)
 		progress |= book_ack_one(c, b, b->snd_una);
 	if (!discarded) {
 		if (p0 >= b->snd_una)
@@ -970,10 +968,10 @@ void tp_book_nack(struct tp_pktbook *b, const struct packet *p, bool discarded, 
 		  simtime_t now)
 {
 	if (discarded)
-		tp_book_mark_lost(b, p->p0);
+		tp_book_mark_lost(b, tp_ack_psn(p));
 	if (p->ts >= b->recover_time) {
 		b->recover_time = now;
-		tp_book_mark_lost(b, p->p1);
+		tp_book_mark_lost(b, tp_ack_cum(p));
 	}
 	uint32_t i = b->scan_lo > b->snd_una ? b->scan_lo : b->snd_una;
 	for (; (uint64_t)i + delta < b->snd_ooh1; i++)

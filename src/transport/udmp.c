@@ -461,8 +461,8 @@ static void udmp_sender(struct conn *c, struct packet *p)
 {
 	const struct udmp_params *pp = tp_params(c);
 	struct udmp_state *s = tp_priv(c);
-	bool nack = p->type == PKT_NACK, discarded = nack && (p->aux16 & 1);
-	uint32_t psn = p->p0;
+	bool nack = p->type == PKT_NACK, discarded = nack && tp_nack_discarded(p);
+	uint32_t psn = tp_ack_psn(p);
 	/* OOO-aware path selection: judged against snd_ooh before this ACK */
 	bool out_of_window = pp->ooo_aware && !discarded && !(p->flags & PKT_F_RETX) &&
 			     (uint64_t)psn + s->delta + 1 < s->b.snd_ooh1;
