@@ -28,6 +28,7 @@
 #define MPSIM_TRANSPORT_TRANSPORT_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -64,6 +65,8 @@ struct tp_common {
 	}
 
 struct conn;
+struct mp_err;
+struct packet;
 struct tp_trace;
 
 /* transport_ops.prefetch's flow for the connection's timer */
