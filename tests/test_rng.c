@@ -1,4 +1,4 @@
-/* test_rng.c - random streams (core/rng.h): one stream per (seed, kind, id),
+/* test_rng.c - random streams (core/rng.h): one stream per entity (kind, id),
  * draws in range, and the one shuffle every module uses. */
 #include <stdarg.h>
 #include <stddef.h>
