@@ -37,6 +37,8 @@
 #include "io/results.h"
 #include "net/topo.h"
 #include "sim/run.h"
+#include "net/lb.h"
+#include "net/switch.h"
 #include "transport/transport.h"
 #include "workload/collective.h"
 #include "workload/workload.h"

@@ -86,6 +86,7 @@
 #include <string.h>
 
 #include "core/err.h"
+#include "transport/conn.h"
 
 static const char *const mcc_partials[] = { "hold", "grow", "cut", NULL };
 static const char *const mcc_quadrant_names[] = { "none", "partial", "global" };
@@ -324,7 +325,7 @@ static double mcc_trace_window(struct ccl_chan *ch)
 	return c->cwnd;
 }
 
-const struct ccl_sched_ops mcc_ops = {
+const struct ccl_sched_ops mcc_ccl_ops = {
 	.name = "mcc",
 	.summary =
 	    "MCC (slides): a window of message chunks per channel, grown, held or cut by the "

@@ -13,6 +13,9 @@
 #include "io/results.h"
 #include "sim/batch.h"
 #include "sim/ranks.h"
+#include "net/lb.h"
+#include "net/switch.h"
+#include "transport/transport.h"
 
 static const char usage_text[] =
     "mpsim - a packet-level simulator for multipath transports, congestion control\n"

@@ -30,7 +30,7 @@
  * ahead reads what the handler prefetcher loaded (a connection) and loads what
  * that points to (its per-packet rings); 6, 4, 1 and 7, 5, 2 measured within
  * the noise of 5, 3, 1. Once a port's packet path read three lines rather
- * than four (net/fabric.h), 7, 4, 2 measured 6-9% faster than 5, 3, 1 on
+ * than four (net/port.h), 7, 4, 2 measured 6-9% faster than 5, 3, 1 on
  * STrack's fabric at 128, 1024 and 8192 hosts and on the reference run, 4%
  * on RoCEv2's 4-QP point at 8192 hosts; at 8192 hosts it was better than
  * the shallower 6, 4, 1; 7, 4, 1; 6, 4, 2; 6, 3, 2 and 7, 5, 2, and the
@@ -789,7 +789,7 @@ bool evq_pop_until(struct evq *q, simtime_t until, struct ev *e)
  * first alone (a host is one line, and the next three belonged to other
  * allocations, each a wasted miss that held one of the core's few
  * outstanding-miss slots); an end of transmission's port, its three hot
- * lines (net/fabric.h). Then its argument, for the handlers that said it is
+ * lines (net/port.h). Then its argument, for the handlers that said it is
  * an address (an arrival's packet, an end of transmission's hint); for the
  * others, and for a null address, the object's first line again, which costs
  * nothing and needs no branch. A timer's argument is 0, and a prefetch of

@@ -242,7 +242,7 @@ void evq_set_prefetch_lines(ev_fn fn, unsigned mask);
 
 /* The run loop also prefetches the argument of events of handler fn: for
  * handlers whose argument is an address (a packet), not a number (its low
- * bits may hold flags: an arrival's mark, net/fabric.h). */
+ * bits may hold flags: an arrival's mark, net/port.h). */
 void evq_set_prefetch_arg(ev_fn fn);
 
 /* Remove the earliest event into *e if its time is <= until; false otherwise

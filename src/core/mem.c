@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "core/err.h"
-#include "core/opt.h"
+#include "core/units.h"
 
 #define HDR 16
 
@@ -154,7 +154,7 @@ uint64_t mp_mem_limit(void)
 	}
 	const char *env = getenv("MPSIM_MEM_LIMIT");
 	uint64_t v;
-	if (env && *env && opt_parse_size(env, &v) == 0 && v > 0)
+	if (env && *env && units_parse(UNITS_SIZE, env, &v, NULL) == MP_OK && v > 0)
 		lim = min_u64(lim, v);
 	return lim;
 }

@@ -102,8 +102,8 @@ void opt_fput_yaml_string(FILE *f, const char *s, bool flow);
 /* The same, always double-quoted. */
 void opt_fput_yaml_quoted(FILE *f, const char *s);
 
-/* The same unit parsers, for code that reads numbers outside a table. Each
- * returns 0 on success, -1 on a malformed or out-of-range text. */
+/* The same unit parsers (core/units.h), for code that reads numbers outside
+ * a table. Each returns 0 on success, -1 on a malformed or out-of-range text. */
 int opt_parse_size(const char *text, uint64_t *bytes);
 int opt_parse_rate(const char *text, uint64_t *bps);
 int opt_parse_time(const char *text, uint64_t *ps);

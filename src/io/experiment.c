@@ -8,6 +8,9 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "net/lb.h"
+#include "net/switch.h"
+#include "transport/transport.h"
 
 const struct opt_desc exp_general_opts[] = {
 	{ "name", OPT_STRING, offsetof(struct exp_general, name), "experiment", 0, 0,

@@ -7,6 +7,7 @@
 
 #include "core/mem.h"
 #include "stats/stats.h"
+#include "net/switch.h"
 #include <math.h>
 
 #define NBUCKETS 6

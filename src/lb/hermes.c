@@ -68,6 +68,10 @@
 #include "core/mem.h"
 #include "core/rng.h"
 #include "lb/lbcommon.h"
+#include "net/fabric.h"
+#include "net/host.h"
+#include "net/lb.h"
+#include "net/switch.h"
 
 enum { SIG_RTT_ECN, SIG_RTT };
 

@@ -15,12 +15,17 @@
  * queue, q <= kmin never marks, q >= kmax always marks, and in between the
  * probability rises linearly from 0 to pmax (as the DCQCN ns-3 model does).
  */
-#include <string.h>
+#include "net/port.h"
 
-#include "net/fabric.h"
+#include <string.h>
 
 #include "core/err.h"
 #include "core/mem.h"
+#include "net/fabric.h"
+#include "net/host.h"
+#include "net/lb.h"
+#include "net/node.h"
+#include "net/switch.h"
 
 static void port_try_send(struct fabric *f, struct port *pt);
 static void wire_push(struct fabric *f, struct port *pt, pq_ent e, simtime_t at);

@@ -18,6 +18,9 @@
 
 #include "core/mem.h"
 #include "net/topo.h"
+#include "transport/conn.h"
+#include "transport/tp_world.h"
+#include "transport/transport.h"
 
 /* what does not grow with the experiment (pools' first chunks, the binary) */
 #define PLAN_MARGIN (64ull << 20)

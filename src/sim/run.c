@@ -12,6 +12,14 @@
 
 #include "core/mem.h"
 #include "core/rng.h"
+#include "net/fabric.h"
+#include "net/lb.h"
+#include "net/node.h"
+#include "net/port.h"
+#include "net/switch.h"
+#include "transport/conn.h"
+#include "transport/tp_world.h"
+#include "transport/transport.h"
 
 enum samp_kind {
 	SAMP_QUEUE_PORT,
@@ -567,16 +575,6 @@ static void link_event(void *obj, uint64_t arg)
 			apply_link(f, ev, l);
 }
 
-static void shuffle_head(struct mp_rng *r, uint32_t *v, uint32_t n, uint64_t k)
-{
-	for (uint64_t i = 0; i < k; i++) { /* partial Fisher-Yates */
-		uint64_t j = i + rng_below(r, n - i);
-		uint32_t t = v[i];
-		v[i] = v[j];
-		v[j] = t;
-	}
-}
-
 /* The lower end of link l (the leaf of a leaf-spine link). */
 static uint32_t link_low(const struct fabric *f, uint32_t l)
 {
@@ -630,12 +628,12 @@ static int pick_random_links(struct sim *s, uint8_t tier, uint64_t k, uint32_t *
 	rng_init(&r, s->x->gen.seed, RNG_TOPOLOGY, tier);
 	*down = mp_realloc(*down, (*ndown + k + 1) * sizeof **down);
 	if (!nsw) {
-		shuffle_head(&r, cand, n, k);
+		rng_shuffle_head(&r, cand, n, (uint32_t)k);
 		memcpy(*down + *ndown, cand, k * sizeof *cand);
 		*ndown += k;
 		goto out;
 	}
-	shuffle_head(&r, sw, nlow, nsw);
+	rng_shuffle_head(&r, sw, nlow, (uint32_t)nsw);
 	for (uint64_t i = 0; i < nsw; i++) {
 		uint32_t m = 0;
 		for (uint32_t j = 0; j < n; j++)
@@ -644,7 +642,7 @@ static int pick_random_links(struct sim *s, uint8_t tier, uint64_t k, uint32_t *
 				cand[m++] = cand[j];
 				cand[j] = t;
 			}
-		shuffle_head(&r, cand, m, k / nsw);
+		rng_shuffle_head(&r, cand, m, (uint32_t)(k / nsw));
 		memcpy(*down + *ndown, cand, k / nsw * sizeof *cand);
 		*ndown += k / nsw;
 	}

@@ -15,10 +15,11 @@
 #include "core/pool.h"
 #include "io/experiment.h"
 #include "net/fabric.h"
+#include "transport/conn.h"
+#include "transport/tp_world.h"
 #include "stats/result.h"
 #include "stats/stats.h"
 #include "ccl/ccl.h"
-#include "transport/transport.h"
 #include "workload/collective.h"
 
 /* The live simulation: exposed so tests can drive it step by step. */

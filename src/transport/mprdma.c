@@ -92,7 +92,7 @@
  * WRITEs whose data may be placed in any order, and completion already waits
  * for every PSN.
  *
- * Stream connections (a queue pair, transport.h): cwnd, slow start, srtt,
+ * Stream connections (a queue pair, transport/conn.h): cwnd, slow start, srtt,
  * snd_ooh, the recovery state and the VPs carry from one message to the next
  * (mprdma_post).
  *
@@ -106,6 +106,9 @@
 #include "core/bits.h"
 #include "core/mem.h"
 #include "core/rng.h"
+#include "transport/conn.h"
+#include "transport/pktbook.h"
+#include "transport/rxmap.h"
 #include "transport/transport.h"
 
 enum mprdma_probe { PROBE_OFF, PROBE_CWND, PROBE_RANDOM };
@@ -418,9 +421,9 @@ static void mprdma_sender(struct conn *c, struct packet *p)
 	const struct mprdma_params *pp = tp_params(c);
 	struct mprdma_state *s = tp_priv(c);
 	simtime_t now = tp_now(c);
-	bool nack = p->type == PKT_NACK, discarded = nack && (p->aux16 & 1);
+	bool nack = p->type == PKT_NACK, discarded = nack && tp_nack_discarded(p);
 	bool retx = p->flags & PKT_F_RETX;
-	uint32_t psn = p->p0;
+	uint32_t psn = tp_ack_psn(p);
 	uint32_t una_before = s->b.snd_una;
 	uint16_t vp = p->entropy;
 	if (tp_book_ack(c, &s->b, p, discarded))

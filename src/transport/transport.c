@@ -9,10 +9,17 @@
 #include "core/err.h"
 #include "core/hash.h"
 #include "core/mem.h"
+#include "net/fabric.h"
+#include "net/host.h"
+#include "transport/conn.h"
+#include "transport/pktbook.h"
+#include "transport/rxmap.h"
+#include "transport/tp_world.h"
 
 extern const struct transport_ops ref_transport_ops, roce_transport_ops, strack_transport_ops,
     udmp_transport_ops, mprdma_transport_ops, timely_transport_ops;
 
+/* The protocols, in `mpsim list`'s order. */
 const struct transport_ops *const transport_registry[] = {
 	&ref_transport_ops,
 	&roce_transport_ops,
@@ -49,7 +56,7 @@ static struct packet *nic_pull(void *ctx, struct nic_flow *nf)
 	return w->ops->next_packet(c, nf->index);
 }
 
-/* The run loop's prefetchers (net/fabric.h): the lines of a connection and
+/* The run loop's prefetchers (net/host.h): the lines of a connection and
  * its protocol's state that a packet's arrival or a NIC's pull reads next
  * (at 8192 hosts they are far out of cache: bench/README.md). A data packet
  * or a probe reaches the receiver, which reads lines 0-2 of the connection
@@ -706,9 +713,7 @@ void tp_perpkt_rx(struct conn *c, struct packet *p, struct tp_rxmap *m, uint32_t
 	p->size = (uint16_t)tp_common(c)->ack_size;
 	p->src = c->dst_hid;
 	p->dst = c->src_hid;
-	p->p0 = psn;
-	p->p1 = m->rcv_nxt;
-	p->aux16 = discarded;
+	tp_ack_set(p, psn, m->rcv_nxt, discarded);
 	p->flags = fl;
 	tp_send(c, c->dst, p);
 }
@@ -934,7 +939,7 @@ static bool book_ack_one(struct conn *c, struct tp_pktbook *b, uint32_t psn)
 bool tp_book_ack(struct conn *c, struct tp_pktbook *b, const struct packet *p, bool discarded)
 {
 	bool progress = false;
-	uint32_t p0 = p->p0;
+	uint32_t p0 = tp_ack_psn(p);
 	if (p0 < b->snd_nxt) { /* the copy's feedback: it left the network */
 		uint8_t *n = book_in_ring(b, p0) ? &b->copies[book_slot(b, p0)] : NULL;
 		if (n && *n) {
@@ -945,7 +950,7 @@ bool tp_book_ack(struct conn *c, struct tp_pktbook *b, const struct packet *p, b
 			b->inflight--;
 		}
 	}
-	for (; b->snd_una < p->p1; b->snd_una++)
+	for (; b->snd_una < tp_ack_cum(p); b->snd_una++)
 		progress |= book_ack_one(c, b, b->snd_una);
 	if (!discarded) {
 		if (p0 >= b->snd_una)
@@ -963,10 +968,10 @@ void tp_book_nack(struct tp_pktbook *b, const struct packet *p, bool discarded, 
 		  simtime_t now)
 {
 	if (discarded)
-		tp_book_mark_lost(b, p->p0);
+		tp_book_mark_lost(b, tp_ack_psn(p));
 	if (p->ts >= b->recover_time) {
 		b->recover_time = now;
-		tp_book_mark_lost(b, p->p1);
+		tp_book_mark_lost(b, tp_ack_cum(p));
 	}
 	uint32_t i = b->scan_lo > b->snd_una ? b->scan_lo : b->snd_una;
 	for (; (uint64_t)i + delta < b->snd_ooh1; i++)

@@ -449,12 +449,8 @@ static int place(const struct coll_params *p, const struct wl_env *env, uint32_t
 			all[i] = i;
 		rng_init(&r, env->seed, RNG_WORKLOAD,
 			 WORKLOAD_STREAM(WORKLOAD_STREAM_COLLECTIVE, 0));
-		for (uint32_t i = 0; i < n * njobs; i++) { /* partial Fisher-Yates */
-			uint32_t j = i + (uint32_t)rng_below(&r, H - i), t = all[i];
-			all[i] = all[j];
-			all[j] = t;
-			hosts[i] = all[i];
-		}
+		rng_shuffle_head(&r, all, H, n * njobs);
+		memcpy(hosts, all, (size_t)n * njobs * sizeof *hosts);
 		mp_free(all);
 		return MP_OK;
 	}
@@ -489,11 +485,7 @@ static int place(const struct coll_params *p, const struct wl_env *env, uint32_t
 			all[i] = i;
 		rng_init(&r, env->seed, RNG_WORKLOAD,
 			 WORKLOAD_STREAM(WORKLOAD_STREAM_COLLECTIVE, 1));
-		for (uint32_t i = 0; i < per * njobs; i++) { /* partial Fisher-Yates */
-			uint32_t j = i + (uint32_t)rng_below(&r, ns - i), t = all[i];
-			all[i] = all[j];
-			all[j] = t;
-		}
+		rng_shuffle_head(&r, all, ns, per * njobs);
 		for (uint32_t j = 0; j < njobs; j++)
 			for (uint32_t k = 0; k < n; k++)
 				hosts[j * n + k] = all[j * per + k / G] * G + k % G;

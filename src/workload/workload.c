@@ -14,6 +14,11 @@
 
 #include "core/mem.h"
 
+extern const struct workload_ops permutation_workload_ops, incast_workload_ops,
+    all_to_all_workload_ops, flows_file_workload_ops, htsim_cm_workload_ops, poisson_workload_ops,
+    dag_file_workload_ops;
+
+/* The generators, in `mpsim list`'s order. */
 const struct workload_ops *const workload_registry[] = {
 	&permutation_workload_ops, &incast_workload_ops,
 	&all_to_all_workload_ops,  &flows_file_workload_ops,
@@ -23,9 +28,9 @@ const struct workload_ops *const workload_registry[] = {
 
 const struct workload_ops *workload_find(const char *name)
 {
-	for (const struct workload_ops *const *w = workload_registry; *w; w++)
-		if (!strcmp((*w)->name, name))
-			return *w;
+	for (const struct workload_ops *const *o = workload_registry; *o; o++)
+		if (strcmp((*o)->name, name) == 0)
+			return *o;
 	return NULL;
 }
 
