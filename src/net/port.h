@@ -43,8 +43,9 @@ struct port_stats {
  * Layout: the packet path misses the cache on ports at large fabric sizes
  * (32,768 ports at 8192 hosts), so what it touches lies in three lines,
  * PORT_HOT_LINES (0, 1 and 3), which its prefetchers load (core/evq.c,
- * wire_arrive_prefetch), grouped by use (bench/README.md, "Cost per
- * packet-hop by fabric size", and "A port in three lines"). An arrival reads
+ * wire_arrive_prefetch), grouped by use
+ * (bench/notes/2026-11-24-packet-hop-rounds-1-3.md,
+ * bench/notes/2026-11-27-port-in-three-lines.md). An arrival reads
  * nothing of the port that sent it; a transmission lines 0-1; queueing a
  * packet or taking one adds its class's queue: ACKs and data in line 3, PFC
  * frames in line 2 (only lossless runs, and only while they pause).

@@ -47,8 +47,7 @@ struct tp_msgq {
  * figures (times, open-time figures, traces). A data packet's arrival then
  * asks for 3 of the 5 lines (and the protocol's receiver part,
  * transport_ops.priv_rx_size), a sender's packet or ACK for 3 (and the rest
- * of the protocol's state) (bench/README.md, "A connection's constants,
- * shared"). */
+ * of the protocol's state) (bench/notes/2026-11-27-connection-constants-shared.md). */
 struct conn {
 	/* line 0 */
 	struct nic_flow nf; /* flow 0's presence on the sender NIC's round robin */

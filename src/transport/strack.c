@@ -313,8 +313,8 @@ struct strack_psn {
 /* A connection's constants, resolved at open from the parameters and its
  * path. Connections of one fabric share a few distinct values of them, so
  * they are interned (tp_intern) rather than kept in each connection: an ACK
- * reads all of them, and in the state they were two of its six lines (STrack
- * at 8192 hosts: bench/README.md, "A connection's constants, shared"). */
+ * reads all of them, and kept per connection they would take two lines of its
+ * state (bench/notes/2026-11-27-connection-constants-shared.md). */
 struct strack_consts {
 	struct strack_cc_cfg k;
 	simtime_t net_base_rtt, target_qdelay, probe_after, rto;
@@ -394,8 +394,8 @@ static inline struct strack_psn *psn_state(struct strack_state *s, uint32_t q)
 /* Beside the per-PSN state, in the same allocation, a bit per slot: set when
  * that PSN is acknowledged (PS_ACKED, mirrored). A SACK's bitmap segment
  * repeats the PSNs earlier SACKs carried: at 8192 hosts it holds 11 PSNs on
- * average and 92% of them were acknowledged already (bench/README.md, "A
- * SACK's repeated PSNs"), each a call that read its state (three bytes a
+ * average and 92% of them are acknowledged already
+ * (bench/notes/2026-11-28-sack-repeated-psns.md), each a call that read its state (three bytes a
  * PSN: a segment's span three or four lines of them). The bits take the
  * new ones out in a word or two. */
 static inline size_t ps_bits_at(uint32_t cap)

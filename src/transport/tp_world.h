@@ -74,7 +74,8 @@ void tp_world_free(struct tp_world *w);
  * calls, freed with the world: a protocol's per-connection constants, of
  * which thousands of connections have a few distinct values, so that they
  * stay in cache rather than cost each connection lines of its own (STrack's
- * congestion control: bench/README.md). The bytes are compared whole, so a
+ * congestion control: bench/notes/2026-11-27-connection-constants-shared.md).
+ * The bytes are compared whole, so a
  * struct's padding must be zeroed. Aligned to a cache line. */
 const void *tp_intern(struct tp_world *w, const void *p, size_t n);
 /* Tracing on: the host and NIC callbacks become ones that also note each

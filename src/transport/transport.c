@@ -58,7 +58,8 @@ static struct packet *nic_pull(void *ctx, struct nic_flow *nf)
 
 /* The run loop's prefetchers (net/host.h): the lines of a connection and
  * its protocol's state that a packet's arrival or a NIC's pull reads next
- * (at 8192 hosts they are far out of cache: bench/README.md). A data packet
+ * (at 8192 hosts they are far out of cache:
+ * bench/notes/2026-11-24-packet-hop-rounds-4-5.md). A data packet
  * or a probe reaches the receiver, which reads lines 0-2 of the connection
  * and the protocol's receiver part; anything else reaches the sender, which
  * reads lines 0-1 and 3 and the rest of the protocol's state, as does a
@@ -101,12 +102,11 @@ static void host_rx_prefetch(const void *ctx, const struct packet *p, bool late)
 /* A NIC's pull from the flow at the head of its round robin: the early
  * stage reads the flow (the run loop prefetched it: the end of
  * transmission's hint, net/port.c) and asks for its connection's sender
- * lines; the late one for what the protocol's state points to. The early
- * stage used to read nothing and ask for the lines a connection would have at
- * the flow's address, which are its connection's for flow 0 alone (conn.nf):
- * for a RoCEv2 connection's other queue pairs (c->xnf) six lines of other
- * allocations, and the late stage then waited for the protocol's state
- * (bench/README.md, "Prefetching what is not an address"). */
+ * lines; the late one for what the protocol's state points to. It reads the
+ * flow's connection rather than guess its lines from the flow's address,
+ * which are the connection's for flow 0 alone (conn.nf), not for a RoCEv2
+ * connection's other queue pairs (c->xnf)
+ * (bench/notes/2026-11-27-prefetching-non-addresses.md). */
 static void nic_pull_prefetch(const void *ctx, const struct nic_flow *nf, bool late)
 {
 	const struct tp_world *w = ctx;
@@ -128,8 +128,8 @@ static inline bool timer_wanted(const struct conn *c)
  * four lines (what timer_fire reads); then the sender's lines and state,
  * then what the protocol's state points to (a RoCEv2 connection's queue
  * pairs: every data packet of a paced queue pair is sent from its timer, and
- * the queue pair was that handler's costliest miss at 8192 hosts,
- * bench/README.md). A superseded event (timer_fire returns at once) costs
+ * the queue pair is what that handler reads first,
+ * bench/notes/2026-11-24-rocev2-8192-hosts.md). A superseded event (timer_fire returns at once) costs
  * these prefetches, nothing else. */
 static void timer_prefetch(const void *obj, uint64_t arg)
 {
@@ -524,10 +524,10 @@ void tp_set_flows(struct conn *c, unsigned n)
  * event of its own: that event wakes timer_fire, which then sets one for the
  * deadline. A deadline earlier than both gets an event, and the later of the
  * two is forgotten: it fires as a superseded one, which costs an event and
- * nothing else. Before the second was kept, every deadline set after a
- * timer fired pushed an event, and a RoCEv2 queue pair's RTO deadlines (67 ms
- * ahead, moved by every acknowledgement) piled up unfired: 1.9 M of the 2.2 M
- * events pending in RoCEv2's 8192-host permutation at 16 MB (bench/README.md). */
+ * nothing else. Without the second, every deadline set after a timer fired
+ * would push an event, and a RoCEv2 queue pair's RTO deadlines (67 ms ahead,
+ * moved by every acknowledgement) would pile up unfired in the queue
+ * (bench/notes/2026-11-24-rocev2-8192-hosts.md). */
 void tp_timer_set(struct conn *c, simtime_t t)
 {
 	/* a deadline already past (an RTO of a shrinking RTT estimate) is due now */
