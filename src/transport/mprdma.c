@@ -45,6 +45,12 @@
  * per RTT). cwnd never falls below one packet [A]. (Ours, cwnd_validation:
  * an unmarked ACK grows cwnd only while half of it or more is in the network,
  * so a NIC-limited flow does not grow it without bound; see the option.)
+ * Per RTT these rules gain 1 - p and lose cwnd p / 2 for a fraction p of
+ * marked ACKs, so cwnd settles at 2 (1 - p) / p: flows share a bottleneck
+ * equally only while they see equal fractions. Under a step marker (Kmin =
+ * Kmax) flows started together can lock into unequal ones, and after a cut a
+ * window regains one packet per RTT; both follow from [A]'s ReceivedAck and
+ * are kept (tests/test_fairness.c, experiments/udmp/README.md).
  * First window [A]: sprayed, each packet on a new VP.
  * Multi-path ACK clocking [A, T, U]: each ACK echoes the VP its data took; the
  * window it frees is spent on new packets on that same VP, at most two per ACK
