@@ -780,14 +780,20 @@ static void progress(struct sim *s, bool final)
 	fflush(stderr);
 }
 
+uint64_t sim_fuzz_max_events;
+
 void sim_run(struct sim *s)
 {
 	simtime_t until = s->x->gen.stop_time ? s->x->gen.stop_time : s->x->gen.time_limit;
 	s->wall_start = sim_wall_now();
 	double last = s->wall_start;
 	for (;;) {
-		evq_run_n(&s->q, until, 1u << 20);
-		if (s->q.stop || evq_empty(&s->q) || evq_next_time(&s->q) > until)
+		uint64_t budget = 1u << 20, cap = sim_fuzz_max_events;
+		if (cap && cap - s->q.processed < budget)
+			budget = cap - s->q.processed;
+		evq_run_n(&s->q, until, budget);
+		if (s->q.stop || evq_empty(&s->q) || evq_next_time(&s->q) > until ||
+		    (cap && s->q.processed >= cap))
 			break;
 		if (s->show_progress) {
 			double now = sim_wall_now();
