@@ -1112,10 +1112,36 @@ static void classify(struct fz_nodes *w, yaml_node_t *root)
 	}
 }
 
+/* Bytes that are not UTF-8 made '?': libyaml's writer loops forever on
+ * them (mpsim's reader refuses them anyway: --set and side files carry
+ * them instead). */
+static void utf8_only(char *s)
+{
+	unsigned char *p = (unsigned char *)s;
+	while (*p) {
+		size_t k = *p < 0x80		 ? 0
+			   : (*p & 0xe0) == 0xc0 ? 1
+			   : (*p & 0xf0) == 0xe0 ? 2
+			   : (*p & 0xf8) == 0xf0 ? 3
+						 : 9;
+		size_t i = 1;
+		while (k != 9 && i <= k && (p[i] & 0xc0) == 0x80)
+			i++;
+		int bad = k == 9 || i <= k || (k == 1 && *p < 0xc2) ||
+			  (k == 2 && *p == 0xed && p[1] >= 0xa0) || (k == 3 && *p > 0xf4);
+		if (bad) {
+			*p++ = '?';
+			continue;
+		}
+		p += k + 1;
+	}
+}
+
 static void set_scalar(yaml_node_t *nd, const char *v)
 {
 	free(nd->data.scalar.value);
 	nd->data.scalar.value = (yaml_char_t *)strdup(v);
+	utf8_only((char *)nd->data.scalar.value);
 	nd->data.scalar.length = strlen(v);
 	nd->data.scalar.style = YAML_ANY_SCALAR_STYLE;
 }
