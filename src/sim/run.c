@@ -842,14 +842,20 @@ static void progress_tick(struct sim *s)
  * sampling event. */
 #define SIM_BATCH (1u << 14)
 
+uint64_t sim_fuzz_max_events;
+
 void sim_run(struct sim *s)
 {
 	simtime_t until = s->x->gen.stop_time ? s->x->gen.stop_time : s->x->gen.time_limit;
 	s->wall_start = sim_wall_now();
 	s->progress_last = s->wall_start;
 	for (;;) {
-		evq_run_n(&s->q, until, SIM_BATCH);
-		if (s->q.stop || evq_empty(&s->q) || evq_next_time(&s->q) > until)
+		uint64_t budget = SIM_BATCH, cap = sim_fuzz_max_events;
+		if (cap && cap - s->q.processed < budget)
+			budget = cap - s->q.processed;
+		evq_run_n(&s->q, until, budget);
+		if (s->q.stop || evq_empty(&s->q) || evq_next_time(&s->q) > until ||
+		    (cap && s->q.processed >= cap))
 			break;
 		if (s->show_progress)
 			progress_tick(s);

@@ -71,6 +71,11 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e);
  * reaches a limit on the way (s->err.status set) is not to be collected:
  * report s->err and write nothing. */
 void sim_run(struct sim *s);
+/* A hook for fuzz/values.c alone: when nonzero, sim_run handles at most this
+ * many events (a fuzz case that goes through `mpsim run`'s own path, sweep
+ * points included, stays a fraction of a second). 0, always in mpsim, is no
+ * cap. */
+extern uint64_t sim_fuzz_max_events;
 /* Gather results (call once after sim_run). */
 void sim_collect(struct sim *s, struct run_result *r);
 void sim_free(struct sim *s);
