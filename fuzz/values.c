@@ -803,6 +803,7 @@ static void mutate_sets(struct fz_case *c, uint64_t *rs)
 		size_t i = fz_below(rs, c->nsets);
 		free(c->sets[i]);
 		c->sets[i] = c->sets[--c->nsets];
+		c->sets[c->nsets] = NULL;
 	} else if (c->nsets && op == 1) { /* a new value for the same key */
 		size_t i = fz_below(rs, c->nsets);
 		char *eq = strchr(c->sets[i], '=');
@@ -816,10 +817,15 @@ static void mutate_sets(struct fz_case *c, uint64_t *rs)
 		c->sets[i] = strdup(b);
 	} else {
 		gen_set(rs, b, sizeof b);
-		size_t i = c->nsets < FUZZ_SETS ? c->nsets++ : fz_below(rs, FUZZ_SETS);
-		if (i < c->nsets && c->sets[i])
+		/* a new slot past nsets may still hold the address of the entry a
+		 * drop moved down: only a replaced entry is freed */
+		if (c->nsets < FUZZ_SETS) {
+			c->sets[c->nsets++] = strdup(b);
+		} else {
+			size_t i = fz_below(rs, FUZZ_SETS);
 			free(c->sets[i]);
-		c->sets[i] = strdup(b);
+			c->sets[i] = strdup(b);
+		}
 	}
 }
 
