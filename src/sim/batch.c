@@ -1327,6 +1327,195 @@ static int ranks_agree(const struct batch_args *a, int lrc, const struct mp_err 
 	return 0;
 }
 
+/* Read the file's sweep; under MPI every rank reads it and they agree that
+ * they read the same bytes. Prints what went wrong; returns the exit
+ * status. */
+static int load_sweep(const struct batch_args *a, bool mpi, struct sweep *sw)
+{
+	struct cfg_doc doc;
+	struct mp_err e = { 0 };
+	memset(sw, 0, sizeof *sw);
+	int rc = cfg_load_file(a->file, &doc, &e);
+	if (!rc) {
+		rc = sweep_parse(sw, &doc, a->sets, a->nsets, &e);
+		cfg_free(&doc);
+	}
+	if (mpi)
+		rc = ranks_agree(a, rc, &e);
+	else if (rc)
+		fprintf(stderr, "mpsim: %s\n", e.msg);
+	return rc;
+}
+
+/* --resume without a sweep: does outdir hold the complete results
+ * (summary.json) of this effective configuration? */
+static bool single_complete(const struct experiment *x, const char *outdir)
+{
+	size_t n = 0;
+	char *t = effective_text(x, &n);
+	struct stat st;
+	char sum[4200];
+	snprintf(sum, sizeof sum, "%s/summary.json", outdir);
+	bool done = t && stat(sum, &st) == 0 && same_file_text(outdir, "config.yaml", t, n);
+	free(t);
+	return done;
+}
+
+/* A run without a sweep, checked as it is built: its results folder
+ * (kept by --resume when complete), the run, its summary table. */
+static int run_single(const struct batch_args *a, const struct sweep *sw, struct point_out *po)
+{
+	struct experiment x;
+	struct mp_err e = { 0 };
+	char given[4400], outdir[4096];
+	if (exp_load(&x, a->file, a->sets, a->nsets, a->seed, &e)) {
+		fprintf(stderr, "mpsim: %s\n", e.msg);
+		exp_free(&x);
+		return e.status;
+	}
+	snprintf(given, sizeof given, "%s%s", a->out ? "" : "results/",
+		 a->out ? a->out : x.gen.name);
+	bool done = !results_resolve(given, outdir, sizeof outdir, &e) && a->resume &&
+		    single_complete(&x, outdir);
+	exp_free(&x);
+	if (e.status || results_prepare(outdir, &e)) {
+		fprintf(stderr, "mpsim: %s\n", e.msg);
+		return e.status;
+	}
+	if (done) {
+		if (!a->quiet)
+			printf("  results in %s/ are complete (--resume)\n", outdir);
+		return 0;
+	}
+	int rc = run_point(a, sw, 0, outdir, true, &po[0]);
+	if (!rc && !a->quiet)
+		printf("\n  results in %s/ (open %s/report.html)\n", outdir, outdir);
+	return rc;
+}
+
+/* --resume: the points an earlier run left complete in outdir, and those a
+ * killed run left in its partial folder (moved into tmp). Returns how
+ * many. */
+static size_t resume_sweep(const struct batch_args *a, const struct sweep *sw, const char *outdir,
+			   const char *tmp, struct point_out *po)
+{
+	size_t kept = resume_points(a, sw, outdir, po);
+	struct adopt ad = { a, sw, tmp, po, 0 };
+	results_stale(outdir, adopt_stale, &ad);
+	return kept + ad.kept;
+}
+
+/* The sweep's first line: its points and how many run at once. */
+static void sweep_announce(const struct batch_args *a, const struct sweep *sw, const char *name,
+			   size_t kept, bool mpi)
+{
+	if (a->quiet)
+		return;
+	if (mpi)
+		printf("%s: %zu points over %d MPI ranks, %u at a time on each", name, sw->npoints,
+		       ranks_size(), a->jobs ? a->jobs : 1);
+	else
+		printf("%s: %zu points, %u at a time", name, sw->npoints,
+		       a->jobs ? a->jobs : default_jobs());
+	if (a->resume)
+		printf(" (%zu kept from the earlier run)", kept);
+	printf("\n");
+}
+
+/* The points --resume kept in outdir move into tmp (those of a killed
+ * run's partial folder are there already). */
+static int adopt_kept(const struct sweep *sw, const struct point_out *po, const char *outdir,
+		      const char *tmp, struct mp_err *e)
+{
+	for (size_t p = 0; p < sw->npoints; p++) {
+		char pn[SWEEP_NAME_MAX + 2];
+		sweep_point_name(sw, p, pn, sizeof pn);
+		if (po[p].reused && !po[p].in_tmp && results_adopt(outdir, tmp, pn, e))
+			return e->status;
+	}
+	return 0;
+}
+
+/* After the points (rc their status): the kept points moved in, sweep.csv
+ * and paper.csv written and printed, the partial folder tmp renamed to
+ * outdir and its figures drawn, what did not complete said. Nothing is
+ * written when no point completed. Returns the sweep's exit status. */
+static int commit_sweep(const struct batch_args *a, const struct sweep *sw,
+			const struct point_out *po, const char *outdir, const char *tmp, int rc)
+{
+	struct mp_err e = { 0 };
+	size_t nok = 0;
+	for (size_t p = 0; p < sw->npoints; p++)
+		nok += po[p].ok;
+	if (!nok) {
+		results_discard(tmp);
+		fprintf(stderr, "mpsim: no point of the sweep completed; nothing was written\n");
+		return rc;
+	}
+	if (adopt_kept(sw, po, outdir, tmp, &e)) {
+		fprintf(stderr, "mpsim: %s\n", e.msg);
+		results_discard(tmp);
+		return e.status;
+	}
+	struct sbuf sc = { 0 }, pc = { 0 };
+	sweep_table(sw, po, &sc, a->quiet ? NULL : stdout);
+	if (sw->source)
+		paper_table(sw, po, &pc, a->quiet ? NULL : stdout);
+	int wrc = 0;
+	if (results_write_text(tmp, "sweep.csv", sc.s, &e) ||
+	    (sw->source && results_write_text(tmp, "paper.csv", pc.s, &e)) ||
+	    results_commit(tmp, outdir, &e)) {
+		fprintf(stderr, "mpsim: %s\n", e.msg);
+		results_discard(tmp);
+		wrc = e.status;
+	} else {
+		wrc = finish_folder(a, outdir);
+		if (rc)
+			fprintf(stderr,
+				"mpsim: %zu of %zu points did not complete (sweep.csv says why); "
+				"the others are in %s/, and `mpsim run %s --out %s --resume` runs "
+				"only what is missing\n",
+				sw->npoints - nok, sw->npoints, outdir, a->file, outdir);
+		else if (!a->quiet)
+			printf("\n  results in %s/ (report.html, sweep.csv,%s a folder per "
+			       "point)\n",
+			       outdir, sw->source ? " paper.csv," : "");
+	}
+	mp_free(sc.s);
+	mp_free(pc.s);
+	return wrc ? wrc : rc;
+}
+
+/* A sweep, by rank 0 or alone (its points checked): its partial folder
+ * and what --resume keeps, its points (under MPI after rank 0's go to the
+ * other ranks, whose goodbyes are taken after the commit), then the
+ * commit. Returns the sweep's exit status. */
+static int run_sweep(const struct batch_args *a, const struct sweep *sw, const char *name,
+		     struct point_out *po, bool mpi)
+{
+	char given[4400], outdir[4096], tmp[4400];
+	struct mp_err e = { 0 };
+	int byes = 0;
+	snprintf(given, sizeof given, "%s%s", a->out ? "" : "results/", a->out ? a->out : name);
+	if (results_resolve(given, outdir, sizeof outdir, &e) ||
+	    results_tmpdir(outdir, tmp, sizeof tmp, &e)) {
+		fprintf(stderr, "mpsim: %s\n", e.msg);
+		MP_ASSERT(e.status); /* under MPI, the other ranks' "no go" */
+		return e.status;
+	}
+	size_t kept = a->resume ? resume_sweep(a, sw, outdir, tmp, po) : 0;
+	sweep_announce(a, sw, name, kept, mpi);
+	if (mpi) {
+		int64_t go = 0;
+		ranks_bcast(&go, sizeof go);
+	}
+	int rc = run_points(a, sw, tmp, po, mpi, &byes);
+	rc = commit_sweep(a, sw, po, outdir, tmp, rc);
+	if (mpi)
+		ranks_drain(byes);
+	return rc;
+}
+
 /* A rank other than 0 in a sweep: wait for rank 0's go (its checks of the
  * file, the results folder and --resume), take points, then share the
  * sweep's exit status. */
@@ -1341,31 +1530,40 @@ static int batch_rank(const struct batch_args *a, const struct sweep *sw)
 	return fin ? (int)fin : rc;
 }
 
+/* Rank 0, or alone: check the points (validate stops there), then the
+ * single run or the sweep. Under MPI the other ranks wait for rank 0's go
+ * or its end: a failure before the go is their status too, and so is the
+ * sweep's. */
+static int batch_here(const struct batch_args *a, const struct sweep *sw, bool mpi)
+{
+	char name[256] = "experiment";
+	struct point_out *po = mp_calloc(sw->npoints, sizeof *po);
+	int rc = 0;
+	/* a single run is checked as it is built; a sweep checks every point first */
+	if (sw->nkeys || !a->run)
+		rc = check_points(a, sw, name, sizeof name);
+	if (!rc && a->run)
+		rc = sw->nkeys ? run_sweep(a, sw, name, po, mpi) : run_single(a, sw, po);
+	if (mpi) {
+		int64_t v = rc;
+		ranks_bcast(&v, sizeof v);
+	}
+	mp_free(po);
+	return rc;
+}
+
 int batch_main(const struct batch_args *a)
 {
-	struct cfg_doc doc;
-	struct mp_err e = { 0 };
 	struct sweep sw;
-	int rc = 0;
 	/* under mpirun with several ranks: a sweep's points spread over them;
 	 * validate and a run without a sweep are rank 0's alone */
-	bool mpi = ranks_active() && ranks_size() > 1, go_sent = false;
-	int byes = 0; /* the other ranks that ended their part of the sweep */
+	bool mpi = ranks_active() && ranks_size() > 1;
 	if (mpi && !a->run) {
 		if (ranks_rank())
 			return 0;
 		mpi = false;
 	}
-	memset(&sw, 0, sizeof sw);
-	rc = cfg_load_file(a->file, &doc, &e);
-	if (!rc) {
-		rc = sweep_parse(&sw, &doc, a->sets, a->nsets, &e);
-		cfg_free(&doc);
-	}
-	if (mpi)
-		rc = ranks_agree(a, rc, &e);
-	else if (rc)
-		fprintf(stderr, "mpsim: %s\n", e.msg);
+	int rc = load_sweep(a, mpi, &sw);
 	if (rc) {
 		sweep_free(&sw);
 		return rc;
@@ -1383,141 +1581,7 @@ int batch_main(const struct batch_args *a)
 		}
 		mpi = false;
 	}
-	if (mpi && ranks_rank()) {
-		rc = batch_rank(a, &sw);
-		sweep_free(&sw);
-		return rc;
-	}
-	char name[256] = "experiment", given[4400], outdir[4096], tmp[4400];
-	struct point_out *po = mp_calloc(sw.npoints, sizeof *po);
-	/* a single run is checked as it is built; a sweep checks every point first */
-	if (sw.nkeys || !a->run) {
-		rc = check_points(a, &sw, name, sizeof name);
-		if (rc || !a->run)
-			goto out;
-	}
-	if (!sw.nkeys) {
-		struct experiment x;
-		if (exp_load(&x, a->file, a->sets, a->nsets, a->seed, &e)) {
-			fprintf(stderr, "mpsim: %s\n", e.msg);
-			exp_free(&x);
-			rc = e.status;
-			goto out;
-		}
-		snprintf(given, sizeof given, "%s%s", a->out ? "" : "results/",
-			 a->out ? a->out : x.gen.name);
-		bool done = false;
-		if (!results_resolve(given, outdir, sizeof outdir, &e) && a->resume) {
-			size_t n = 0;
-			char *t = effective_text(&x, &n);
-			struct stat st;
-			char sum[4200];
-			snprintf(sum, sizeof sum, "%s/summary.json", outdir);
-			done =
-			    t && stat(sum, &st) == 0 && same_file_text(outdir, "config.yaml", t, n);
-			free(t);
-		}
-		exp_free(&x);
-		if (e.status || results_prepare(outdir, &e)) {
-			fprintf(stderr, "mpsim: %s\n", e.msg);
-			rc = e.status;
-			goto out;
-		}
-		if (done) {
-			if (!a->quiet)
-				printf("  results in %s/ are complete (--resume)\n", outdir);
-			goto out;
-		}
-		rc = run_point(a, &sw, 0, outdir, true, &po[0]);
-		if (!rc && !a->quiet)
-			printf("\n  results in %s/ (open %s/report.html)\n", outdir, outdir);
-		goto out;
-	}
-	snprintf(given, sizeof given, "%s%s", a->out ? "" : "results/", a->out ? a->out : name);
-	if (results_resolve(given, outdir, sizeof outdir, &e) ||
-	    results_tmpdir(outdir, tmp, sizeof tmp, &e)) {
-		fprintf(stderr, "mpsim: %s\n", e.msg);
-		rc = e.status;
-		goto out;
-	}
-	size_t kept = a->resume ? resume_points(a, &sw, outdir, po) : 0;
-	if (a->resume) {
-		struct adopt ad = { a, &sw, tmp, po, 0 };
-		results_stale(outdir, adopt_stale, &ad);
-		kept += ad.kept;
-	}
-	if (!a->quiet) {
-		if (mpi)
-			printf("%s: %zu points over %d MPI ranks, %u at a time on each", name,
-			       sw.npoints, ranks_size(), a->jobs ? a->jobs : 1);
-		else
-			printf("%s: %zu points, %u at a time", name, sw.npoints,
-			       a->jobs ? a->jobs : default_jobs());
-		if (a->resume)
-			printf(" (%zu kept from the earlier run)", kept);
-		printf("\n");
-	}
-	if (mpi) {
-		int64_t go = 0;
-		ranks_bcast(&go, sizeof go);
-		go_sent = true;
-	}
-	rc = run_points(a, &sw, tmp, po, mpi, &byes);
-	size_t nok = 0;
-	for (size_t p = 0; p < sw.npoints; p++)
-		nok += po[p].ok;
-	if (!nok) {
-		results_discard(tmp);
-		fprintf(stderr, "mpsim: no point of the sweep completed; nothing was written\n");
-		goto out;
-	}
-	for (size_t p = 0; p < sw.npoints; p++) {
-		char pn[SWEEP_NAME_MAX + 2];
-		sweep_point_name(&sw, p, pn, sizeof pn);
-		if (po[p].reused && !po[p].in_tmp && results_adopt(outdir, tmp, pn, &e)) {
-			fprintf(stderr, "mpsim: %s\n", e.msg);
-			results_discard(tmp);
-			rc = e.status;
-			goto out;
-		}
-	}
-	struct sbuf sc = { 0 }, pc = { 0 };
-	sweep_table(&sw, po, &sc, a->quiet ? NULL : stdout);
-	if (sw.source)
-		paper_table(&sw, po, &pc, a->quiet ? NULL : stdout);
-	int wrc = 0;
-	if (results_write_text(tmp, "sweep.csv", sc.s, &e) ||
-	    (sw.source && results_write_text(tmp, "paper.csv", pc.s, &e)) ||
-	    results_commit(tmp, outdir, &e)) {
-		fprintf(stderr, "mpsim: %s\n", e.msg);
-		results_discard(tmp);
-		wrc = e.status;
-	} else {
-		wrc = finish_folder(a, outdir);
-		if (rc)
-			fprintf(stderr,
-				"mpsim: %zu of %zu points did not complete (sweep.csv says why); "
-				"the others are in %s/, and `mpsim run %s --out %s --resume` runs "
-				"only what is missing\n",
-				sw.npoints - nok, sw.npoints, outdir, a->file, outdir);
-		else if (!a->quiet)
-			printf("\n  results in %s/ (report.html, sweep.csv,%s a folder per "
-			       "point)\n",
-			       outdir, sw.source ? " paper.csv," : "");
-	}
-	if (wrc)
-		rc = wrc;
-	mp_free(sc.s);
-	mp_free(pc.s);
-out:
-	if (mpi) { /* the other ranks wait for rank 0's go, or its end */
-		int64_t v = rc;
-		MP_ASSERT(go_sent || rc);
-		if (go_sent)
-			ranks_drain(byes);
-		ranks_bcast(&v, sizeof v);
-	}
-	mp_free(po);
+	rc = mpi && ranks_rank() ? batch_rank(a, &sw) : batch_here(a, &sw, mpi);
 	sweep_free(&sw);
 	return rc;
 }
