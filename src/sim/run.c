@@ -110,7 +110,8 @@ static void sampler_add(struct sim *s, struct ts_sampler sp)
 	s->samplers[s->nsamplers++] = sp;
 }
 
-static int setup_samplers(struct sim *s, struct mp_err *e)
+/* `output.queues`: a port's queue, or the largest of a group's. */
+static int add_queue_samplers(struct sim *s, struct mp_err *e)
 {
 	const struct exp_output *o = &s->x->out;
 	char name[300];
@@ -141,7 +142,15 @@ static int setup_samplers(struct sim *s, struct mp_err *e)
 		sp.series = ts_series(s->ts, name);
 		sampler_add(s, sp);
 	}
-	/* one series per listed port group */
+	return MP_OK;
+}
+
+/* `output.utilisation`, `pauses`, `drops`, `paused`: one series per listed
+ * port group or link. */
+static int add_group_samplers(struct sim *s, struct mp_err *e)
+{
+	const struct exp_output *o = &s->x->out;
+	char name[300];
 	const struct {
 		const struct opt_strlist *list;
 		enum samp_kind kind;
@@ -168,6 +177,14 @@ static int setup_samplers(struct sim *s, struct mp_err *e)
 			sp.series = ts_series(s->ts, name);
 			sampler_add(s, sp);
 		}
+	return MP_OK;
+}
+
+/* `output.ingress`: a switch port's ingress bytes. */
+static int add_ingress_samplers(struct sim *s, struct mp_err *e)
+{
+	const struct exp_output *o = &s->x->out;
+	char name[300];
 	for (size_t i = 0; i < o->ingress.n; i++) {
 		const char *q = o->ingress.v[i];
 		struct ts_sampler sp = { .kind = SAMP_INGRESS, .port = find_port(&s->fab, q) };
@@ -181,6 +198,16 @@ static int setup_samplers(struct sim *s, struct mp_err *e)
 		sp.series = ts_series(s->ts, name);
 		sampler_add(s, sp);
 	}
+	return MP_OK;
+}
+
+/* `output.flow_throughput` and `output.traces`: per connection (its goodput;
+ * its cwnd, rate, RTT and path), and per channel of a collective scheduler
+ * with a window. */
+static void add_conn_samplers(struct sim *s)
+{
+	const struct exp_output *o = &s->x->out;
+	char name[300];
 	if (o->flow_throughput)
 		for (uint32_t i = 0; i < s->w.nconns && i < o->flow_throughput_max; i++) {
 			snprintf(name, sizeof name, "goodput_gbps:flow%u", i);
@@ -188,29 +215,36 @@ static int setup_samplers(struct sim *s, struct mp_err *e)
 							    .series = ts_series(s->ts, name),
 							    .conn = s->w.conns[i] });
 		}
-	if (o->traces) {
-		tp_world_trace(&s->w);
-		static const char *const fam[] = { "cwnd_bytes", "rate_gbps", "rtt_us", "path" };
-		for (uint32_t i = 0; i < s->w.nconns && i < o->traces_max; i++) {
-			struct ts_sampler sp = { .kind = SAMP_TRACE, .conn = s->w.conns[i] };
-			for (int k = 0; k < 4; k++) {
-				snprintf(name, sizeof name, "%s:flow%u", fam[k], i);
-				uint32_t id = ts_series(s->ts, name);
-				if (k == 0)
-					sp.series = id;
-			}
-			sampler_add(s, sp);
+	if (!o->traces)
+		return;
+	tp_world_trace(&s->w);
+	static const char *const fam[] = { "cwnd_bytes", "rate_gbps", "rtt_us", "path" };
+	for (uint32_t i = 0; i < s->w.nconns && i < o->traces_max; i++) {
+		struct ts_sampler sp = { .kind = SAMP_TRACE, .conn = s->w.conns[i] };
+		for (int k = 0; k < 4; k++) {
+			snprintf(name, sizeof name, "%s:flow%u", fam[k], i);
+			uint32_t id = ts_series(s->ts, name);
+			if (k == 0)
+				sp.series = id;
 		}
-		/* a collective scheduler with a window (MCC): each channel's, chunks */
-		const struct ccl_sched_ops *so = s->x->coll ? s->ccl.ops : NULL;
-		for (uint32_t i = 0; so && so->window && i < s->ccl.nchans && i < o->traces_max;
-		     i++) {
-			snprintf(name, sizeof name, "ccl_window:ch%u", i);
-			sampler_add(s, (struct ts_sampler){ .kind = SAMP_CCL_WINDOW,
-							    .series = ts_series(s->ts, name),
-							    .chan = s->ccl.chans[i] });
-		}
+		sampler_add(s, sp);
 	}
+	/* a collective scheduler with a window (MCC): each channel's, chunks */
+	const struct ccl_sched_ops *so = s->x->coll ? s->ccl.ops : NULL;
+	for (uint32_t i = 0; so && so->window && i < s->ccl.nchans && i < o->traces_max; i++) {
+		snprintf(name, sizeof name, "ccl_window:ch%u", i);
+		sampler_add(s, (struct ts_sampler){ .kind = SAMP_CCL_WINDOW,
+						    .series = ts_series(s->ts, name),
+						    .chan = s->ccl.chans[i] });
+	}
+}
+
+/* The samplers of the `output:` section, in the order of their series. */
+static int setup_samplers(struct sim *s, struct mp_err *e)
+{
+	if (add_queue_samplers(s, e) || add_group_samplers(s, e) || add_ingress_samplers(s, e))
+		return e->status;
+	add_conn_samplers(s);
 	return MP_OK;
 }
 
@@ -253,92 +287,118 @@ static void ts_over(struct sim *s, simtime_t now)
 	s->q.stop = true;
 }
 
+/* A port-group sampler's value over the ports it covers: the largest
+ * queue, the mean utilisation, the pauses or drops since the last sample,
+ * or the mean paused share of dt. */
+static double sample_ports(struct sim *s, struct ts_sampler *sp, simtime_t now, simtime_t dt)
+{
+	struct fabric *f = &s->fab;
+	double v = 0;
+	switch (sp->kind) {
+	case SAMP_QUEUE_MAX:
+		for (uint32_t n = 0; n < f->nnodes; n++)
+			for (uint16_t p = 0; p < f->nodes[n]->nports; p++) {
+				struct port *pt = &f->nodes[n]->ports[p];
+				if (port_in_group(pt, sp->group) && pt->qbytes_total > v)
+					v = (double)pt->qbytes_total;
+			}
+		break;
+	case SAMP_UTIL: {
+		double sum = 0;
+		uint32_t cnt = 0;
+		for (uint32_t n = 0; n < f->nnodes; n++)
+			for (uint16_t p = 0; p < f->nodes[n]->nports; p++) {
+				struct port *pt = &f->nodes[n]->ports[p];
+				if (!sampler_has(sp, pt))
+					continue;
+				uint64_t b = pt->tx_bytes - pt->ts_tx_bytes;
+				sum += (double)b * 8.0 / ((double)pt->rate_bps * time_to_s(dt));
+				cnt++;
+			}
+		v = cnt ? sum / cnt : 0;
+		break;
+	}
+	case SAMP_PAUSES:
+	case SAMP_DROPS: {
+		uint64_t sum = 0;
+		for (uint32_t n = 0; n < f->nnodes; n++)
+			for (uint16_t p = 0; p < f->nodes[n]->nports; p++) {
+				struct port *pt = &f->nodes[n]->ports[p];
+				if (sampler_has(sp, pt))
+					sum += sp->kind == SAMP_PAUSES
+						   ? pt->st.pause_sent
+						   : pt->st.drops_buffer + pt->st.drops_link;
+			}
+		v = (double)(sum - sp->prev);
+		sp->prev = sum;
+		break;
+	}
+	case SAMP_PAUSED: { /* mean over the ports of the paused share of dt */
+		uint64_t sum = 0, cnt = 0;
+		for (uint32_t n = 0; n < f->nnodes; n++)
+			for (uint16_t p = 0; p < f->nodes[n]->nports; p++) {
+				struct port *pt = &f->nodes[n]->ports[p];
+				if (!sampler_has(sp, pt))
+					continue;
+				sum += port_paused_time(pt, now);
+				cnt++;
+			}
+		v = cnt ? (double)(sum - sp->prev) / (double)cnt / (double)dt : 0;
+		sp->prev = sum;
+		break;
+	}
+	default:
+		MP_PANIC("sampler kind %d walks no ports", (int)sp->kind);
+	}
+	return v;
+}
+
+/* Take one sampler's sample at now into its series. */
+static void sample_one(struct sim *s, struct ts_sampler *sp, simtime_t now, simtime_t dt)
+{
+	double v = 0;
+	switch (sp->kind) {
+	case SAMP_QUEUE_PORT:
+		v = (double)sp->port->qbytes_total;
+		break;
+	case SAMP_QUEUE_MAX:
+	case SAMP_UTIL:
+	case SAMP_PAUSES:
+	case SAMP_DROPS:
+	case SAMP_PAUSED:
+		v = sample_ports(s, sp, now, dt);
+		break;
+	case SAMP_INGRESS:
+		v = (double)(sp->port->ingress_bytes[CLS_DATA] + sp->port->hdrm_used);
+		break;
+	case SAMP_TRACE:
+		sample_trace(s, sp, now, dt);
+		return;
+	case SAMP_CCL_WINDOW:
+		v = s->ccl.ops->window(sp->chan);
+		if (isnan(v))
+			return;
+		break;
+	case SAMP_FLOW_TPUT:
+		v = (double)(sp->conn->acked_bytes - sp->conn->ts_acked_bytes) * 8.0 /
+		    time_to_s(dt) / 1e9;
+		sp->conn->ts_acked_bytes = sp->conn->acked_bytes;
+		break;
+	}
+	ts_push(s->ts, now, sp->series, v);
+}
+
+/* The sampling event: every sampler's sample, the next sampling event
+ * while flows run or stop_time is ahead, the time series' bound and the
+ * progress line. */
 static void sample(void *obj, uint64_t arg)
 {
 	struct sim *s = obj;
 	simtime_t now = s->q.now, dt = s->x->out.interval;
 	struct fabric *f = &s->fab;
 	(void)arg;
-	for (uint32_t i = 0; i < s->nsamplers; i++) {
-		struct ts_sampler *sp = &s->samplers[i];
-		double v = 0;
-		switch (sp->kind) {
-		case SAMP_QUEUE_PORT:
-			v = (double)sp->port->qbytes_total;
-			break;
-		case SAMP_QUEUE_MAX:
-			for (uint32_t n = 0; n < f->nnodes; n++)
-				for (uint16_t p = 0; p < f->nodes[n]->nports; p++) {
-					struct port *pt = &f->nodes[n]->ports[p];
-					if (port_in_group(pt, sp->group) && pt->qbytes_total > v)
-						v = (double)pt->qbytes_total;
-				}
-			break;
-		case SAMP_UTIL: {
-			double sum = 0;
-			uint32_t cnt = 0;
-			for (uint32_t n = 0; n < f->nnodes; n++)
-				for (uint16_t p = 0; p < f->nodes[n]->nports; p++) {
-					struct port *pt = &f->nodes[n]->ports[p];
-					if (!sampler_has(sp, pt))
-						continue;
-					uint64_t b = pt->tx_bytes - pt->ts_tx_bytes;
-					sum += (double)b * 8.0 /
-					       ((double)pt->rate_bps * time_to_s(dt));
-					cnt++;
-				}
-			v = cnt ? sum / cnt : 0;
-			break;
-		}
-		case SAMP_PAUSES:
-		case SAMP_DROPS: {
-			uint64_t sum = 0;
-			for (uint32_t n = 0; n < f->nnodes; n++)
-				for (uint16_t p = 0; p < f->nodes[n]->nports; p++) {
-					struct port *pt = &f->nodes[n]->ports[p];
-					if (sampler_has(sp, pt))
-						sum +=
-						    sp->kind == SAMP_PAUSES
-							? pt->st.pause_sent
-							: pt->st.drops_buffer + pt->st.drops_link;
-				}
-			v = (double)(sum - sp->prev);
-			sp->prev = sum;
-			break;
-		}
-		case SAMP_PAUSED: { /* mean over the ports of the paused share of dt */
-			uint64_t sum = 0, cnt = 0;
-			for (uint32_t n = 0; n < f->nnodes; n++)
-				for (uint16_t p = 0; p < f->nodes[n]->nports; p++) {
-					struct port *pt = &f->nodes[n]->ports[p];
-					if (!sampler_has(sp, pt))
-						continue;
-					sum += port_paused_time(pt, now);
-					cnt++;
-				}
-			v = cnt ? (double)(sum - sp->prev) / (double)cnt / (double)dt : 0;
-			sp->prev = sum;
-			break;
-		}
-		case SAMP_INGRESS:
-			v = (double)(sp->port->ingress_bytes[CLS_DATA] + sp->port->hdrm_used);
-			break;
-		case SAMP_TRACE:
-			sample_trace(s, sp, now, dt);
-			continue;
-		case SAMP_CCL_WINDOW:
-			v = s->ccl.ops->window(sp->chan);
-			if (isnan(v))
-				continue;
-			break;
-		case SAMP_FLOW_TPUT:
-			v = (double)(sp->conn->acked_bytes - sp->conn->ts_acked_bytes) * 8.0 /
-			    time_to_s(dt) / 1e9;
-			sp->conn->ts_acked_bytes = sp->conn->acked_bytes;
-			break;
-		}
-		ts_push(s->ts, now, sp->series, v);
-	}
+	for (uint32_t i = 0; i < s->nsamplers; i++)
+		sample_one(s, &s->samplers[i], now, dt);
 	/* utilisation baselines move after every sampler has read them */
 	for (uint32_t n = 0; n < f->nnodes; n++)
 		for (uint16_t p = 0; p < f->nodes[n]->nports; p++)
@@ -669,26 +729,28 @@ static int event_errf(struct mp_err *e, const struct experiment *x, size_t i, co
 	return cfg_errf_line(e, &x->doc, kn ? kn->line : x->events[i].line, dotted, "%s", msg);
 }
 
-int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
+/* The topology's nodes and links, before failures; *info receives what the
+ * workload needs of it. */
+static int build_topology(struct sim *s, struct topo_info *info, struct mp_err *e)
 {
-	memset(s, 0, sizeof *s);
-	s->x = x;
-	s->ts = mp_calloc(1, sizeof *s->ts);
-	evq_init(&s->q);
-	pool_init(&s->pkts, lb_pkt_size(x->lb), 4096);
-	fab_init(&s->fab, &s->q, &s->pkts, x->gen.seed, &x->sw);
-	s->fab.lb = x->lb;
-	s->fab.lb_params = x->lb_params;
-	s->evs.id = 0;
-	struct topo_info info = { 0 };
+	const struct experiment *x = s->x;
 	if (sim_plan_fabric(x, e))
 		return e->status;
-	x->topo->build(x->topo_params, &s->fab, &info);
+	x->topo->build(x->topo_params, &s->fab, info);
 	if (s->fab.nnodes + 1 + 2 * s->fab.nlinks >= TP_ENTITY_BASE)
 		return exp_errf(e, x, "topology",
 				"the fabric has too many ports for mpsim's "
 				"event keys (%u nodes, %u links)",
 				s->fab.nnodes, s->fab.nlinks);
+	return MP_OK;
+}
+
+/* The links that are down from the start (random per tier, then named,
+ * each once), the fabric finalized around them, and the lossy links' loss
+ * rates. */
+static int build_failures(struct sim *s, struct mp_err *e)
+{
+	const struct experiment *x = s->x;
 	uint32_t *down = NULL;
 	size_t ndown = 0;
 	if (pick_random_links(s, TIER_1, x->fail.random_tier1, &down, &ndown, e) ||
@@ -726,13 +788,22 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 		goto fail_down;
 	}
 	mp_free(down);
-	down = NULL;
 	for (uint32_t i = 0; i < s->fab.nlinks; i++) {
 		double lr =
 		    s->fab.links[i].tier == TIER_HOST ? x->fail.host_loss_rate : x->fail.loss_rate;
 		if (lr > 0)
 			fab_link_set_loss(&s->fab, i, lr);
 	}
+	return MP_OK;
+fail_down:
+	mp_free(down);
+	return e->status;
+}
+
+/* The `events:` section: each event on its node or link, at its time. */
+static int schedule_events(struct sim *s, struct mp_err *e)
+{
+	const struct experiment *x = s->x;
 	for (size_t i = 0; i < x->nevents; i++) {
 		const struct exp_event *ev = &x->events[i];
 		if (*ev->node) {
@@ -756,14 +827,18 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 		evq_at(&s->q, &s->evs, ev->at, link_event, s, ((uint64_t)i << 32) | l);
 		plan_event(&s->fab, ev, l);
 	}
-	if (fab_check_buffer(&s->fab, e))
-		return exp_reraise(e, x, "switch");
-	if (intra_check(&x->server, s->fab.nhosts, e))
-		return exp_reraise(e, x, "server");
+	return MP_OK;
+}
+
+/* The workload's flows and the collectives' messages, checked against what
+ * a run can hold. */
+static int build_workload(struct sim *s, const struct topo_info *info, struct mp_err *e)
+{
+	const struct experiment *x = s->x;
 	struct wl_env env = { .nhosts = s->fab.nhosts,
 			      .gpus_per_server = (uint32_t)x->server.gpus,
-			      .hosts_per_tor = info.hosts_per_tor,
-			      .host_rate_bps = info.host_rate_bps,
+			      .hosts_per_tor = info->hosts_per_tor,
+			      .host_rate_bps = info->host_rate_bps,
 			      .seed = x->gen.seed,
 			      .base_dir = x->doc.dir };
 	sim_plan_flow_limit(x, &s->flows);
@@ -779,6 +854,29 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 		return exp_errf(e, x, x->wl ? "workload" : "collective",
 				"%zu messages: mpsim's message ids hold fewer than %u", s->flows.n,
 				TP_ENTITY_BASE);
+	return MP_OK;
+}
+
+int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
+{
+	memset(s, 0, sizeof *s);
+	s->x = x;
+	s->ts = mp_calloc(1, sizeof *s->ts);
+	evq_init(&s->q);
+	pool_init(&s->pkts, lb_pkt_size(x->lb), 4096);
+	fab_init(&s->fab, &s->q, &s->pkts, x->gen.seed, &x->sw);
+	s->fab.lb = x->lb;
+	s->fab.lb_params = x->lb_params;
+	s->evs.id = 0;
+	struct topo_info info = { 0 };
+	if (build_topology(s, &info, e) || build_failures(s, e) || schedule_events(s, e))
+		return e->status;
+	if (fab_check_buffer(&s->fab, e))
+		return exp_reraise(e, x, "switch");
+	if (intra_check(&x->server, s->fab.nhosts, e))
+		return exp_reraise(e, x, "server");
+	if (build_workload(s, &info, e))
+		return e->status;
 	tp_world_init(&s->w, &s->q, &s->fab, x->tp, x->tp_params, x->gen.seed);
 	s->w.on_msg = on_msg;
 	s->w.ctx = s;
@@ -792,9 +890,6 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 		evq_at(&s->q, &s->evs, 0, sample, s, 0);
 	s->show_progress = x->out.progress && isatty(STDERR_FILENO) && !getenv("CI");
 	return MP_OK;
-fail_down:
-	mp_free(down);
-	return e->status;
 }
 
 static void progress(struct sim *s, bool final)
@@ -975,66 +1070,68 @@ static void collect_colls(struct sim *s, struct run_result *r)
 	}
 }
 
-void sim_collect(struct sim *s, struct run_result *r)
+/* Flow i's record: what its connection (or, for a message on the ccl's
+ * queue pairs, the runner) saw of it, and whether it is measured. */
+static void collect_flow(struct sim *s, size_t i, struct flow_rec *fr, struct run_result *r)
 {
-	memset(r, 0, sizeof *r);
-	r->wall_s = sim_wall_now() - s->wall_start;
-	r->events = s->q.processed;
-	r->events_peak_pending = s->q.peak;
-	r->sim_end = s->q.now;
+	const struct flow_spec *fs = &s->flows.v[i];
+	const struct conn *c = s->fconn[i];
+	fr->id = (uint32_t)i;
+	fr->src = fs->src;
+	fr->dst = fs->dst;
+	fr->job = fs->job;
+	fr->iter = fs->iter;
+	fr->bytes = fs->bytes;
+	fr->delivered = s->rx_at[i];
+	if (c) {
+		fr->start = c->start;
+		fr->ideal_fct = c->ideal_fct;
+		fr->completed = c->done;
+		fr->retx_bytes = c->retx_bytes;
+		fr->sent_bytes = c->sent_bytes;
+		fr->rcvd_bytes = c->rcvd_bytes;
+		fr->dup_bytes = c->dup_bytes;
+		fr->data_pkts = c->rx_data_pkts;
+		fr->reordered = c->rx_reordered;
+		fr->blocked = fab_hol_blocked(&s->fab, c->id);
+	} else { /* a message on the ccl's queue pairs */
+		fr->on_qps = true;
+		fr->start = s->rel_at[i] == SIMTIME_MAX ? 0 : s->rel_at[i];
+		fr->ideal_fct = ccl_ideal_fct(&s->ccl, s->fchan[i], fs->bytes);
+		fr->completed = s->tx_at[i] != 0;
+		fr->rcvd_bytes = s->rx_at[i] ? fs->bytes : 0;
+	}
+	if (fr->completed) {
+		fr->finish = c ? c->finish : s->tx_at[i];
+		fr->fct = fr->finish - fr->start;
+		fr->slowdown = (double)fr->fct / (double)fr->ideal_fct;
+		r->ncompleted++;
+	}
+	const struct exp_output *o = &s->x->out;
+	simtime_t life = fr->completed ? fr->fct : s->q.now - fr->start;
+	fr->hol = o->pfc_counters && (double)fr->blocked > o->hol_fraction * (double)life;
+	fr->measured = fr->start >= o->fct_from && (!o->fct_until || fr->start < o->fct_until);
+	r->nmeasured += fr->measured;
+}
+
+/* A record per flow (markers have none). */
+static void collect_flows(struct sim *s, struct run_result *r)
+{
 	size_t nrec = 0;
 	for (size_t i = 0; i < s->flows.n; i++)
 		nrec += !flow_is_marker(&s->flows.v[i]);
 	r->nflows = nrec;
 	r->dag = s->flows.ndeps || s->ccl.nchans;
 	r->flows = mp_calloc(nrec ? nrec : 1, sizeof *r->flows);
-	for (size_t i = 0, k = 0; i < s->flows.n; i++) {
-		const struct flow_spec *fs = &s->flows.v[i];
-		if (flow_is_marker(fs))
-			continue;
-		struct flow_rec *fr = &r->flows[k++];
-		const struct conn *c = s->fconn[i];
-		fr->id = (uint32_t)i;
-		fr->src = fs->src;
-		fr->dst = fs->dst;
-		fr->job = fs->job;
-		fr->iter = fs->iter;
-		fr->bytes = fs->bytes;
-		fr->delivered = s->rx_at[i];
-		if (c) {
-			fr->start = c->start;
-			fr->ideal_fct = c->ideal_fct;
-			fr->completed = c->done;
-			fr->retx_bytes = c->retx_bytes;
-			fr->sent_bytes = c->sent_bytes;
-			fr->rcvd_bytes = c->rcvd_bytes;
-			fr->dup_bytes = c->dup_bytes;
-			fr->data_pkts = c->rx_data_pkts;
-			fr->reordered = c->rx_reordered;
-			fr->blocked = fab_hol_blocked(&s->fab, c->id);
-		} else { /* a message on the ccl's queue pairs */
-			fr->on_qps = true;
-			fr->start = s->rel_at[i] == SIMTIME_MAX ? 0 : s->rel_at[i];
-			fr->ideal_fct = ccl_ideal_fct(&s->ccl, s->fchan[i], fs->bytes);
-			fr->completed = s->tx_at[i] != 0;
-			fr->rcvd_bytes = s->rx_at[i] ? fs->bytes : 0;
-		}
-		if (fr->completed) {
-			fr->finish = c ? c->finish : s->tx_at[i];
-			fr->fct = fr->finish - fr->start;
-			fr->slowdown = (double)fr->fct / (double)fr->ideal_fct;
-			r->ncompleted++;
-		}
-		const struct exp_output *o = &s->x->out;
-		simtime_t life = fr->completed ? fr->fct : s->q.now - fr->start;
-		fr->hol = o->pfc_counters && (double)fr->blocked > o->hol_fraction * (double)life;
-		fr->measured =
-		    fr->start >= o->fct_from && (!o->fct_until || fr->start < o->fct_until);
-		r->nmeasured += fr->measured;
-	}
-	r->pfc_counters = s->x->out.pfc_counters;
-	/* the queue pairs' own counters, credited to the first message of a job
-	 * (a queue pair's retransmissions belong to no one message) */
+	for (size_t i = 0, k = 0; i < s->flows.n; i++)
+		if (!flow_is_marker(&s->flows.v[i]))
+			collect_flow(s, i, &r->flows[k++], r);
+}
+
+/* The queue pairs' own counters, credited to the first message of a job
+ * (a queue pair's retransmissions belong to no one message). */
+static void collect_qps(struct sim *s, struct run_result *r)
+{
 	size_t first_job = 0;
 	while (first_job < r->nflows && !r->flows[first_job].job)
 		first_job++;
@@ -1048,10 +1145,12 @@ void sim_collect(struct sim *s, struct run_result *r)
 		r->qp_data_pkts += c->rx_data_pkts;
 		r->qp_reordered += c->rx_reordered;
 	}
-	collect_colls(s, r);
-	r->qp_trace = s->ccl.trace; /* the scheduler's trace, if it kept one */
-	r->qp_trace_len = s->ccl.trace_len;
-	s->ccl.trace = NULL;
+}
+
+/* The 99th percentile (nearest rank) and the largest out-of-order distance
+ * of the run's arrivals. */
+static void collect_ood(struct sim *s, struct run_result *r)
+{
 	uint64_t nood = 0, k = 0, seen = 0;
 	r->ood_p99 = r->ood_max = NAN;
 	for (uint32_t i = 0; i <= TP_OOD_MAX; i++)
@@ -1065,6 +1164,12 @@ void sim_collect(struct sim *s, struct run_result *r)
 		if (s->w.ood_hist[i])
 			r->ood_max = i;
 	}
+}
+
+/* The network's totals over every port (each port's counters synced to the
+ * end of the run first) and switch. */
+static void collect_net(struct sim *s, struct run_result *r)
+{
 	struct net_totals *t = &r->net;
 	struct fabric *f = &s->fab;
 	for (uint32_t n = 0; n < f->nnodes; n++) {
@@ -1086,8 +1191,27 @@ void sim_collect(struct sim *s, struct run_result *r)
 			t->max_buffer_used = ((struct sw *)nd)->buf_peak;
 	}
 	t->drops_no_route = f->no_route_drops;
+}
+
+void sim_collect(struct sim *s, struct run_result *r)
+{
+	memset(r, 0, sizeof *r);
+	r->wall_s = sim_wall_now() - s->wall_start;
+	r->events = s->q.processed;
+	r->events_peak_pending = s->q.peak;
+	r->sim_end = s->q.now;
+	collect_flows(s, r);
+	r->pfc_counters = s->x->out.pfc_counters;
+	collect_qps(s, r);
+	collect_colls(s, r);
+	r->qp_trace = s->ccl.trace; /* the scheduler's trace, if it kept one */
+	r->qp_trace_len = s->ccl.trace_len;
+	s->ccl.trace = NULL;
+	collect_ood(s, r);
+	collect_net(s, r);
 	collect_ports(s, r);
-	t->lossless_overflow = f->lossless_overflow;
+	struct fabric *f = &s->fab;
+	r->net.lossless_overflow = f->lossless_overflow;
 	fab_assert_lossless(f);
 	r->ts = *s->ts;
 	memset(s->ts, 0, sizeof *s->ts);
