@@ -93,6 +93,9 @@ if $have_gnuplot; then
 	[[ -s res/quoting/plots/plot.gp && -s res/quoting/plots/sweep_max_fct.png ]] ||
 		fail "hostile sweep" "plots drawn (plot.gp, sweep_max_fct.png)" "$(ls res/quoting/plots 2>&1)"
 	grep -q '`' res/quoting/plots/plot.gp || fail "plot.gp" "the names in it" "no backquote"
+	# the ratio's keys come from paper.csv's ratio_of and ratio_point, whole
+	grep -q '^ratio_0	' res/quoting/plots/figures.tsv ||
+		fail "hostile sweep" "the ratio's figure (ratio_0)" "$(cut -f1 res/quoting/plots/figures.tsv | tr '\n' ' ')"
 fi
 for f in sweep.csv paper.csv; do
 	n=$(csv_fields "res/quoting/$f")

@@ -949,173 +949,331 @@ static void metric_figure(struct plotter *pl, const struct sweepdata *sd, int m,
 	fig_end(pl, name);
 }
 
-/* "max_fct of system=roce,qps=4" */
-static void ratio_figure(struct plotter *pl, const struct sweepdata *sd, const struct csv *paper,
-			 const char *rname, int idx)
+/* ---- a ratio between points ---- */
+
+#define RATIO_MAX_KEYS 8
+
+/* What a ratio figure divides: paper.csv's "max_fct of system=roce" names it;
+ * ours at a row is the metric at the row with the changed keys set to their
+ * values at the other point, over the metric at the row. */
+struct ratio {
+	char base[96], changes[512];	/* "max_fct", "system=roce": for the labels */
+	int col;			/* the metric's column in sweep.csv */
+	size_t ck[RATIO_MAX_KEYS];	/* the changed keys, 0-based among sweep.csv's keys */
+	const char *cv[RATIO_MAX_KEYS]; /* and their values at the other point */
+	size_t nck;
+	char buf[512]; /* the values' text, when they come from the label */
+};
+
+/* A ratio's figure data: one line per value of the keys other than x. */
+struct ratio_lines {
+	double *ours; /* per sweep row: the ratio, NAN where there is none */
+	size_t *rl;   /* per sweep row: its line */
+	char **lines; /* the lines' labels */
+	size_t nlines;
+	double lo, hi; /* the positive values drawn, ours and the paper's */
+};
+
+/* The key column of sweep.csv named `key` in full, or its label when
+ * `label_too` (as paper.csv's point and an old metric label spell keys). */
+static bool sweep_key_col(const struct sweepdata *sd, const char *key, bool label_too, size_t *k)
 {
-	char base[96], changes[512];
-	const char *of = strstr(rname, " of ");
-	snprintf(base, sizeof base, "%.*s", (int)(of - rname), rname);
-	snprintf(changes, sizeof changes, "%s", of + 4);
-	int m = -1;
-	for (int j = 0; j < M_N; j++)
-		if (!strcmp(metric_defs[j].name, base))
-			m = j;
-	const char *u = m >= 0 ? metric_unit((enum metric_id)m) : "";
-	char colname[128];
-	snprintf(colname, sizeof colname, "%s%s%s", base, *u ? "_" : "", u);
-	int col = csv_col(&sd->t, colname);
-	if (col < 0)
-		return;
-	/* the changed keys and their target values */
-	size_t ck[8], nck = 0;
-	const char *cv[8];
-	char cbuf[512];
-	snprintf(cbuf, sizeof cbuf, "%s", changes);
+	for (*k = 0; *k < sd->nkeys; (*k)++)
+		if (!strcmp(sd->t.head[*k + 1], key) ||
+		    (label_too && !strcmp(key_label(sd->t.head[*k + 1]), key)))
+			return true;
+	return false;
+}
+
+/* Split s, one CSV record (fields joined by commas, each quoted as csv_field
+ * quotes it), into at most max fields cut into buf; -1 when it does not fit. */
+static int split_record(const char *s, char *buf, size_t n, const char **f, size_t max)
+{
+	size_t nf = 0, l = 0;
+	while (*s) {
+		if (nf == max)
+			return -1;
+		f[nf++] = buf + l;
+		bool quoted = *s == '"';
+		for (s += quoted; *s && (quoted || *s != ','); s++) {
+			if (quoted && *s == '"' && s[1] != '"') {
+				quoted = false;
+				continue;
+			}
+			s += quoted && *s == '"'; /* "" in quotes: one quote */
+			if (l + 2 > n)
+				return -1;
+			buf[l++] = *s;
+		}
+		if (l + 1 > n)
+			return -1;
+		buf[l++] = '\0';
+		s += *s == ',';
+	}
+	return (int)nf;
+}
+
+/* The changed keys from paper.csv's row p: its ratio_of (the keys) and
+ * ratio_point (the other point, a row of sweep.csv, holds their values). */
+static bool ratio_from_columns(struct ratio *rt, const struct sweepdata *sd,
+			       const struct csv *paper, size_t p, int cof, int cpt)
+{
+	const char *keys[RATIO_MAX_KEYS];
+	int n = split_record(csv_at(paper, p, (size_t)cof), rt->buf, sizeof rt->buf, keys,
+			     RATIO_MAX_KEYS);
+	size_t q = 0;
+	while (q < sd->t.nrows && strcmp(csv_at(&sd->t, q, 0), csv_at(paper, p, (size_t)cpt)))
+		q++;
+	if (n <= 0 || q == sd->t.nrows)
+		return false;
+	for (rt->nck = 0; rt->nck < (size_t)n; rt->nck++) {
+		if (!sweep_key_col(sd, keys[rt->nck], false, &rt->ck[rt->nck]))
+			return false;
+		rt->cv[rt->nck] = csv_at(&sd->t, q, rt->ck[rt->nck] + 1);
+	}
+	return true;
+}
+
+/* The changed keys from the label's "key=value,key=value", as a results
+ * folder written before paper.csv had ratio_of and ratio_point holds them (a
+ * value with a comma or an '=' cannot be read back from it: no figure). */
+static bool ratio_from_label(struct ratio *rt, const struct sweepdata *sd)
+{
+	snprintf(rt->buf, sizeof rt->buf, "%s", rt->changes);
 	char *save = NULL;
-	for (char *tok = strtok_r(cbuf, ",", &save); tok && nck < 8;
+	rt->nck = 0;
+	for (char *tok = strtok_r(rt->buf, ",", &save); tok && rt->nck < RATIO_MAX_KEYS;
 	     tok = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(tok, '=');
 		if (!eq)
-			return;
+			return false;
 		*eq = '\0';
-		size_t k = 0;
-		while (k < sd->nkeys && strcmp(sd->t.head[k + 1], tok) &&
-		       strcmp(key_label(sd->t.head[k + 1]), tok))
-			k++;
-		if (k == sd->nkeys)
-			return;
-		ck[nck] = k;
-		cv[nck++] = eq + 1;
+		if (!sweep_key_col(sd, tok, true, &rt->ck[rt->nck]))
+			return false;
+		rt->cv[rt->nck++] = eq + 1;
 	}
-	size_t nr = sd->t.nrows;
-	char name[64], dat[80], pdat[96];
-	snprintf(name, sizeof name, "ratio_%d", idx);
-	snprintf(dat, sizeof dat, "%s.dat", name);
-	snprintf(pdat, sizeof pdat, "%s_paper.dat", name);
-	/* ours at every row that is not itself the target: m(target) / m(row) */
-	char **lines = NULL;
-	size_t nlines = 0, *rl = mp_calloc(nr + 1, sizeof *rl);
-	double *ours = mp_malloc((nr + 1) * sizeof *ours), lo = INFINITY, hi = 0;
-	for (size_t r = 0; r < nr; r++) {
-		ours[r] = NAN;
-		bool is_target = true;
-		for (size_t j = 0; j < nck; j++)
-			is_target &= !strcmp(csv_at(&sd->t, r, ck[j] + 1), cv[j]);
-		if (is_target)
-			continue;
-		for (size_t q = 0; q < nr; q++) {
-			bool match = true;
-			for (size_t k = 0; k < sd->nkeys && match; k++) {
-				const char *want = csv_at(&sd->t, r, k + 1);
-				for (size_t j = 0; j < nck; j++)
-					if (ck[j] == k)
-						want = cv[j];
-				match = !strcmp(csv_at(&sd->t, q, k + 1), want);
-			}
-			if (match) {
-				ours[r] = csv_num(&sd->t, q, (size_t)col) /
-					  csv_num(&sd->t, r, (size_t)col);
-				break;
-			}
+	return true;
+}
+
+/* The ratio named rname, first on paper.csv's row p: false when sweep.csv
+ * cannot draw it (no such metric column, keys or point). */
+static bool ratio_load(struct ratio *rt, const struct sweepdata *sd, const struct csv *paper,
+		       const char *rname, size_t p)
+{
+	const char *of = strstr(rname, " of ");
+	snprintf(rt->base, sizeof rt->base, "%.*s", (int)(of - rname), rname);
+	snprintf(rt->changes, sizeof rt->changes, "%s", of + 4);
+	int m = -1;
+	for (int j = 0; j < M_N; j++)
+		if (!strcmp(metric_defs[j].name, rt->base))
+			m = j;
+	const char *u = m >= 0 ? metric_unit((enum metric_id)m) : "";
+	char colname[128];
+	snprintf(colname, sizeof colname, "%s%s%s", rt->base, *u ? "_" : "", u);
+	rt->col = csv_col(&sd->t, colname);
+	if (rt->col < 0)
+		return false;
+	int cof = csv_col(paper, "ratio_of"), cpt = csv_col(paper, "ratio_point");
+	return cof >= 0 && cpt >= 0 ? ratio_from_columns(rt, sd, paper, p, cof, cpt)
+				    : ratio_from_label(rt, sd);
+}
+
+/* Is sweep row r the other point itself (every changed key at its value)? */
+static bool ratio_is_other(const struct ratio *rt, const struct sweepdata *sd, size_t r)
+{
+	bool is = true;
+	for (size_t j = 0; j < rt->nck; j++)
+		is &= !strcmp(csv_at(&sd->t, r, rt->ck[j] + 1), rt->cv[j]);
+	return is;
+}
+
+/* The row with row r's values but the changed keys', or SIZE_MAX. */
+static size_t ratio_other_row(const struct ratio *rt, const struct sweepdata *sd, size_t r)
+{
+	for (size_t q = 0; q < sd->t.nrows; q++) {
+		bool match = true;
+		for (size_t k = 0; k < sd->nkeys && match; k++) {
+			const char *want = csv_at(&sd->t, r, k + 1);
+			for (size_t j = 0; j < rt->nck; j++)
+				if (rt->ck[j] == k)
+					want = rt->cv[j];
+			match = !strcmp(csv_at(&sd->t, q, k + 1), want);
 		}
+		if (match)
+			return q;
+	}
+	return SIZE_MAX;
+}
+
+/* Ours at every row that is not itself the other point: m(other) / m(row). */
+static void ratio_ours(const struct ratio *rt, const struct sweepdata *sd, struct ratio_lines *rl)
+{
+	size_t nr = sd->t.nrows;
+	*rl = (struct ratio_lines){ .rl = mp_calloc(nr + 1, sizeof *rl->rl),
+				    .ours = mp_malloc((nr + 1) * sizeof *rl->ours),
+				    .lo = INFINITY };
+	for (size_t r = 0; r < nr; r++) {
+		rl->ours[r] = NAN;
+		if (ratio_is_other(rt, sd, r))
+			continue;
+		size_t q = ratio_other_row(rt, sd, r);
+		if (q != SIZE_MAX)
+			rl->ours[r] = csv_num(&sd->t, q, (size_t)rt->col) /
+				      csv_num(&sd->t, r, (size_t)rt->col);
 		char lab[512];
 		line_label(sd, r, sd->xk, SIZE_MAX, lab, sizeof lab);
-		rl[r] = intern(&lines, &nlines, lab);
-		if (isfinite(ours[r]) && ours[r] > 0) {
-			lo = fmin(lo, ours[r]);
-			hi = fmax(hi, ours[r]);
+		rl->rl[r] = intern(&rl->lines, &rl->nlines, lab);
+		if (isfinite(rl->ours[r]) && rl->ours[r] > 0) {
+			rl->lo = fmin(rl->lo, rl->ours[r]);
+			rl->hi = fmax(rl->hi, rl->ours[r]);
 		}
 	}
-	bool *keep = NULL, any_kept = false;
-	FILE *d = pl_open(pl, dat), *pd = NULL;
-	if (!d)
-		goto out;
-	/* the lines the paper speaks of (its points' lines), when it names any:
-	 * the other systems' ratios to the reference would only crowd them */
-	keep = mp_calloc(nlines + 1, sizeof *keep);
+}
+
+static void ratio_lines_free(struct ratio_lines *rl)
+{
+	for (size_t l = 0; l < rl->nlines; l++)
+		mp_free(rl->lines[l]);
+	mp_free(rl->lines);
+	mp_free(rl->rl);
+	mp_free(rl->ours);
+}
+
+/* The lines the paper speaks of (its points' lines), when it names any: the
+ * other systems' ratios to the reference would only crowd them. NULL when
+ * it names none. */
+static bool *ratio_kept_lines(const struct sweepdata *sd, const struct csv *paper,
+			      const char *rname, const struct ratio_lines *rl)
+{
+	bool *keep = mp_calloc(rl->nlines + 1, sizeof *keep), any = false;
 	for (size_t p = 0; p < paper->nrows; p++)
-		for (size_t r = 0; r < nr && !strcmp(csv_at(paper, p, 1), rname); r++)
+		for (size_t r = 0; r < sd->t.nrows && !strcmp(csv_at(paper, p, 1), rname); r++)
 			if (point_is_row(sd, csv_at(paper, p, 0), r)) {
-				keep[rl[r]] = any_kept = true;
+				keep[rl->rl[r]] = any = true;
 				break;
 			}
+	if (!any) {
+		mp_free(keep);
+		keep = NULL;
+	}
+	return keep;
+}
+
+/* DAT: ours, one block per line. */
+static int ratio_write_ours(struct plotter *pl, const struct sweepdata *sd, const char *rname,
+			    const struct ratio_lines *rl, const char *dat)
+{
+	FILE *d = pl_open(pl, dat);
+	if (!d)
+		return -1;
 	fputs("# ", d);
 	put_line(d, rname);
 	fputs(" over each point's; one block per line\n", d);
-	for (size_t l = 0; l < nlines; l++) {
+	for (size_t l = 0; l < rl->nlines; l++) {
 		fprintf(d, "%s# ", l ? "\n\n" : "");
-		put_line(d, lines[l]);
+		put_line(d, rl->lines[l]);
 		fputc('\n', d);
-		for (size_t r = 0; r < nr; r++)
-			if (rl[r] == l && !isnan(ours[r]))
-				fprintf(d, "%.9g %.9g\n", sd->x[r], ours[r]);
+		for (size_t r = 0; r < sd->t.nrows; r++)
+			if (rl->rl[r] == l && !isnan(rl->ours[r]))
+				fprintf(d, "%.9g %.9g\n", sd->x[r], rl->ours[r]);
 	}
-	if (pl_close(pl, d, dat))
-		goto out;
-	size_t npaper = 0;
+	return pl_close(pl, d, dat) ? -1 : 0;
+}
+
+/* PDAT: the paper's ratios at their points; how many (-1 on a write error). */
+static long ratio_write_paper(struct plotter *pl, const struct sweepdata *sd,
+			      const struct csv *paper, const char *rname, struct ratio_lines *rl,
+			      const char *pdat)
+{
+	FILE *pd = NULL;
+	long npaper = 0;
 	for (size_t p = 0; p < paper->nrows; p++) {
 		if (strcmp(csv_at(paper, p, 1), rname))
 			continue;
-		for (size_t r = 0; r < nr; r++)
+		for (size_t r = 0; r < sd->t.nrows; r++)
 			if (point_is_row(sd, csv_at(paper, p, 0), r)) {
 				if (!pd && !(pd = pl_open(pl, pdat)))
-					goto out;
+					return -1;
 				double pv = csv_num(paper, p, 3);
-				fprintf(pd, "%.9g %.9g %zu\n", sd->x[r], pv, rl[r] + 1);
+				fprintf(pd, "%.9g %.9g %zu\n", sd->x[r], pv, rl->rl[r] + 1);
 				if (pv > 0) {
-					lo = fmin(lo, pv);
-					hi = fmax(hi, pv);
+					rl->lo = fmin(rl->lo, pv);
+					rl->hi = fmax(rl->hi, pv);
 				}
 				npaper++;
 				break;
 			}
 	}
-	if (pd)
-		if (pl_close(pl, pd, pdat))
-			goto out;
+	return pd && pl_close(pl, pd, pdat) ? -1 : npaper;
+}
+
+/* The figure's script: labels, axes, the line at 1, ours and the paper's. */
+static void ratio_plot(struct plotter *pl, const struct sweepdata *sd, const struct ratio *rt,
+		       const char *rname, const struct ratio_lines *rl, const bool *keep,
+		       bool paper_marks, const char *name, const char *dat, const char *pdat)
+{
 	char title[700], ylabel[700], caption[900];
 	snprintf(title, sizeof title, "%s / this point's\nlines: ours; large open marks: the paper",
 		 rname);
-	snprintf(ylabel, sizeof ylabel, "%s at %s / at this point", base, changes);
+	snprintf(ylabel, sizeof ylabel, "%s at %s / at this point", rt->base, rt->changes);
 	snprintf(caption, sizeof caption,
 		 "%s at %s divided by %s at each point (above 1: the point is the faster of the "
 		 "two for a time); the paper's ratios as large open marks",
-		 base, changes, base);
+		 rt->base, rt->changes, rt->base);
 	const char *skip = NULL; /* a ratio over the x key: its reference has no ratio */
-	for (size_t j = 0; j < nck; j++)
-		if (ck[j] == sd->xk && nck == 1)
-			skip = cv[j];
+	for (size_t j = 0; j < rt->nck; j++)
+		if (rt->ck[j] == sd->xk && rt->nck == 1)
+			skip = rt->cv[j];
 	fig_begin(pl, name, title, sd->nkeys ? sd->t.head[sd->xk + 1] : "", ylabel, caption);
 	sweep_xaxis(pl, sd, skip);
-	if (lo > 0 && hi / lo >= 20)
-		set_log_if_wide(pl->gp, "y", lo, hi);
+	if (rl->lo > 0 && rl->hi / rl->lo >= 20)
+		set_log_if_wide(pl->gp, "y", rl->lo, rl->hi);
 	else
 		fprintf(pl->gp, "set yrange [0:*]\n");
 	fprintf(pl->gp, "plot 1 with lines lc rgb '#888888' dt 2 notitle");
-	for (size_t l = 0; l < nlines; l++) {
-		if (any_kept && !keep[l])
+	for (size_t l = 0; l < rl->nlines; l++) {
+		if (keep && !keep[l])
 			continue;
 		fprintf(pl->gp,
 			", \\\n  '%s' index %zu using 1:2 with linespoints lt %zu lw 2 pt 7 "
 			"title ",
 			dat, l, l + 1);
-		gp_str(pl->gp, lines[l]);
+		gp_str(pl->gp, rl->lines[l]);
 	}
-	if (npaper)
+	if (paper_marks)
 		fprintf(pl->gp,
 			", \\\n  '%s' using 1:2:3 with points pt 6 ps 3 lw 2 lc variable "
 			"title 'paper'",
 			pdat);
 	fprintf(pl->gp, "\n");
 	fig_end(pl, name);
-out:
+}
+
+/* Figure ratio_IDX of the ratio rname ("max_fct of system=roce,qps=4"), first
+ * on paper.csv's row p: ours against x, a line per value of the other keys,
+ * with the paper's ratios. */
+static void ratio_figure(struct plotter *pl, const struct sweepdata *sd, const struct csv *paper,
+			 const char *rname, size_t p, int idx)
+{
+	struct ratio rt;
+	if (!ratio_load(&rt, sd, paper, rname, p))
+		return;
+	char name[64], dat[80], pdat[96];
+	snprintf(name, sizeof name, "ratio_%d", idx);
+	snprintf(dat, sizeof dat, "%s.dat", name);
+	snprintf(pdat, sizeof pdat, "%s_paper.dat", name);
+	struct ratio_lines rl;
+	ratio_ours(&rt, sd, &rl);
+	bool *keep = NULL;
+	long npaper;
+	if (!ratio_write_ours(pl, sd, rname, &rl, dat)) {
+		keep = ratio_kept_lines(sd, paper, rname, &rl);
+		npaper = ratio_write_paper(pl, sd, paper, rname, &rl, pdat);
+		if (npaper >= 0)
+			ratio_plot(pl, sd, &rt, rname, &rl, keep, npaper > 0, name, dat, pdat);
+	}
 	mp_free(keep);
-	for (size_t l = 0; l < nlines; l++)
-		mp_free(lines[l]);
-	mp_free(lines);
-	mp_free(rl);
-	mp_free(ours);
+	ratio_lines_free(&rl);
 }
 
 /* A sweep of collectives: one CCT CDF figure per value of the other keys,
@@ -1217,7 +1375,7 @@ static void sweep_figures(struct plotter *pl, const char *rdir)
 		size_t before = nseen;
 		size_t i = intern(&seen, &nseen, rn);
 		if (nseen > before)
-			ratio_figure(pl, &sd, &paper, rn, (int)i);
+			ratio_figure(pl, &sd, &paper, rn, p, (int)i);
 	}
 	for (size_t i = 0; i < nseen; i++)
 		mp_free(seen[i]);

@@ -413,7 +413,15 @@ static void paper_section(FILE *f, const char *dir)
 	      "point; ours_over_paper is 1 where they agree. A metric named \"X of key=value\" "
 	      "is a ratio: X at that other point over X at this one.</p>\n",
 	      f);
-	csv_table(f, &t, NULL, 0, "paper", true);
+	/* ratio_of and ratio_point say again, for the figures, what the metric's
+	 * name says: the table leaves them out */
+	int *cols = mp_malloc((t.ncols + 1) * sizeof *cols);
+	size_t nc = 0;
+	for (size_t c = 0; c < t.ncols; c++)
+		if (strcmp(t.head[c], "ratio_of") && strcmp(t.head[c], "ratio_point"))
+			cols[nc++] = (int)c;
+	csv_table(f, &t, cols, nc, "paper", true);
+	mp_free(cols);
 	csv_free(&t);
 }
 

@@ -268,11 +268,33 @@ static void sb_csv(struct sbuf *b, const char *pre, const char *s, bool always)
 	mp_free(q);
 }
 
+/* paper.csv's last two cells of entry pe at point p: ratio_of, the swept keys
+ * a ratio changes as sweep.csv's header names them (one CSV record in one
+ * field), and ratio_point, the point it divides by this one (its folder, as
+ * sweep.csv's point column names it); both empty for a plain entry. io/plot.c
+ * draws a ratio's figure from them. */
+static void ratio_cells(const struct sweep *sw, const struct paper_entry *pe, size_t p,
+			struct sbuf *csv)
+{
+	struct sbuf keys = { 0 };
+	char other[256] = "";
+	size_t q = p;
+	for (size_t j = 0; j < pe->nratio; j++) {
+		sb_csv(&keys, j ? "," : "", sw->keys[pe->ratio_key[j]].key, false);
+		q = sweep_point_with(sw, q, pe->ratio_key[j], pe->ratio_value[j]);
+	}
+	if (pe->nratio)
+		sweep_point_name(sw, q, other, sizeof other);
+	sb_csv(csv, ",", keys.s ? keys.s : "", pe->nratio > 0);
+	sb_csv(csv, ",", other, pe->nratio > 0);
+	mp_free(keys.s);
+}
+
 /* paper.csv, and the same as a table on stdout */
 static void paper_table(const struct sweep *sw, const struct point_out *po, struct sbuf *csv,
 			FILE *out)
 {
-	sb_printf(csv, "point,metric,unit,paper,ours,ours_over_paper,note\n");
+	sb_printf(csv, "point,metric,unit,paper,ours,ours_over_paper,note,ratio_of,ratio_point\n");
 	if (out)
 		fprintf(out, "\n  beside the paper: %s\n  %-30s %-14s %12s %12s %8s  %s\n",
 			sw->source, "point", "metric", "paper", "ours", "ours/p", "note");
@@ -314,6 +336,7 @@ static void paper_table(const struct sweep *sw, const struct point_out *po, stru
 			sb_csv(csv, ",", mname, true);
 			sb_printf(csv, ",%s,%.6g,%.6g,%.4g", unit, shown_paper, v, ratio);
 			sb_csv(csv, ",", pe->note, true);
+			ratio_cells(sw, pe, p, csv);
 			sb_printf(csv, "\n");
 			if (out)
 				fprintf(out, "  %-30s %-14s %12s %12s %8.3f  %s\n",
