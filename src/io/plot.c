@@ -497,51 +497,69 @@ static double last_flow_start_us(const char *rdir)
 	return m;
 }
 
-static void run_ts_figures(struct plotter *pl, const char *rdir)
+/* A run's time series, grouped in families (a name's part before ':'). */
+struct ts_set {
+	struct series *s;
+	size_t ns;
+	char **fams;
+	size_t nfam;
+	double tmax; /* the latest sample (us) */
+};
+
+/* The index of the family of series name nm, added when new. */
+static size_t ts_family(struct ts_set *ts, const char *nm)
+{
+	const char *colon = strchr(nm, ':');
+	size_t fl = colon ? (size_t)(colon - nm) : strlen(nm);
+	size_t fi = 0;
+	while (fi < ts->nfam && (strlen(ts->fams[fi]) != fl || strncmp(ts->fams[fi], nm, fl)))
+		fi++;
+	if (fi == ts->nfam) {
+		ts->fams = mp_realloc(ts->fams, (ts->nfam + 1) * sizeof *ts->fams);
+		ts->fams[ts->nfam] = mp_malloc(fl + 1);
+		memcpy(ts->fams[ts->nfam], nm, fl);
+		ts->fams[ts->nfam++][fl] = '\0';
+	}
+	return fi;
+}
+
+/* The index of the series named nm, added when new; rows cycle through the
+ * series in order, so the one after `last` is tried first. */
+static size_t ts_set_series(struct ts_set *ts, const char *nm, size_t last)
+{
+	size_t k = ts->ns;
+	if (ts->ns && !strcmp(ts->s[(last + 1) % ts->ns].name, nm))
+		return (last + 1) % ts->ns;
+	for (k = 0; k < ts->ns && strcmp(ts->s[k].name, nm); k++)
+		;
+	if (k == ts->ns) {
+		ts->s = mp_realloc(ts->s, (ts->ns + 1) * sizeof *ts->s);
+		memset(&ts->s[ts->ns], 0, sizeof *ts->s);
+		ts->s[ts->ns].name = mp_strdup(nm);
+		ts->s[ts->ns++].fam = ts_family(ts, nm);
+	}
+	return k;
+}
+
+/* Read timeseries.csv (time, series, value) into *ts; false when it has no
+ * such columns. */
+static bool ts_read(struct ts_set *ts, const char *rdir)
 {
 	char path[4400];
 	struct csv t;
+	memset(ts, 0, sizeof *ts);
 	snprintf(path, sizeof path, "%s/timeseries.csv", rdir);
 	if (!csv_read(path, &t) || t.ncols < 3) {
 		csv_free(&t);
-		return;
+		return false;
 	}
-	struct series *s = NULL;
-	size_t ns = 0, last = 0;
-	char **fams = NULL;
-	size_t nfam = 0;
-	double tmax = 0;
+	size_t last = 0;
 	for (size_t r = 0; r < t.nrows; r++) {
-		const char *nm = csv_at(&t, r, 1);
 		double tv = csv_num(&t, r, 0), vv = csv_num(&t, r, 2);
 		if (isnan(tv) || isnan(vv))
 			continue;
-		size_t k = ns;
-		/* rows cycle through the series in order: try the next one first */
-		if (ns && !strcmp(s[(last + 1) % ns].name - 0, nm))
-			k = (last + 1) % ns;
-		else
-			for (k = 0; k < ns && strcmp(s[k].name, nm); k++)
-				;
-		if (k == ns) {
-			s = mp_realloc(s, (ns + 1) * sizeof *s);
-			memset(&s[ns], 0, sizeof *s);
-			s[ns].name = mp_strdup(nm);
-			const char *colon = strchr(nm, ':');
-			size_t fl = colon ? (size_t)(colon - nm) : strlen(nm);
-			size_t fi = 0;
-			while (fi < nfam && (strlen(fams[fi]) != fl || strncmp(fams[fi], nm, fl)))
-				fi++;
-			if (fi == nfam) {
-				fams = mp_realloc(fams, (nfam + 1) * sizeof *fams);
-				fams[nfam] = mp_malloc(fl + 1);
-				memcpy(fams[nfam], nm, fl);
-				fams[nfam++][fl] = '\0';
-			}
-			s[ns++].fam = fi;
-		}
-		last = k;
-		struct series *x = &s[k];
+		size_t k = last = ts_set_series(ts, csv_at(&t, r, 1), last);
+		struct series *x = &ts->s[k];
 		if (x->n == x->cap) {
 			x->cap = x->cap ? 2 * x->cap : 256;
 			x->t = mp_realloc(x->t, x->cap * sizeof *x->t);
@@ -549,102 +567,147 @@ static void run_ts_figures(struct plotter *pl, const char *rdir)
 		}
 		x->t[x->n] = tv;
 		x->v[x->n++] = vv;
-		tmax = fmax(tmax, tv);
+		ts->tmax = fmax(ts->tmax, tv);
 	}
-	struct taxis ta = time_axis(tmax);
+	csv_free(&t);
+	return true;
+}
+
+static void ts_set_free(struct ts_set *ts)
+{
+	for (size_t k = 0; k < ts->ns; k++) {
+		mp_free(ts->s[k].name);
+		mp_free(ts->s[k].t);
+		mp_free(ts->s[k].v);
+	}
+	for (size_t fi = 0; fi < ts->nfam; fi++)
+		mp_free(ts->fams[fi]);
+	mp_free(ts->fams);
+	mp_free(ts->s);
+}
+
+/* Family fi's figure name: ts_<family> when the family is a plain word (as
+ * mpsim writes them), else ts_<fi>, so that no name from the file reaches a
+ * path or the script unquoted. */
+static void ts_figure_name(const char *fam, size_t fi, char *name, size_t n)
+{
+	bool plain = fam[0] != '\0' && strlen(fam) < 64;
+	for (const char *c = fam; *c && plain; c++)
+		plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+			(*c >= '0' && *c <= '9') || *c == '_' || *c == '-';
+	if (plain)
+		snprintf(name, n, "ts_%s", fam);
+	else
+		snprintf(name, n, "ts_%zu", fi);
+}
+
+/* Family fi's y axis: the value divisor (bytes, KB or MB by the largest
+ * value when the style says 0) and its label; *nmem counts its series. */
+static double ts_yaxis(const struct ts_set *ts, size_t fi, const struct family_style *st,
+		       char *ylabel, size_t n, size_t *nmem)
+{
+	double vmax = 0;
+	*nmem = 0;
+	for (size_t k = 0; k < ts->ns; k++)
+		if (ts->s[k].fam == fi) {
+			(*nmem)++;
+			for (size_t i = 0; i < ts->s[k].n; i++)
+				vmax = fmax(vmax, ts->s[k].v[i]);
+		}
+	double div = st ? st->div : 1;
+	snprintf(ylabel, n, "%s", st ? st->ylabel : ts->fams[fi]);
+	if (div == 0) {
+		div = vmax >= 2e6 ? 1e6 : vmax >= 2e3 ? 1e3 : 1;
+		snprintf(ylabel, n, "%s (%s)", st->ylabel,
+			 div == 1e6   ? "MB"
+			 : div == 1e3 ? "KB"
+				      : "bytes");
+	}
+	return div;
+}
+
+/* DAT: family fi's series, one block each; -1 on a write error. */
+static int ts_write_dat(struct plotter *pl, const struct ts_set *ts, size_t fi, struct taxis ta,
+			double div, const char *dat)
+{
+	FILE *d = pl_open(pl, dat);
+	if (!d)
+		return -1;
+	fputs("# ", d);
+	put_line(d, ts->fams[fi]);
+	fprintf(d, ": one block per series, %s and the value\n", ta.label);
+	for (size_t k = 0, b = 0; k < ts->ns; k++) {
+		if (ts->s[k].fam != fi)
+			continue;
+		fprintf(d, "%s# ", b++ ? "\n\n" : "");
+		put_line(d, ts->s[k].name);
+		fputc('\n', d);
+		write_series(d, &ts->s[k], ta.div, div);
+	}
+	return pl_close(pl, d, dat) ? -1 : 0;
+}
+
+/* Family fi's figure, a line per series, with the paper's marks when
+ * paper is not NULL; -1 on a write error. */
+static int ts_family_figure(struct plotter *pl, const struct ts_set *ts, size_t fi, struct taxis ta,
+			    const struct csv *paper, double last_start)
+{
+	const struct family_style *st = NULL;
+	for (size_t j = 0; j < sizeof family_styles / sizeof *family_styles; j++)
+		if (!strcmp(family_styles[j].family, ts->fams[fi]))
+			st = &family_styles[j];
+	size_t nmem;
+	char ylabel[96], title[256], name[96], dat[112], caption[320];
+	double div = ts_yaxis(ts, fi, st, ylabel, sizeof ylabel, &nmem);
+	ts_figure_name(ts->fams[fi], fi, name, sizeof name);
+	snprintf(dat, sizeof dat, "%s.dat", name);
+	if (ts_write_dat(pl, ts, fi, ta, div, dat))
+		return -1;
+	snprintf(title, sizeof title, "%s: %s", st ? st->title : ts->fams[fi], ts->fams[fi]);
+	if (nmem > PLOT_MAX_KEY)
+		snprintf(title + strlen(title), sizeof title - strlen(title),
+			 ": %zu series, legend omitted", nmem);
+	snprintf(caption, sizeof caption, "Time series %s:*, sampled every output.interval",
+		 ts->fams[fi]);
+	fig_begin(pl, name, title, ta.label, ylabel, caption);
+	if (nmem > PLOT_MAX_KEY)
+		fprintf(pl->gp, "unset key\n");
+	if (paper)
+		ts_paper_marks(pl, paper, last_start, ts->fams[fi], ta.div, div);
+	fprintf(pl->gp, "set yrange [0:*]\nplot ");
+	for (size_t k = 0, b = 0; k < ts->ns; k++) {
+		if (ts->s[k].fam != fi)
+			continue;
+		const char *member = strchr(ts->s[k].name, ':');
+		member = member ? member + 1 : ts->s[k].name;
+		fprintf(pl->gp, "%s'%s' index %zu using 1:2 with %s title ", b ? ", \\\n  " : "",
+			dat, b, st && st->points ? "points pt 7 ps 0.5" : "lines lw 1.5");
+		gp_str(pl->gp, member);
+		b++;
+	}
+	fprintf(pl->gp, "\n");
+	fig_end(pl, name);
+	return 0;
+}
+
+/* A run's time series: one figure per family. */
+static void run_ts_figures(struct plotter *pl, const char *rdir)
+{
+	struct ts_set ts;
+	if (!ts_read(&ts, rdir))
+		return;
+	struct taxis ta = time_axis(ts.tmax);
 	struct csv paper;
+	char path[4400];
 	snprintf(path, sizeof path, "%s/paper.csv", rdir);
 	bool have_paper = csv_read(path, &paper);
 	double last_start = have_paper ? last_flow_start_us(rdir) : 0;
-	for (size_t fi = 0; fi < nfam; fi++) {
-		const struct family_style *st = NULL;
-		for (size_t j = 0; j < sizeof family_styles / sizeof *family_styles; j++)
-			if (!strcmp(family_styles[j].family, fams[fi]))
-				st = &family_styles[j];
-		size_t nmem = 0;
-		double vmax = 0;
-		for (size_t k = 0; k < ns; k++)
-			if (s[k].fam == fi) {
-				nmem++;
-				for (size_t i = 0; i < s[k].n; i++)
-					vmax = fmax(vmax, s[k].v[i]);
-			}
-		double div = st ? st->div : 1;
-		char ylabel[96], title[256], name[96], dat[112], caption[320];
-		snprintf(ylabel, sizeof ylabel, "%s", st ? st->ylabel : fams[fi]);
-		if (div == 0) {
-			div = vmax >= 2e6 ? 1e6 : vmax >= 2e3 ? 1e3 : 1;
-			snprintf(ylabel, sizeof ylabel, "%s (%s)", st->ylabel,
-				 div == 1e6   ? "MB"
-				 : div == 1e3 ? "KB"
-					      : "bytes");
-		}
-		/* the family names the files: as it is when it is a plain word (as
-		 * mpsim writes them), else by its number, so that no name from the
-		 * file reaches a path or the script unquoted */
-		bool plain = fams[fi][0] != '\0' && strlen(fams[fi]) < 64;
-		for (const char *c = fams[fi]; *c && plain; c++)
-			plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-				(*c >= '0' && *c <= '9') || *c == '_' || *c == '-';
-		if (plain)
-			snprintf(name, sizeof name, "ts_%s", fams[fi]);
-		else
-			snprintf(name, sizeof name, "ts_%zu", fi);
-		snprintf(dat, sizeof dat, "%s.dat", name);
-		FILE *d = pl_open(pl, dat);
-		if (!d)
+	for (size_t fi = 0; fi < ts.nfam; fi++)
+		if (ts_family_figure(pl, &ts, fi, ta, have_paper ? &paper : NULL, last_start))
 			break;
-		fputs("# ", d);
-		put_line(d, fams[fi]);
-		fprintf(d, ": one block per series, %s and the value\n", ta.label);
-		for (size_t k = 0, b = 0; k < ns; k++) {
-			if (s[k].fam != fi)
-				continue;
-			fprintf(d, "%s# ", b++ ? "\n\n" : "");
-			put_line(d, s[k].name);
-			fputc('\n', d);
-			write_series(d, &s[k], ta.div, div);
-		}
-		if (pl_close(pl, d, dat))
-			break;
-		snprintf(title, sizeof title, "%s: %s", st ? st->title : fams[fi], fams[fi]);
-		if (nmem > PLOT_MAX_KEY)
-			snprintf(title + strlen(title), sizeof title - strlen(title),
-				 ": %zu series, legend omitted", nmem);
-		snprintf(caption, sizeof caption, "Time series %s:*, sampled every output.interval",
-			 fams[fi]);
-		fig_begin(pl, name, title, ta.label, ylabel, caption);
-		if (nmem > PLOT_MAX_KEY)
-			fprintf(pl->gp, "unset key\n");
-		if (have_paper)
-			ts_paper_marks(pl, &paper, last_start, fams[fi], ta.div, div);
-		fprintf(pl->gp, "set yrange [0:*]\nplot ");
-		for (size_t k = 0, b = 0; k < ns; k++) {
-			if (s[k].fam != fi)
-				continue;
-			const char *member = strchr(s[k].name, ':');
-			member = member ? member + 1 : s[k].name;
-			fprintf(pl->gp, "%s'%s' index %zu using 1:2 with %s title ",
-				b ? ", \\\n  " : "", dat, b,
-				st && st->points ? "points pt 7 ps 0.5" : "lines lw 1.5");
-			gp_str(pl->gp, member);
-			b++;
-		}
-		fprintf(pl->gp, "\n");
-		fig_end(pl, name);
-	}
-	for (size_t k = 0; k < ns; k++) {
-		mp_free(s[k].name);
-		mp_free(s[k].t);
-		mp_free(s[k].v);
-	}
-	for (size_t fi = 0; fi < nfam; fi++)
-		mp_free(fams[fi]);
-	mp_free(fams);
-	mp_free(s);
+	ts_set_free(&ts);
 	if (have_paper)
 		csv_free(&paper);
-	csv_free(&t);
 }
 
 /* ---- a sweep ---- */
