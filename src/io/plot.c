@@ -910,69 +910,92 @@ static const int sweep_metrics[] = {
 	M_QUEUE_DRAIN,	    M_CCT_MEAN,	    M_CCT_MAX,	   M_BUSBW_MEAN,
 };
 
-static void metric_figure(struct plotter *pl, const struct sweepdata *sd, int m, int col,
-			  const struct csv *paper)
+/* Column col's range over the sweep's rows; *varies when two values differ.
+ * False when no row has a value. */
+static bool col_range(const struct sweepdata *sd, int col, double *lo, double *hi, bool *varies)
 {
-	size_t nr = sd->t.nrows;
-	double lo = INFINITY, hi = 0;
-	bool any = false, varies = false;
+	bool any = false;
 	double first = NAN;
-	for (size_t r = 0; r < nr; r++) {
+	*lo = INFINITY;
+	*hi = 0;
+	*varies = false;
+	for (size_t r = 0; r < sd->t.nrows; r++) {
 		double v = csv_num(&sd->t, r, (size_t)col);
 		if (isnan(v))
 			continue;
 		if (any && v != first)
-			varies = true;
+			*varies = true;
 		if (!any)
 			first = v;
 		any = true;
-		lo = fmin(lo, v);
-		hi = fmax(hi, v);
+		*lo = fmin(*lo, v);
+		*hi = fmax(*hi, v);
 	}
-	/* the paper's plain values for this metric */
-	size_t npaper = 0;
-	char name[96], dat[112], pdat[120];
-	snprintf(name, sizeof name, "sweep_%s", metric_defs[m].name);
-	snprintf(dat, sizeof dat, "%s.dat", name);
-	snprintf(pdat, sizeof pdat, "%s_paper.dat", name);
+	return any;
+}
+
+/* PDAT: the paper's plain values of metric m at their points, widening
+ * lo..hi; how many (-1 on a write error). */
+static long metric_write_paper(struct plotter *pl, const struct sweepdata *sd, int m,
+			       const struct csv *paper, const char *pdat, double *lo, double *hi)
+{
 	FILE *pd = NULL;
+	long npaper = 0;
 	for (size_t p = 0; paper && p < paper->nrows; p++) {
 		if (strcmp(csv_at(paper, p, 1), metric_defs[m].name))
 			continue;
 		double pv = csv_num(paper, p, 3);
-		for (size_t r = 0; r < nr && !isnan(pv); r++) {
+		for (size_t r = 0; r < sd->t.nrows && !isnan(pv); r++) {
 			if (!point_is_row(sd, csv_at(paper, p, 0), r))
 				continue;
 			if (!pd && !(pd = pl_open(pl, pdat)))
-				return;
+				return -1;
 			if (!npaper)
 				fprintf(pd, "# x  the paper's value  line\n");
 			fprintf(pd, "%.9g %.9g %zu\n", sd->x[r], pv, sd->line[r] + 1);
 			npaper++;
-			lo = fmin(lo, pv);
-			hi = fmax(hi, pv);
+			*lo = fmin(*lo, pv);
+			*hi = fmax(*hi, pv);
 			break;
 		}
 	}
-	if (pd)
-		if (pl_close(pl, pd, pdat))
-			return;
-	if (!any || (!varies && !npaper))
-		return;
+	return pd && pl_close(pl, pd, pdat) ? -1 : npaper;
+}
+
+/* DAT: column col, one block per line; -1 on a write error. */
+static int metric_write_dat(struct plotter *pl, const struct sweepdata *sd, int col,
+			    const char *dat)
+{
 	FILE *d = pl_open(pl, dat);
 	if (!d)
-		return;
+		return -1;
 	fprintf(d, "# one block per line (system); x, %s\n", sd->t.head[col]);
 	for (size_t l = 0; l < sd->nlines; l++) {
 		fprintf(d, "%s# ", l ? "\n\n" : "");
 		put_line(d, sd->lines[l]);
 		fputc('\n', d);
-		for (size_t r = 0; r < nr; r++)
+		for (size_t r = 0; r < sd->t.nrows; r++)
 			if (sd->line[r] == l)
 				fprintf(d, "%.9g %.9g\n", sd->x[r],
 					csv_num(&sd->t, r, (size_t)col));
 	}
-	if (pl_close(pl, d, dat))
+	return pl_close(pl, d, dat) ? -1 : 0;
+}
+
+/* Figure sweep_<metric> of metric m (sweep.csv's column col) against x, a
+ * line per value of the other keys, with the paper's values of it; drawn
+ * when it varies or the paper names it. */
+static void metric_figure(struct plotter *pl, const struct sweepdata *sd, int m, int col,
+			  const struct csv *paper)
+{
+	double lo, hi;
+	bool varies, any = col_range(sd, col, &lo, &hi, &varies);
+	char name[96], dat[112], pdat[120];
+	snprintf(name, sizeof name, "sweep_%s", metric_defs[m].name);
+	snprintf(dat, sizeof dat, "%s.dat", name);
+	snprintf(pdat, sizeof pdat, "%s_paper.dat", name);
+	long npaper = metric_write_paper(pl, sd, m, paper, pdat, &lo, &hi);
+	if (npaper < 0 || !any || (!varies && !npaper) || metric_write_dat(pl, sd, col, dat))
 		return;
 	const char *u = metric_unit((enum metric_id)m);
 	char title[256], ylabel[96], xlabel[128], caption[400];
