@@ -304,7 +304,8 @@ static int load_events(struct experiment *x, struct mp_err *e)
 	return MP_OK;
 }
 
-static int load_all(struct experiment *x, struct mp_err *e)
+/* Every top-level key is a known one. */
+static int check_top_keys(struct experiment *x, struct mp_err *e)
 {
 	const struct cfg_node *root = x->doc.root;
 	for (size_t i = 0; i < root->n; i++) {
@@ -328,6 +329,13 @@ static int load_all(struct experiment *x, struct mp_err *e)
 					     "unknown top-level key (known: %s)", known);
 		}
 	}
+	return MP_OK;
+}
+
+/* The top-level options (name, times...) and how they agree. */
+static int load_general(struct experiment *x, struct mp_err *e)
+{
+	const struct cfg_node *root = x->doc.root;
 	static const char *const skip_sections[] = {
 		"topology", "switch", "lb",    "transport",  "workload", "failures", "events",
 		"output",   "sweep",  "paper", "collective", "ccl",	 "server",   NULL
@@ -367,6 +375,14 @@ static int load_all(struct experiment *x, struct mp_err *e)
 				     "suffix), got %zu",
 				     EXP_NAME_MAX, strlen(nm));
 	}
+	return MP_OK;
+}
+
+/* The topology, switch, lb and transport sections, and how the switch and
+ * the transport agree (buffer mode, PFC thresholds, mtu). */
+static int load_fabric(struct experiment *x, struct mp_err *e)
+{
+	const struct cfg_node *root = x->doc.root;
 	if (LOAD_TYPED(x, "topology", NULL, topo_registry, struct topo_ops, &x->topo,
 		       &x->topo_params, e))
 		return e->status;
@@ -404,6 +420,13 @@ static int load_all(struct experiment *x, struct mp_err *e)
 		    e, x, "switch",
 		    "mtu: expected 0 or at least the transport's mtu (%llu B), got %llu B",
 		    (unsigned long long)cm->mtu, (unsigned long long)x->sw.mtu);
+	return MP_OK;
+}
+
+/* The traffic: the workload or collective section, ccl and server. */
+static int load_traffic(struct experiment *x, struct mp_err *e)
+{
+	const struct cfg_node *root = x->doc.root;
 	const struct cfg_node *coll = cfg_get(root, "collective");
 	if ((!coll || cfg_get(root, "workload")) &&
 	    LOAD_TYPED(x, "workload", NULL, workload_registry, struct workload_ops, &x->wl,
@@ -440,6 +463,13 @@ static int load_all(struct experiment *x, struct mp_err *e)
 				"type: %s does not carry long-lived queue pairs yet, so it cannot "
 				"run a collective section",
 				x->tp->name);
+	return MP_OK;
+}
+
+/* The failures and output sections, then the events. */
+static int load_output(struct experiment *x, struct mp_err *e)
+{
+	const struct cfg_node *root = x->doc.root;
 	opt_set_defaults(exp_failures_opts, &x->fail);
 	if (cfg_apply_table(&x->doc, cfg_get(root, "failures"), "failures", exp_failures_opts,
 			    &x->fail, NULL, e))
@@ -455,6 +485,14 @@ static int load_all(struct experiment *x, struct mp_err *e)
 		    "got %.3f us",
 		    time_to_us(x->out.fct_from), time_to_us(x->out.fct_until));
 	return load_events(x, e);
+}
+
+/* Every section of the file, checked in the order the messages assume. */
+static int load_all(struct experiment *x, struct mp_err *e)
+{
+	if (check_top_keys(x, e) || load_general(x, e) || load_fabric(x, e) || load_traffic(x, e))
+		return e->status;
+	return load_output(x, e);
 }
 
 int exp_load(struct experiment *x, const char *path, char *const *sets, size_t nsets,
