@@ -855,6 +855,130 @@ static void scan_experiments(const char *dir, const char *group, struct exp_entr
 		closedir(d);
 }
 
+/* The index's heading: how many files, how many with results. */
+static void index_intro(FILE *f, const struct exp_entry *v, size_t n, const char *expdir,
+			const char *resdir)
+{
+	char path[4600];
+	size_t have = 0;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(path, sizeof path, "%s/%s/report.html", resdir, v[i].name);
+		have += access(path, F_OK) == 0;
+	}
+	fputs("<h1>Experiments</h1>\n<p class=\"sub\">", f);
+	fprintf(f, "%zu experiment files in ", n);
+	esc(f, expdir);
+	fprintf(f, "; %zu with results in ", have);
+	esc(f, resdir);
+	fputs(". Run one with <code>mpsim run FILE</code>; its results land in "
+	      "<code>results/NAME/</code> and its line here links them.</p>\n",
+	      f);
+}
+
+/* A group's heading and its table's header row; rows: its files. */
+static void index_group(FILE *f, const char *group, size_t rows)
+{
+	fputs("<h2>", f);
+	esc(f, *group ? group : "experiments");
+	fprintf(f,
+		"</h2>\n<table class=\"experiments\" data-rows=\"%zu\">\n<tr><th>file"
+		"</th><th>what it reproduces</th><th>latest results</th><th>plots"
+		"</th></tr>\n",
+		rows);
+}
+
+/* An experiment's latest results: its report linked, with its time. */
+static void index_results_cell(FILE *f, const struct exp_entry *x, const char *resdir)
+{
+	char path[4600];
+	struct stat st;
+	snprintf(path, sizeof path, "%s/%s/report.html", resdir, x->name);
+	if (stat(path, &st) == 0) {
+		char when[64];
+		struct tm tmv;
+		localtime_r(&st.st_mtime, &tmv);
+		strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tmv);
+		fputs("<a href=\"", f);
+		url(f, x->name);
+		fputs("/report.html\">", f);
+		esc(f, x->name);
+		fprintf(f, "</a><br>%s", when);
+	} else {
+		fputs("not run yet", f);
+	}
+}
+
+/* An experiment's two most telling figures, linked: a paper comparison,
+ * else a queue over time. */
+static void index_figures_cell(FILE *f, const struct exp_entry *x, const char *resdir)
+{
+	char path[4600];
+	snprintf(path, sizeof path, "%s/%s/plots/figures.tsv", resdir, x->name);
+	char *figs = slurp(path, NULL), *save = NULL, *names[64];
+	size_t nf = 0;
+	for (char *line = figs ? strtok_r(figs, "\n", &save) : NULL; line && nf < 64;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *tab = strchr(line, '\t');
+		if (tab)
+			*tab = '\0';
+		names[nf++] = line;
+	}
+	static const char *const pref[] = { "ratio_", "sweep_", "ts_queue", "ts_", "" };
+	int shown = 0;
+	bool used[64] = { false };
+	for (size_t p = 0; p < sizeof pref / sizeof *pref && shown < 2; p++)
+		for (size_t k = 0; k < nf && shown < 2; k++) {
+			if (used[k] || strncmp(names[k], pref[p], strlen(pref[p])))
+				continue;
+			used[k] = true;
+			shown++;
+			fputs("<a href=\"", f);
+			url(f, x->name);
+			fputs("/plots/", f);
+			url(f, names[k]);
+			fputs(".svg\"><img src=\"", f);
+			url(f, x->name);
+			fputs("/plots/", f);
+			url(f, names[k]);
+			fputs(".png\" width=\"200\" alt=\"", f);
+			esc(f, names[k]);
+			fputs("\"></a> ", f);
+		}
+	mp_free(figs);
+}
+
+/* One experiment's row: its file, what it reproduces, results, figures. */
+static void index_row(FILE *f, const struct exp_entry *x, const char *resdir)
+{
+	const char *base = strrchr(x->file, '/');
+	fputs("<tr><td>", f);
+	esc(f, base ? base + 1 : x->file);
+	fputs("</td><td>", f);
+	esc(f, x->about);
+	if (*x->source) {
+		fputs("<br><i>paper: ", f);
+		esc(f, x->source);
+		fputs("</i>", f);
+	}
+	fputs("</td><td>", f);
+	index_results_cell(f, x, resdir);
+	fputs("</td><td>", f);
+	index_figures_cell(f, x, resdir);
+	fputs("</td></tr>\n", f);
+}
+
+static void entries_free(struct exp_entry *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		mp_free(v[i].file);
+		mp_free(v[i].group);
+		mp_free(v[i].name);
+		mp_free(v[i].source);
+		mp_free(v[i].about);
+	}
+	mp_free(v);
+}
+
 int report_index(const char *expdir, const char *resdir, struct mp_err *e)
 {
 	struct exp_entry *v = NULL;
@@ -875,19 +999,7 @@ int report_index(const char *expdir, const char *resdir, struct mp_err *e)
 	if (!f)
 		return mp_errf(e, MP_EIO, "cannot write '%s': %s", tmp, strerror(errno));
 	page_begin(f, "experiments");
-	size_t have = 0;
-	for (size_t i = 0; i < n; i++) {
-		snprintf(path, sizeof path, "%s/%s/report.html", resdir, v[i].name);
-		have += access(path, F_OK) == 0;
-	}
-	fputs("<h1>Experiments</h1>\n<p class=\"sub\">", f);
-	fprintf(f, "%zu experiment files in ", n);
-	esc(f, expdir);
-	fprintf(f, "; %zu with results in ", have);
-	esc(f, resdir);
-	fputs(". Run one with <code>mpsim run FILE</code>; its results land in "
-	      "<code>results/NAME/</code> and its line here links them.</p>\n",
-	      f);
+	index_intro(f, v, n, expdir, resdir);
 	const char *group = NULL;
 	for (size_t i = 0; i < n; i++) {
 		if (!group || strcmp(group, v[i].group)) {
@@ -897,85 +1009,11 @@ int report_index(const char *expdir, const char *resdir, struct mp_err *e)
 			size_t rows = 0;
 			for (size_t j = i; j < n && !strcmp(v[j].group, group); j++)
 				rows++;
-			fputs("<h2>", f);
-			esc(f, *group ? group : "experiments");
-			fprintf(
-			    f,
-			    "</h2>\n<table class=\"experiments\" data-rows=\"%zu\">\n<tr><th>file"
-			    "</th><th>what it reproduces</th><th>latest results</th><th>plots"
-			    "</th></tr>\n",
-			    rows);
+			index_group(f, group, rows);
 		}
-		const char *base = strrchr(v[i].file, '/');
-		fputs("<tr><td>", f);
-		esc(f, base ? base + 1 : v[i].file);
-		fputs("</td><td>", f);
-		esc(f, v[i].about);
-		if (*v[i].source) {
-			fputs("<br><i>paper: ", f);
-			esc(f, v[i].source);
-			fputs("</i>", f);
-		}
-		fputs("</td><td>", f);
-		snprintf(path, sizeof path, "%s/%s/report.html", resdir, v[i].name);
-		if (stat(path, &st) == 0) {
-			char when[64];
-			struct tm tmv;
-			localtime_r(&st.st_mtime, &tmv);
-			strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tmv);
-			fputs("<a href=\"", f);
-			url(f, v[i].name);
-			fputs("/report.html\">", f);
-			esc(f, v[i].name);
-			fprintf(f, "</a><br>%s", when);
-		} else {
-			fputs("not run yet", f);
-		}
-		fputs("</td><td>", f);
-		snprintf(path, sizeof path, "%s/%s/plots/figures.tsv", resdir, v[i].name);
-		char *figs = slurp(path, NULL), *save = NULL, *names[64];
-		size_t nf = 0;
-		for (char *line = figs ? strtok_r(figs, "\n", &save) : NULL; line && nf < 64;
-		     line = strtok_r(NULL, "\n", &save)) {
-			char *tab = strchr(line, '\t');
-			if (tab)
-				*tab = '\0';
-			names[nf++] = line;
-		}
-		/* the two most telling: a paper comparison, else a queue over time */
-		static const char *const pref[] = { "ratio_", "sweep_", "ts_queue", "ts_", "" };
-		int shown = 0;
-		bool used[64] = { false };
-		for (size_t p = 0; p < sizeof pref / sizeof *pref && shown < 2; p++)
-			for (size_t k = 0; k < nf && shown < 2; k++) {
-				if (used[k] || strncmp(names[k], pref[p], strlen(pref[p])))
-					continue;
-				used[k] = true;
-				shown++;
-				fputs("<a href=\"", f);
-				url(f, v[i].name);
-				fputs("/plots/", f);
-				url(f, names[k]);
-				fputs(".svg\"><img src=\"", f);
-				url(f, v[i].name);
-				fputs("/plots/", f);
-				url(f, names[k]);
-				fputs(".png\" width=\"200\" alt=\"", f);
-				esc(f, names[k]);
-				fputs("\"></a> ", f);
-			}
-		mp_free(figs);
-		fputs("</td></tr>\n", f);
+		index_row(f, &v[i], resdir);
 	}
 	fputs("</table>\n</body></html>\n", f);
-	for (size_t i = 0; i < n; i++) {
-		mp_free(v[i].file);
-		mp_free(v[i].group);
-		mp_free(v[i].name);
-		mp_free(v[i].source);
-		mp_free(v[i].about);
-	}
-	mp_free(v);
-	snprintf(path, sizeof path, "%s/index.html", resdir);
+	entries_free(v, n);
 	return commit_page(f, tmp, path, e);
 }
