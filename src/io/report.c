@@ -520,6 +520,44 @@ static void ports_table(FILE *f, const struct jkv *j)
 	fputs("</table></div>\n", f);
 }
 
+/* A run's flows: how many completed, and FCT and slowdown by size. */
+static void flows_section(FILE *f, const struct jkv *jp)
+{
+	const char *cnt = jget(jp, "flows.count"), *done = jget(jp, "flows.completed");
+	fputs("<h2 id=\"flows\">Flows</h2>\n<p>", f);
+	esc(f, done ? done : "?");
+	fputs(" of ", f);
+	esc(f, cnt ? cnt : "?");
+	fputs(" flows completed.</p>\n", f);
+	if (cnt && done && strcmp(cnt, done))
+		fputs("<p class=\"warn\">Some flows did not complete before the run stopped: "
+		      "they count in no FCT or slowdown below, and their finish, FCT and slowdown "
+		      "are empty in flows.csv (delivered_bytes says how far each got). Time-series "
+		      "experiments stop on purpose; their result is in the plots.</p>\n",
+		      f);
+	size_t nb = 0;
+	char k[128];
+	for (;; nb++) {
+		snprintf(k, sizeof k, "flows.by_size[%zu].bucket", nb);
+		if (!jget(jp, k))
+			break;
+	}
+	fprintf(f,
+		"<div class=\"wide\"><table class=\"flows\" data-rows=\"%zu\">\n<tr><th>size"
+		"</th><th>flows</th><th>FCT mean (us)</th><th>FCT p50 (us)</th><th>FCT p99 (us)"
+		"</th><th>FCT max (us)</th><th>slowdown mean</th><th>slowdown p99</th><th>"
+		"slowdown max</th></tr>\n",
+		nb + 1);
+	for (size_t b = 0; b < nb; b++) {
+		char p[64];
+		snprintf(p, sizeof p, "flows.by_size[%zu]", b);
+		snprintf(k, sizeof k, "%s.bucket", p);
+		flow_row(f, jp, p, jget(jp, k));
+	}
+	flow_row(f, jp, "flows", "all");
+	fputs("</table></div>\n", f);
+}
+
 static int run_page(FILE *f, const char *dir, const char *up)
 {
 	char path[4600];
@@ -556,39 +594,7 @@ static int run_page(FILE *f, const char *dir, const char *up)
 	      "<a href=\"#network\">network</a><a href=\"#config\">configuration</a>"
 	      "<a href=\"#files\">files</a></nav>\n",
 	      f);
-	const char *cnt = jget(&j, "flows.count"), *done = jget(&j, "flows.completed");
-	fputs("<h2 id=\"flows\">Flows</h2>\n<p>", f);
-	esc(f, done ? done : "?");
-	fputs(" of ", f);
-	esc(f, cnt ? cnt : "?");
-	fputs(" flows completed.</p>\n", f);
-	if (cnt && done && strcmp(cnt, done))
-		fputs("<p class=\"warn\">Some flows did not complete before the run stopped: "
-		      "they count in no FCT or slowdown below, and their finish, FCT and slowdown "
-		      "are empty in flows.csv (delivered_bytes says how far each got). Time-series "
-		      "experiments stop on purpose; their result is in the plots.</p>\n",
-		      f);
-	size_t nb = 0;
-	char k[128];
-	for (;; nb++) {
-		snprintf(k, sizeof k, "flows.by_size[%zu].bucket", nb);
-		if (!jget(&j, k))
-			break;
-	}
-	fprintf(f,
-		"<div class=\"wide\"><table class=\"flows\" data-rows=\"%zu\">\n<tr><th>size"
-		"</th><th>flows</th><th>FCT mean (us)</th><th>FCT p50 (us)</th><th>FCT p99 (us)"
-		"</th><th>FCT max (us)</th><th>slowdown mean</th><th>slowdown p99</th><th>"
-		"slowdown max</th></tr>\n",
-		nb + 1);
-	for (size_t b = 0; b < nb; b++) {
-		char p[64];
-		snprintf(p, sizeof p, "flows.by_size[%zu]", b);
-		snprintf(k, sizeof k, "%s.bucket", p);
-		flow_row(f, &j, p, jget(&j, k));
-	}
-	flow_row(f, &j, "flows", "all");
-	fputs("</table></div>\n", f);
+	flows_section(f, &j);
 	if (jget(&j, "collectives.count")) {
 		fputs("<h3>Collectives</h3>\n", f);
 		kv_table(f, &j, "collectives.", "collectives");
