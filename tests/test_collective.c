@@ -1,7 +1,9 @@
 /* test_collective.c - the collective layer: algorithms move NCCL's data
  * volumes exactly, a ring AllReduce runs at the analytical time, AlltoAll
  * keeps its parallelism limit, no message starts before what it waits for,
- * and a DAG with a cycle or a dangling id is refused. */
+ * a chain's chunks wait for their predecessor's acknowledgement under
+ * `trigger: ack` and stay within `inflight`, and a DAG with a cycle or a
+ * dangling id is refused. */
 #include "simtest.h"
 
 #include <stdlib.h>
@@ -289,6 +291,158 @@ static void test_alltoall_parallelism(void **state)
 	}
 }
 
+/* Records indexed by flow id (markers have none). */
+static const struct flow_rec **index_recs(const struct run_result *r, size_t n)
+{
+	const struct flow_rec **by = calloc(n, sizeof *by);
+	for (size_t i = 0; i < r->nflows; i++) {
+		assert_true(r->flows[i].id < n);
+		by[r->flows[i].id] = &r->flows[i];
+	}
+	return by;
+}
+
+/* `trigger: ack` (htsim's send_done_trigger): on a ring AllReduce of 8 ranks
+ * (packed, one channel: chunk j of step k from position r is message
+ * (k n + r) m + j), chunk j of step k > 0 starts no earlier than its
+ * predecessor on the chain, chunk j of step k - 1 from r - 1, is acknowledged
+ * at its sender; with `arrival` some start before that acknowledgement (the
+ * choice matters), and the ack reading is never faster. The DAG of both holds
+ * (check_order), for every algorithm. */
+static void test_trigger_ack(void **state)
+{
+	(void)state;
+	const uint32_t n = 8, m = 8, steps = 2 * n - 2;
+	simtime_t cct[2];
+	for (int t = 0; t < 2; t++) {
+		char yaml[512];
+		snprintf(yaml, sizeof yaml,
+			 "topology: {type: star, hosts: 8, link_rate: 100Gbps, link_delay: 1us}\n"
+			 "transport: {type: ref, window: 64KB}\n"
+			 "collective: {type: allreduce, algorithm: ring, size: 1MB, "
+			 "placement: packed, chunk: 16KB, trigger: %s}\n",
+			 t ? "ack" : "arrival");
+		struct run_result r;
+		simtest_run(yaml, &r);
+		assert_int_equal(r.nflows, (size_t)steps * n * m);
+		const struct flow_rec **by = index_recs(&r, r.nflows);
+		size_t early = 0;
+		for (uint32_t k = 1; k < steps; k++)
+			for (uint32_t p = 0; p < n; p++)
+				for (uint32_t j = 0; j < m; j++) {
+					const struct flow_rec *a = by[(k * n + p) * m + j];
+					const struct flow_rec *b =
+					    by[((k - 1) * n + (p + n - 1) % n) * m + j];
+					assert_true(a->completed && b->completed);
+					assert_true(a->start >= b->delivered);
+					early += a->start < b->finish;
+				}
+		if (t)
+			assert_int_equal(early, 0);
+		else
+			assert_true(early > 0);
+		cct[t] = r.colls[0].cct;
+		printf("ring, trigger %s: CCT %.2f us, %zu chunks start before their "
+		       "predecessor's ack\n",
+		       t ? "ack" : "arrival", time_to_s(cct[t]) * 1e6, early);
+		free(by);
+		run_result_free(&r);
+	}
+	assert_true(cct[1] >= cct[0]); /* equal when the pipeline hides the wait */
+	const char *algos[] = { "ring", "double_binary_tree", "halving_doubling" };
+	for (int a = 0; a < 3; a++) {
+		char yaml[512];
+		snprintf(yaml, sizeof yaml,
+			 "topology: {type: leaf_spine, hosts_per_leaf: 4, leaves: 2, spines: 2}\n"
+			 "transport: {type: ref, entropy: rr, window: 64KB}\n"
+			 "collective: {type: allreduce, algorithm: %s, size: 1MB, ranks: 6, "
+			 "placement: packed, chunk: 64KB, trigger: ack, inflight: 2}\n",
+			 algos[a]);
+		struct run_result r;
+		simtest_run(yaml, &r);
+		struct coll_params p;
+		struct flow_list fl = { 0 };
+		struct coll_jobs J;
+		struct mp_err e = { 0 };
+		opt_set_defaults(coll_opts, &p);
+		p.algorithm = a;
+		p.size = 1000000;
+		p.ranks = 6;
+		p.placement = PLACE_PACKED;
+		p.chunk = 64000;
+		p.trigger = COLL_ON_ACK;
+		p.inflight = 2;
+		struct wl_env env = { .nhosts = 8, .hosts_per_tor = 4, .seed = 1 };
+		assert_int_equal(coll_generate(&p, &env, &fl, &J, &e), MP_OK);
+		assert_int_equal(fl.n, r.nflows);
+		/* every dependency of an AllReduce is on data: all on the ack */
+		for (size_t i = 0; i < fl.ndeps; i++)
+			assert_true(fl.deps[i] & FLOW_DEP_SENT);
+		check_order(&r, &fl);
+		flow_list_free(&fl);
+		coll_jobs_free(&J);
+		run_result_free(&r);
+	}
+}
+
+/* `inflight: B`: no chain ever has more than B chunks started and not done
+ * (delivered, or acknowledged under `trigger: ack`), for B = 1, 2, 4 and
+ * both triggers, on 8 packed ranks (one job, one iteration). A chain is a
+ * (sender, receiver) pair for the ring (each rank sends only to the next)
+ * and for halving-doubling (n = 8: each step has another partner); the
+ * double binary tree's two trees may share an edge, so its chains are told
+ * apart by id (tree 0's 2 (n-1) m messages come first). Without a bound
+ * some chain has more than 4 at once, so the bound is what holds them. */
+static void test_inflight(void **state)
+{
+	(void)state;
+	const char *algos[] = { "ring", "double_binary_tree", "halving_doubling" };
+	for (int a = 0; a < 3; a++)
+		for (int t = 0; t < 2; t++)
+			for (uint32_t B = 0; B <= 4; B = B ? 2 * B : 1) {
+				char yaml[512];
+				snprintf(yaml, sizeof yaml,
+					 "topology: {type: star, hosts: 8, link_rate: 100Gbps, "
+					 "link_delay: 1us}\n"
+					 "transport: {type: ref, window: 64KB}\n"
+					 "collective: {type: allreduce, algorithm: %s, size: 2MB, "
+					 "placement: packed, chunk: 16KB, trigger: %s, "
+					 "inflight: %u}\n",
+					 algos[a], t ? "ack" : "arrival", B);
+				struct run_result r;
+				simtest_run(yaml, &r);
+				assert_int_equal(r.ncolls, 1);
+				assert_true(r.colls[0].completed);
+				size_t per_tree = 2 * 7 * ((1000000 + 16000 - 1) / 16000);
+				uint32_t most = 0;
+				for (size_t i = 0; i < r.nflows; i++) {
+					const struct flow_rec *x = &r.flows[i];
+					uint32_t inflight = 0;
+					for (size_t k = 0; k < r.nflows; k++) {
+						const struct flow_rec *y = &r.flows[k];
+						simtime_t done = t ? y->finish : y->delivered;
+						bool same = y->src == x->src && y->dst == x->dst;
+						if (a == 1)
+							same = same &&
+							       y->id / per_tree == x->id / per_tree;
+						inflight +=
+						    same && y->start <= x->start && x->start < done;
+					}
+					if (inflight > most)
+						most = inflight;
+				}
+				printf("%s, trigger %s, inflight %u: at most %u per chain, CCT "
+				       "%.2f us\n",
+				       algos[a], t ? "ack" : "arrival", B, most,
+				       time_to_s(r.colls[0].cct) * 1e6);
+				if (B)
+					assert_true(most <= B);
+				else
+					assert_true(most > 4);
+				run_result_free(&r);
+			}
+}
+
 /* Every algorithm, two iterations with a compute gap, on a leaf-spine: the
  * DAG order holds, the second iteration starts at least the gap after the
  * first ends, and per-iteration records are complete. */
@@ -363,6 +517,8 @@ int main(void)
 		cmocka_unit_test(test_qp_counters),
 		cmocka_unit_test(test_alltoall_parallelism),
 		cmocka_unit_test(test_dag_order),
+		cmocka_unit_test(test_trigger_ack),
+		cmocka_unit_test(test_inflight),
 		cmocka_unit_test(test_dag_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -43,6 +43,29 @@
  *   scheduler may stripe it over queue pairs); message k waits for message
  *   k - P of the same rank to be acknowledged, so at most P are in flight.
  *
+ * When a dependency on data is met (`trigger`, ring, tree and
+ * halving-doubling): `arrival` (the default), when the chunk waited for has
+ * its last byte at the receiver, as a CCL sees data land; or `ack`, when its
+ * sender has that last byte acknowledged, which is how htsim's collective
+ * traces chain their flows: every flow of gen_allreduce.py (and of its tree
+ * and AlltoAll siblings) in Broadcom/csg-htsim sim/datacenter/
+ * connection_matrices, the simulator of the STrack paper's authors (pull
+ * request 4), starts the next hop of its chain with `send_done_trigger`, fired
+ * when the source's last byte is acknowledged (htsim's sinks never fire
+ * `recv_done_trigger`; see htsim_cm.c). The paper itself says only that
+ * "messages from later steps are sent only after messages in previous steps
+ * are received" (section 4.3).
+ *
+ * A chain is the sequence of chunks one rank sends to one peer in one ring
+ * (all its steps, in step then chunk order), one tree edge and direction, or
+ * one halving-doubling step. With `inflight` B > 0, chunk i of a chain also
+ * waits for chunk i - B of the same chain (met as `trigger` says), so at
+ * most B of a chain's chunks are posted and not yet done: NCCL's connection
+ * has NCCL_STEPS (8) slots, htsim's ring trace passes one flow per ring link
+ * at a time. B = 0 (the default) posts every chunk as soon as its data is
+ * there. Both choices leave AlltoAll alone (its `parallelism` already counts
+ * from the acknowledgement) and the barrier between iterations (on arrival).
+ *
  * Iterations (`warmup` ones first, then `iterations`; only the latter are
  * measured): iteration i+1 of a job starts `compute_gap` after every message
  * of iteration i arrived (a job-wide barrier: synchronous data-parallel
@@ -95,6 +118,17 @@ const struct opt_desc coll_opts[] = {
 	  "every server at its c-th GPU" },
 	{ "parallelism", OPT_UINT, offsetof(struct coll_params, parallelism), "0", 0, 1e7,
 	  "alltoall: messages in flight per rank; 0 = n - 1 (all at once)" },
+	{ "trigger", OPT_ENUM, offsetof(struct coll_params, trigger), "arrival", 0, 0,
+	  "ring, tree and halving-doubling: a chunk waiting on data starts when that data "
+	  "arrives at its receiver (arrival) or when its sender has it acknowledged (ack: "
+	  "htsim's send_done_trigger, as the STrack authors' simulator chains its collective "
+	  "flows, Broadcom/csg-htsim connection_matrices/gen_allreduce.py)",
+	  (const char *const[]){ "arrival", "ack", NULL } },
+	{ "inflight", OPT_UINT, offsetof(struct coll_params, inflight), "0", 0, 65536,
+	  "ring, tree and halving-doubling: chunks in flight per chain (a rank's chunks to one "
+	  "peer in one ring, tree edge or halving-doubling step): chunk i also waits for chunk "
+	  "i - inflight, done as `trigger` says; 0 = no bound (NCCL: NCCL_STEPS = 8 slots per "
+	  "connection; htsim's ring trace: about 1 per link)" },
 	{ "iterations", OPT_UINT, offsetof(struct coll_params, iterations), "1", 1, 1e6,
 	  "times each job runs the collective (after the warm-up ones)" },
 	{ "warmup", OPT_UINT, offsetof(struct coll_params, warmup), "0", 0, 1e6,
@@ -122,6 +156,12 @@ struct gen {
 	uint32_t gpus;	  /* hosts per server (1: none) */
 	uint32_t barrier; /* the previous iteration's marker, UINT32_MAX = none */
 	size_t first_id;  /* this iteration's first message */
+	uint32_t on_data; /* 0 or FLOW_DEP_SENT: how a dependency on data is met */
+	/* chains (`inflight` B > 0): the ids of the last B chunks of each,
+	 * slot[c * Bc + i % Bc] for chunk i, and how many each has had; Bc is
+	 * B, or 0 while no chain of the current step has more than B chunks */
+	uint32_t B, Bc, *slot;
+	uint64_t *count;
 };
 
 static uint64_t piece(uint64_t b, uint64_t k, uint64_t m)
@@ -155,6 +195,44 @@ static void dep(struct gen *g, uint32_t id)
 	flow_list_dep(g->out, id);
 }
 
+/* The last message pushed waits on data: message id's arrival or ack. */
+static void dep_data(struct gen *g, uint32_t id)
+{
+	flow_list_dep(g->out, id | g->on_data);
+}
+
+/* Chains of an algorithm step (`inflight` B): nchains of them, none yet, each
+ * of at most `per` chunks. */
+static void chains_begin(struct gen *g, uint32_t nchains, uint64_t per)
+{
+	g->Bc = g->B < per ? g->B : 0;
+	if (!g->Bc)
+		return;
+	g->slot = mp_malloc((size_t)nchains * g->Bc * sizeof *g->slot);
+	g->count = mp_calloc(nchains, sizeof *g->count);
+}
+
+static void chains_end(struct gen *g)
+{
+	mp_free(g->slot);
+	mp_free(g->count);
+	g->slot = NULL;
+	g->count = NULL;
+}
+
+/* The last message pushed, id, is the next chunk of chain c: it waits for the
+ * chunk B before it on the chain. */
+static void chain_next(struct gen *g, uint32_t c, uint32_t id)
+{
+	if (!g->Bc || g->out->over)
+		return;
+	uint64_t i = g->count[c]++;
+	uint32_t *s = &g->slot[(size_t)c * g->Bc + i % g->Bc];
+	if (i >= g->Bc)
+		dep_data(g, *s);
+	*s = id;
+}
+
 /* ---- ring ------------------------------------------------------------------- */
 
 /* Ring c's order of the ranks: each run of consecutive ranks on one server
@@ -182,6 +260,8 @@ static void gen_ring(struct gen *g, uint32_t steps)
 		uint32_t *prev = mp_malloc((size_t)n * m * sizeof *prev);
 		uint32_t *cur = mp_malloc((size_t)n * m * sizeof *cur);
 		ring_order(g, c, order);
+		chains_begin(g, n,
+			     (uint64_t)steps * m); /* chain r: position r to r + 1, every step */
 		for (uint32_t k = 0; k < steps && !g->out->over; k++) {
 			for (uint32_t r = 0; r < n; r++) { /* r: a position on ring c */
 				uint32_t seg = (r + n - k % n) % n;
@@ -190,13 +270,15 @@ static void gen_ring(struct gen *g, uint32_t steps)
 					cur[r * m + j] = msg(g, order[r], order[(r + 1) % n],
 							     piece(sz, j, m), k == 0);
 					if (k > 0)
-						dep(g, prev[((r + n - 1) % n) * m + j]);
+						dep_data(g, prev[((r + n - 1) % n) * m + j]);
+					chain_next(g, r, cur[r * m + j]);
 				}
 			}
 			uint32_t *t = prev;
 			prev = cur;
 			cur = t;
 		}
+		chains_end(g);
 		mp_free(prev);
 		mp_free(cur);
 	}
@@ -261,13 +343,15 @@ static void gen_dbt(struct gen *g)
 		MP_ASSERT(no == n);
 		uint32_t *up = mp_malloc((size_t)n * sizeof *up),
 			 *down = mp_malloc((size_t)n * sizeof *down);
+		chains_begin(g, 2 * n, m); /* chain v: v to its parent; n + c: to child c */
 		for (uint32_t j = 0; j < m && !g->out->over; j++) {
 			uint64_t b = piece(half, j, m);
 			for (uint32_t i = n; i-- > 1;) { /* children before parents */
 				uint32_t v = order[i];
 				up[v] = msg(g, v, par[v], b, nkid[v] == 0);
 				for (uint32_t k = 0; k < nkid[v]; k++)
-					dep(g, up[kids[kid0[v] + k]]);
+					dep_data(g, up[kids[kid0[v] + k]]);
+				chain_next(g, v, up[v]);
 			}
 			for (uint32_t i = 0; i < n; i++) { /* parents before children */
 				uint32_t v = order[i];
@@ -276,12 +360,14 @@ static void gen_dbt(struct gen *g)
 					down[c] = msg(g, v, c, b, false);
 					if (v == root)
 						for (uint32_t q = 0; q < nkid[v]; q++)
-							dep(g, up[kids[kid0[v] + q]]);
+							dep_data(g, up[kids[kid0[v] + q]]);
 					else
-						dep(g, down[v]);
+						dep_data(g, down[v]);
+					chain_next(g, n + c, down[c]);
 				}
 			}
 		}
+		chains_end(g);
 		mp_free(up);
 		mp_free(down);
 	}
@@ -303,7 +389,9 @@ static uint32_t send_step(struct gen *g, uint32_t a, uint32_t b, uint64_t bytes,
 	for (uint32_t j = 0; j < m && !g->out->over; j++) {
 		got[j] = msg(g, a, b, piece(bytes, j, m), nwait == 0);
 		for (uint32_t k = 0; k < nwait; k++)
-			dep(g, wait[k]);
+			dep_data(g, wait[k]);
+		if (g->B && j >= g->B) /* this step's chain: chunk j - B */
+			dep_data(g, got[j - g->B]);
 	}
 	return m;
 }
@@ -589,7 +677,9 @@ int coll_generate(const struct coll_params *p, const struct wl_env *env, struct 
 				 .n = (uint32_t)n,
 				 .gpus = env->gpus_per_server > 1 ? env->gpus_per_server : 1,
 				 .job = j,
-				 .barrier = UINT32_MAX };
+				 .barrier = UINT32_MAX,
+				 .on_data = p->trigger == COLL_ON_ACK ? FLOW_DEP_SENT : 0,
+				 .B = (uint32_t)p->inflight };
 		uint64_t total = p->warmup + p->iterations;
 		for (uint32_t it = 0; it < total && !out->over; it++) {
 			g.iter = it;

@@ -12,6 +12,7 @@
 enum coll_type { COLL_ALLREDUCE, COLL_ALLTOALL, COLL_ALLGATHER, COLL_REDUCESCATTER };
 enum coll_algo { COLL_RING, COLL_DBT, COLL_HD };
 enum coll_place { PLACE_RANDOM, PLACE_PACKED, PLACE_RAIL, PLACE_LIST, PLACE_SERVERS };
+enum coll_trigger { COLL_ON_ARRIVAL, COLL_ON_ACK };
 
 struct coll_params {
 	int type;	/* enum coll_type */
@@ -24,6 +25,8 @@ struct coll_params {
 	uint64_t chunk;
 	uint64_t channels;    /* ring algorithms: NCCL's channels */
 	uint64_t parallelism; /* alltoall: messages in flight per rank; 0 = n - 1 */
+	int trigger;	      /* enum coll_trigger: a data dependency is met on arrival or ack */
+	uint64_t inflight;    /* chunks in flight per chain; 0 = no bound */
 	uint64_t iterations;  /* measured, after `warmup` ones */
 	uint64_t warmup;
 	simtime_t compute_gap;
