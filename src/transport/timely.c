@@ -58,8 +58,8 @@
  *    carries a gradient over 1 / beta, so both flows fall to min_rate
  *    together (rdma-hw.cc takes the same path: the same formulas, the same
  *    clamp of c at 0); they climb back below T_low by delta per round trip
- *    under `paper` (about 4 ms to the fair share at 100 Gb/s, the link 45%
- *    used) and by N delta under `hpcc` (under 1 ms, 77%; tests/test_timely.c,
+ *    under `paper` (4.3 ms to the fair share at 100 Gb/s, the link 45% used
+ *    over 4 ms) and by N delta under `hpcc` (1.2 ms, 77%; tests/test_timely.c,
  *    experiments/README.md).
  *  - The ns-3 clamp of line 8's factor at 0 (a gradient over 1 / beta):
  *    the rate then falls to min_rate.
@@ -214,7 +214,7 @@ static const struct opt_desc timely_opts[] = {
 	  "N delta, the hyperactive increment; 0 = 5 x the NIC rate / 1000 (HPCC run.py: "
 	  "500Mbps at 100Gbps)" },
 	{ "hai_thresh", OPT_UINT, offsetof(struct timely_params, hai_thresh), "5", 0, 1000,
-	  "completion events with a gradient <= 0 in a row before HAI mode" },
+	  "increases in a row (hpcc: any; paper: line-7 ones) before HAI mode" },
 	{ "hai", OPT_ENUM, offsetof(struct timely_params, hai_mode), "hpcc", 0, 0,
 	  "hpcc: every increase in a row counts toward HAI, below T_low too (rdma-hw.cc's "
 	  "m_incStage); paper: below T_low the rate grows by delta, HAI counts line-7 increases "
