@@ -17,9 +17,10 @@
  * (100 and 500 Mb/s at 100 Gb/s: 5 delta, the paper's N = 5); HAI after 5
  * increases (rdma-hw.cc's m_incStage < 5); MIN_RATE 1 Gb/s; an ACK per
  * packet (L2_ACK_INTERVAL 1); rate-bound pacing, no window (RATE_BOUND 1,
- * HAS_WIN 0); a QP starts at line rate. Not carried over: run.py's 1000 B
- * payload (PACKET_PAYLOAD_SIZE), which is the fabric's `mtu` here (4000 B
- * unless set, as for every transport), and its switch settings.
+ * HAS_WIN 0); a QP starts at line rate (`init_rate`, ours, can lower it).
+ * Not carried over: run.py's 1000 B payload (PACKET_PAYLOAD_SIZE), which is
+ * the fabric's `mtu` here (4000 B unless set, as for every transport), and
+ * its switch settings.
  *
  * Algorithm 1, once per round trip (see "Completion events" below), on an
  * ACK (or NAK) with new_rtt = now - the hardware timestamp of the data
@@ -46,12 +47,20 @@
  *  - RTT. The paper subtracts the segment's serialisation time from the
  *    completion time; with one packet per sample this is one packet time
  *    (0.32 us at 100 Gb/s) and, as in rdma-hw.cc, we do not subtract it.
- *  - HAI. Algorithm 1 takes N delta only on line 7, after five completion
- *    events with a negative gradient; we count line-7 increases in a row and
- *    reset the count on any other outcome (`hai: paper`, the default).
- *    rdma-hw.cc counts every increase (line 5 too) and applies RATE_HAI on
- *    line 5 as well (`hai: hpcc`): with it a flow below T_low climbs 5x
- *    faster than by the paper's delta per round trip.
+ *  - HAI. rdma-hw.cc's UpdateRateTimely counts every increase in a row
+ *    (m_incStage, line 5 too), resets the count on any cut, and adds
+ *    RATE_HAI once the count reaches 5, on line 5 as well (`hai: hpcc`, the
+ *    default, as for every other constant here). Algorithm 1 takes N delta
+ *    only on line 7, after five completion events with a negative gradient
+ *    (`hai: paper`: line-7 increases in a row, reset on any other outcome).
+ *    It matters when a flow joins: the RTT ramp stays under T_low (line 5,
+ *    no cut) until the queue passes T_low, and the first sample above it
+ *    carries a gradient over 1 / beta, so both flows fall to min_rate
+ *    together (rdma-hw.cc takes the same path: the same formulas, the same
+ *    clamp of c at 0); they climb back below T_low by delta per round trip
+ *    under `paper` (4.3 ms to the fair share at 100 Gb/s, the link 45% used
+ *    over 4 ms) and by N delta under `hpcc` (1.2 ms, 77%; tests/test_timely.c,
+ *    experiments/README.md).
  *  - The ns-3 clamp of line 8's factor at 0 (a gradient over 1 / beta):
  *    the rate then falls to min_rate.
  *  - Pacing: the paper paces segments through a rate limiter; here the QP
@@ -78,6 +87,7 @@ struct timely_params {
 	uint64_t hai_thresh;	 /* increases in a row before HAI */
 	int hai_mode;		 /* enum timely_hai */
 	uint64_t min_rate;	 /* bit/s */
+	uint64_t init_rate;	 /* bit/s a QP starts at; 0 = the NIC's rate */
 };
 
 /* A QP's TIMELY state; the paper's `rate` is qp.rate. */
@@ -110,6 +120,8 @@ static void timely_init(struct conn *c, struct rocev2_qp *rq)
 	double bw = (double)rocev2_line_bps(c) / 1e9; /* Gb/s */
 	q->delta = p->rai ? (double)p->rai : bw * 1e6;
 	q->hdelta = p->rhai ? (double)p->rhai : 5 * bw * 1e6;
+	if (p->init_rate && (double)p->init_rate < q->qp.rate)
+		q->qp.rate = (double)p->init_rate; /* ours: rdma-hw.cc starts at m_bps */
 }
 
 /* Algorithm 1 for one RTT sample. */
@@ -202,13 +214,17 @@ static const struct opt_desc timely_opts[] = {
 	  "N delta, the hyperactive increment; 0 = 5 x the NIC rate / 1000 (HPCC run.py: "
 	  "500Mbps at 100Gbps)" },
 	{ "hai_thresh", OPT_UINT, offsetof(struct timely_params, hai_thresh), "5", 0, 1000,
-	  "completion events with a gradient <= 0 in a row before HAI mode" },
-	{ "hai", OPT_ENUM, offsetof(struct timely_params, hai_mode), "paper", 0, 0,
-	  "paper: below T_low the rate grows by delta, HAI counts line-7 increases only "
-	  "(Algorithm 1); hpcc: every increase counts toward HAI, below T_low too (rdma-hw.cc)",
+	  "increases in a row (hpcc: any; paper: line-7 ones) before HAI mode" },
+	{ "hai", OPT_ENUM, offsetof(struct timely_params, hai_mode), "hpcc", 0, 0,
+	  "hpcc: every increase in a row counts toward HAI, below T_low too (rdma-hw.cc's "
+	  "m_incStage); paper: below T_low the rate grows by delta, HAI counts line-7 increases "
+	  "only (Algorithm 1)",
 	  hai_modes },
 	{ "min_rate", OPT_RATE, offsetof(struct timely_params, min_rate), "1Gbps", 1e6, 1e13,
 	  "rate floor (HPCC run.py MIN_RATE)" },
+	{ "init_rate", OPT_RATE, offsetof(struct timely_params, init_rate), "0", 0, 1e13,
+	  "rate a QP starts at; 0 = the NIC's rate (rdma-hw.cc); ours, to start flows at unequal "
+	  "rates" },
 	OPT_END
 };
 
