@@ -13,23 +13,11 @@
 # itself, a hint about tabs...). They fail by default; MPSIM_CLI_STRICT=0
 # turns them into reports while a message is being reworked.
 set -euo pipefail
+source "$(dirname "$0")/clilib.sh" "$@"
 
-MPSIM=${1:?usage: cli_bad_input.sh MPSIM REPO_ROOT}
-ROOT=${2:?usage: cli_bad_input.sh MPSIM REPO_ROOT}
-[[ -d $ROOT ]] || { echo "no repository at $ROOT" >&2; exit 1; }
-MPSIM=$(cd "$(dirname "$MPSIM")" && pwd)/$(basename "$MPSIM")
 STRICT=${MPSIM_CLI_STRICT:-1}
 
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-
-nfail=0
 nknown=0
-fail() { # fail CASE WHAT-WAS-EXPECTED WHAT-HAPPENED
-	printf 'FAIL [%s]\n  expected: %s\n  got:      %s\n' "$1" "$2" "$3" >&2
-	nfail=$((nfail + 1))
-}
 # strict CASE CONDITION-HOLDS(0/1) EXPECTED GOT: a known-poor message
 strict() {
 	if [[ $2 == 1 ]]; then return 0; fi
@@ -469,8 +457,4 @@ bad missing_file no_such.yaml @no_such.yaml -- "cannot open" "No such file"
 if ((nknown)); then
 	echo "$nknown known-poor message(s) reported above (MPSIM_CLI_STRICT=1 makes them fail)"
 fi
-if ((nfail)); then
-	echo "cli_bad_input: $nfail check(s) failed" >&2
-	exit 1
-fi
-echo "cli_bad_input: all checks passed"
+finish

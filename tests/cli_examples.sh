@@ -8,20 +8,7 @@
 # And the folders' READMEs (experiments/*/README.md) show a figure of every experiment file, each link to a
 # file that exists (scripts/experiment_plots.sh --check).
 set -euo pipefail
-
-MPSIM=${1:?usage: cli_examples.sh MPSIM REPO_ROOT}
-ROOT=${2:?usage: cli_examples.sh MPSIM REPO_ROOT}
-MPSIM=$(cd "$(dirname "$MPSIM")" && pwd)/$(basename "$MPSIM")
-ROOT=$(cd "$ROOT" && pwd)
-
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-
-nfail=0
-fail() { # fail WHAT EXPECTED GOT
-	printf 'FAIL [%s]\n  expected: %s\n  got:      %s\n' "$1" "$2" "$3" >&2
-	nfail=$((nfail + 1))
-}
+source "$(dirname "$0")/clilib.sh" "$@"
 
 files=()
 while IFS= read -r -d '' f; do files+=("$f"); done < <(
@@ -39,7 +26,6 @@ if ((nexamples == 0)); then
 	exit 1
 fi
 
-cd "$T"
 for f in "${files[@]}"; do
 	rel=${f#"$ROOT"/}
 	set +e
@@ -77,8 +63,4 @@ for flag in "" --test; do
 	done
 done
 
-if ((nfail)); then
-	echo "cli_examples: $nfail of ${#files[@]} file(s) failed" >&2
-	exit 1
-fi
-echo "cli_examples: ${#files[@]} experiment file(s) validate"
+finish "${#files[@]} experiment file(s) validate"

@@ -9,19 +9,7 @@
 # value of paper.csv appears in it. `mpsim plot` without gnuplot on PATH names
 # the package to install and exits 2.
 set -euo pipefail
-
-MPSIM=${1:?usage: cli_plots.sh MPSIM REPO_ROOT}
-ROOT=${2:?usage: cli_plots.sh MPSIM REPO_ROOT}
-MPSIM=$(cd "$(dirname "$MPSIM")" && pwd)/$(basename "$MPSIM")
-ROOT=$(cd "$ROOT" && pwd)
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-
-nfail=0
-fail() { # fail WHAT EXPECTED GOT
-	printf 'FAIL [%s]\n  expected: %s\n  got:      %s\n' "$1" "$2" "$3" >&2
-	nfail=$((nfail + 1))
-}
+source "$(dirname "$0")/clilib.sh" "$@"
 
 # check_report DIR: report.html's images and tables against the folder
 check_report() {
@@ -225,5 +213,4 @@ rc=$?
 set -e
 [ "$rc" = 2 ] || fail "plot on a non-results folder" "exit 2" "exit $rc: $msg"
 
-[ "$nfail" = 0 ] || { echo "$nfail failure(s)" >&2; exit 1; }
-echo "ok"
+finish

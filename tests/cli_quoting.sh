@@ -13,25 +13,13 @@
 # folder (as a shared one could be): nothing runs, nothing is written outside
 # its plots/, and its report escapes what it shows.
 set -euo pipefail
+source "$(dirname "$0")/clilib.sh" "$@"
 
-MPSIM=${1:?usage: cli_quoting.sh MPSIM REPO_ROOT}
-ROOT=${2:?usage: cli_quoting.sh MPSIM REPO_ROOT}
-MPSIM=$(cd "$(dirname "$MPSIM")" && pwd)/$(basename "$MPSIM")
-ROOT=$(cd "$ROOT" && pwd)
-
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
 # ctest turns plots off for the command-line tests but cli_plots (tests/tests.cmake);
 # this one must draw, since the gnuplot script is what could run a command: a
 # run of 8 hosts and two points keeps it to a few seconds
 unset MPSIM_NO_PLOTS
 
-nfail=0
-fail() { # fail WHAT EXPECTED GOT
-	printf 'FAIL [%s]\n  expected: %s\n  got:      %s\n' "$1" "$2" "$3" >&2
-	nfail=$((nfail + 1))
-}
 canaries() { # canaries WHAT: no CANARY_* file anywhere below $T (then none left)
 	local found
 	found=$(find "$T" -name 'CANARY_q*' 2>/dev/null | head -5 || true)
@@ -185,8 +173,4 @@ else
 	echo "SKIP (mpsim plot): gnuplot is not installed"
 fi
 
-if ((nfail)); then
-	echo "cli_quoting: $nfail check(s) failed" >&2
-	exit 1
-fi
-echo "cli_quoting: all checks passed"
+finish

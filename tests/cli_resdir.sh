@@ -13,32 +13,12 @@
 # keeps a point only while its files are the bytes it wrote: a damaged
 # flows.csv or summary.json runs again.
 set -euo pipefail
+source "$(dirname "$0")/clilib.sh" "$@"
 
-MPSIM=${1:?usage: cli_resdir.sh MPSIM REPO_ROOT}
-ROOT=${2:?usage: cli_resdir.sh MPSIM REPO_ROOT}
-MPSIM=$(cd "$(dirname "$MPSIM")" && pwd)/$(basename "$MPSIM")
-ROOT=$(cd "$ROOT" && pwd)
-
-T=$(mktemp -d)
 spid=""
-trap '[[ -n $spid ]] && kill "$spid" 2>/dev/null; rm -rf "$T"' EXIT
-cd "$T"
+cli_cleanup() { [[ -z $spid ]] || kill "$spid" 2>/dev/null || true; }
 export MPSIM_NO_PLOTS=1 # the plots of a run before are made by hand: drawing costs seconds
 
-nfail=0
-fail() { # fail WHAT EXPECTED GOT
-	printf 'FAIL [%s]\n  expected: %s\n  got:      %s\n' "$1" "$2" "$3" >&2
-	nfail=$((nfail + 1))
-}
-# run WHAT ARGS...: mpsim ARGS; status in $rc, stdout in WHAT.out, stderr in WHAT.err
-run() {
-	local what=$1
-	shift
-	set +e
-	"$MPSIM" "$@" >"$what.out" 2>"$what.err"
-	rc=$?
-	set -e
-}
 # fake_plots DIR: plots/ as mpsim draws them (figures.tsv and a PNG), named stalefig
 fake_plots() {
 	mkdir -p "$1/plots"
@@ -192,8 +172,4 @@ run k3 run short.yaml -j 2 --out k --quiet
 [[ $rc == 0 && ! -e k.partial-$dpid ]] || fail "rerun" "the stale partial folder removed" "exit $rc: $(ls -d k.*)"
 [[ -d k.partial-$spid ]] || fail "rerun" "a live process's partial folder untouched" "$(ls -d k.*)"
 
-if ((nfail)); then
-	echo "$nfail failure(s)" >&2
-	exit 1
-fi
-echo "cli_resdir: all passed"
+finish "all passed"

@@ -14,40 +14,8 @@
 # a loss rate of 1. Two inputs that could grow quadratically run within a bound
 # 10x above what they take.
 set -euo pipefail
+source "$(dirname "$0")/clilib.sh" "$@"
 
-MPSIM=${1:?usage: cli_robust.sh MPSIM REPO_ROOT}
-ROOT=${2:?usage: cli_robust.sh MPSIM REPO_ROOT}
-MPSIM=$(cd "$(dirname "$MPSIM")" && pwd)/$(basename "$MPSIM")
-ROOT=$(cd "$ROOT" && pwd)
-
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-
-nfail=0
-fail() { # fail WHAT EXPECTED GOT
-	printf 'FAIL [%s]\n  expected: %s\n  got:      %s\n' "$1" "$2" "$3" >&2
-	nfail=$((nfail + 1))
-}
-# run WHAT ARGS...: mpsim ARGS; status in $rc, stdout in WHAT.out, stderr in WHAT.err
-run() {
-	local what=$1
-	shift
-	set +e
-	"$MPSIM" "$@" >"$what.out" 2>"$what.err"
-	rc=$?
-	set -e
-}
-# refused WHAT STATUS TEXT ARGS...: mpsim ARGS exits STATUS, says TEXT on stderr,
-# prints nothing on stdout (nothing ran)
-refused() {
-	local what=$1 want=$2 text=$3
-	shift 3
-	run "$what" "$@"
-	[[ $rc == "$want" ]] || fail "$what" "exit $want" "exit $rc: $(head -c 600 "$what.err")"
-	grep -qF -- "$text" "$what.err" || fail "$what" "a sentence with '$text'" "$(head -c 600 "$what.err")"
-	[[ ! -s $what.out ]] || fail "$what" "nothing on stdout (refused before the run)" "$(head -c 300 "$what.out")"
-}
 # wait_child PID: the pid of PID's first child, once there is one
 wait_child() {
 	local k c=""
@@ -288,8 +256,4 @@ set -e
 [[ $rc == 2 ]] && grep -qF 'keys.yaml:80004: topology.k7: duplicate key (first at line 10)' keys.err ||
 	fail "80,000 keys" "exit 2 within 10 s naming the duplicate" "exit $rc (124 = timeout): $(cat keys.err)"
 
-if ((nfail)); then
-	echo "cli_robust: $nfail check(s) failed" >&2
-	exit 1
-fi
-echo "cli_robust: all checks passed"
+finish

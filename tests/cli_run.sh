@@ -9,22 +9,10 @@
 # left untouched), the
 # informational commands, and that no progress line is written to a non-terminal.
 set -euo pipefail
+source "$(dirname "$0")/clilib.sh" "$@"
 
-MPSIM=${1:?usage: cli_run.sh MPSIM REPO_ROOT}
-ROOT=${2:?usage: cli_run.sh MPSIM REPO_ROOT}
-MPSIM=$(cd "$(dirname "$MPSIM")" && pwd)/$(basename "$MPSIM")
-ROOT=$(cd "$ROOT" && pwd)
 QS=$ROOT/examples/quickstart.yaml
 
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-
-nfail=0
-fail() { # fail WHAT EXPECTED GOT
-	printf 'FAIL [%s]\n  expected: %s\n  got:      %s\n' "$1" "$2" "$3" >&2
-	nfail=$((nfail + 1))
-}
 # run_ok WHAT ARGS...: mpsim ARGS must exit 0; stdout in $WHAT.out, stderr in $WHAT.err
 run_ok() {
 	local what=$1 rc
@@ -142,7 +130,6 @@ rc=$?
 set -e
 [[ $rc == 0 ]] || fail "progress" "the 12MB quickstart run exits 0" "exit $rc"
 [[ ! -s long.err ]] || fail "progress" "nothing on stderr when it is not a terminal" "$(head -c 300 long.err | od -c | head -3)"
-
 
 # --- informational commands
 if run_ok version --version; then
@@ -320,8 +307,4 @@ if run_ok lf run lf.yaml --out lf; then
 	[[ $idle == "4 4 " ]] || fail tier1_switches "two leaves with 4 idle uplinks each" "'$idle'"
 fi
 
-if ((nfail)); then
-	echo "cli_run: $nfail check(s) failed" >&2
-	exit 1
-fi
-echo "cli_run: all checks passed"
+finish
