@@ -59,6 +59,7 @@ struct sim {
 	const char *progress_label; /* names the sweep point, or NULL */
 	double wall_start;
 	uint64_t progress_next;
+	struct sim_load *load; /* sim/load.c: the window's byte snapshots, or NULL */
 };
 
 /* Build everything (no event has run). Errors: MP_EUSER with file:line. */
@@ -70,5 +71,7 @@ void sim_collect(struct sim *s, struct run_result *r);
 void sim_free(struct sim *s);
 
 double sim_wall_now(void);
+/* The group (enum port_group, below G_ALL) a port reports in; G_ALL for none. */
+int sim_port_group(const struct port *pt);
 
 #endif
