@@ -14,7 +14,7 @@ B=$(cd "${1:-build-fuzz}" && pwd)
 T=${FUZZ_TIME:-600}
 W=$(mkdir -p "${FUZZ_WORK:-fuzz/work}" && cd "${FUZZ_WORK:-fuzz/work}" && pwd)
 mkdir -p "$W/corpus" "$W/findings"
-cd fuzz/corpus # the seeds name data files relative to here
+cd fuzz/corpus # seeds carry their side files (#@file); a case runs in $TMPDIR
 nice -n 19 "$B/fuzz_values" -fork="${FUZZ_JOBS:-1}" -ignore_crashes=1 -ignore_timeouts=1 \
 	-ignore_ooms=1 -timeout=20 -rss_limit_mb=3072 -max_len=16384 -max_total_time="$T" \
 	-artifact_prefix="$W/findings/" -print_final_stats=1 "$W/corpus" . 2>&1 | tee "$W/log.txt"

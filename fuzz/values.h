@@ -8,16 +8,19 @@
 
 #include "core/err.h"
 
-/* Once per process: panics abort, mpsim's memory plan is capped. */
+/* Once per process: panics abort, mpsim's memory plan and every run are
+ * capped, a scratch folder holds the cases and a gnuplot that does nothing. */
 int fuzz_values_init(void);
-/* Remove the scratch results folder. */
+/* Remove the scratch folder. */
 void fuzz_values_cleanup(void);
-/* Load, build, run (bounded) and write one experiment file's text. Returns
- * its status (0, or MP_EUSER with the sentence in *e); *events is the number
- * of events run. */
-int fuzz_values_run(const char *text, struct mp_err *e, uint64_t *events);
-/* Replace one to three scalar values of the YAML text in data (in place, at
- * most max_size bytes); returns the new size. */
+/* Run one case (an experiment file's text, then its "#@set" and "#@file"
+ * directives) as `mpsim run` would, each run bounded, and check its plot
+ * scripts and report. Returns its status: 0, MP_EUSER with mpsim's messages
+ * in *e (in the replay; libFuzzer leaves them on stderr), anything else is
+ * a finding (*e says what when the check of an output failed). */
+int fuzz_values_run(const char *text, struct mp_err *e);
+/* One to three changes to the case in data (a value, a text, a --set, a side
+ * file's line; in place, at most max_size bytes); returns the new size. */
 size_t fuzz_values_mutate(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
 
 #endif

@@ -162,6 +162,88 @@ base | sed 's/spines: 2/spines: 2\n  host_delay: 5/' >time_no_unit.yaml
 bad time_no_unit time_no_unit.yaml 'time_no_unit\.yaml:7:' -- \
 	"topology.host_delay" "with a unit" "'5'"
 
+# --- run lengths: time_limit stops every run, so a later stop_time is refused
+base | sed 's/^name: t/name: t\nstop_time: 2s\ntime_limit: 10ms/' >stop_after_limit.yaml
+bad stop_after_limit stop_after_limit.yaml 'stop_after_limit\.yaml:2:' -- \
+	"stop_time" "2s is after time_limit (10ms)" "expected stop_time at most time_limit"
+bad stop_after_limit_set ok.yaml none --set stop_time=20s -- \
+	"--set stop_time" "after time_limit (10s)"
+
+# legal values that would make a run meaningless: flows that start when the run
+# has ended ("did not complete by 0.0 us"), a threshold below one packet
+base | sed 's/size: 10KB/size: 10KB\n  start: 10000s/' >late_start.yaml
+bad late_start late_start.yaml 'late_start\.yaml:12:' -- \
+	"workload.start" "starts at 10000s" "time_limit 10s" "expected a start before time_limit"
+bad late_start_stop ok.yaml none --set stop_time=1ms --set workload.start=1ms -- \
+	"--set workload.start" "stop_time 1ms"
+{ base; printf 'switch:\n  dt_alpha: 0.0001\n'; } >dt_alpha.yaml
+bad dt_alpha dt_alpha.yaml 'dt_alpha\.yaml:13:' -- \
+	"switch.dt_alpha" "less than one 4000 B packet" "every packet would be dropped" \
+	"expected at least 0.000125"
+
+# --- the time series' memory: a run that ends with its flows is estimated to well
+# past its ideal end, not all of time_limit (the 180 us quickstart was refused
+# under 64 MiB); one that outgrows it (here a host link that goes down, so the
+# flows never end) stops with status 2 and writes nothing
+out=$(MPSIM_MEM_LIMIT=64MiB "$MPSIM" validate "$ROOT/examples/quickstart.yaml" 2>&1) ||
+	fail ts_quickstart "the quickstart validates under MPSIM_MEM_LIMIT=64MiB" "$out"
+{ base; printf 'events:\n  - {at: 1us, link: h0-leaf0, action: down}\noutput:\n  interval: 10us\n  queues: [max:all, max:host_up, max:last_hop]\n'; } >ts_grows.yaml
+set +e
+MPSIM_MEM_LIMIT=65MiB "$MPSIM" run ts_grows.yaml --out out_ts_grows >run.out 2>run.err
+rc=$?
+set -e
+msg=$(cat run.err)
+[[ $rc == 2 && $(grep -c . run.err) == 1 && ! -s run.out ]] ||
+	fail ts_grows "exit 2, one line on stderr, nothing on stdout" "exit $rc: $msg $(cat run.out)"
+for frag in 'ts_grows.yaml:15: output.interval' "outgrew the memory" "the run was stopped" \
+	"expected a longer interval"; do
+	grep -qF -- "$frag" <<<"$msg" || fail ts_grows "fragment '$frag'" "$msg"
+done
+if compgen -G "out_ts_grows*" >/dev/null; then
+	fail ts_grows "no out_ts_grows* left behind" "$(ls -d out_ts_grows*)"
+fi
+{ base; printf 'stop_time: 1s\noutput:\n  interval: 10ns\n  queues: [max:all]\n'; } >ts_stop.yaml
+MPSIM_MEM_LIMIT=65MiB bad ts_stop ts_stop.yaml 'ts_stop\.yaml:14:' -- "output.interval" \
+	"over stop_time (1s)" "or a shorter stop_time"
+
+# --- nonsense that used to pass silently
+{ base; printf 'failures:\n  links: [leaf0-spine1, leaf1-spine0, spine1-leaf0]\n'; } >dup_links.yaml
+bad dup_links dup_links.yaml 'dup_links\.yaml:13:' -- \
+	"failures.links" "'spine1-leaf0' (item 3) is the link 'leaf0-spine1' (item 1)" "each link once"
+{ base; printf 'events:\n  - {at: 10us, link: leaf0-spine1, action: down,\n     value: 10Gbps}\n'; } >down_value.yaml
+bad down_value down_value.yaml 'down_value\.yaml:14:' -- \
+	"events[0].value" "action down takes no value" "'10Gbps'"
+{ base; printf 'sweep:\n  system:\n    a: {transport.window: 4KB}\n    b: {transport.window: 8KB}\npaper:\n  source: x\n  values:\n    - {metric: max_fct, value: 2, when: {system: a},\n       ratio_of: {system: a}}\n'; } >ratio_self.yaml
+bad ratio_self ratio_self.yaml 'ratio_self\.yaml:20:' -- \
+	"paper.values.ratio_of" "by itself" "differs from when's"
+{ base; printf 'switch:\n  mode: lossless\n  pfc_xoff: 20KB\n  pfc_xon_gap: 30KB\n'; } >xon_gap.yaml
+bad xon_gap xon_gap.yaml 'xon_gap\.yaml:15:' -- \
+	"switch.pfc_xon_gap" "30000 B is more than pfc_xoff (20000 B)" "expected at most pfc_xoff"
+{ base; printf 'lb:\n  type: hermes\n  rtt_low: 50us\n  rtt_high: 40us\n'; } >hermes_rtt.yaml
+bad hermes_rtt hermes_rtt.yaml 'hermes_rtt\.yaml:14:' -- \
+	"lb.rtt_low" "50.000 us is above rtt_high (40.000 us)" "expected rtt_low at most rtt_high"
+printf 'name: t\ntopology:\n  type: star\n  hosts: 4\nlb:\n  type: hermes\ntransport:\n  type: ref\nworkload:\n  type: permutation\n' >hermes_star.yaml
+bad hermes_star hermes_star.yaml 'hermes_star\.yaml:6:' -- \
+	"lb.type" "hermes" "1 ToR" "expected a topology with paths to choose"
+# CONGA beyond two tiers is defined (lb/conga.c: a tag names the source leaf's
+# uplink, later choices hash it): a fat tree runs
+printf 'name: t\ntopology:\n  type: fat_tree\n  k: 4\nlb:\n  type: conga\ntransport:\n  type: ref\nworkload:\n  type: permutation\n  size: 10KB\n' >conga_fat.yaml
+out=$("$MPSIM" validate conga_fat.yaml 2>&1) || fail conga_fat "conga on a fat tree validates" "$out"
+base | sed 's/^name: t/name: -t/' >dash_name.yaml
+bad dash_name dash_name.yaml 'dash_name\.yaml:1:' -- "name" "not starting with '.' or '-'" "'-t'"
+{ base; printf 'sweep:\n  system:\n    -a: {transport.window: 4KB}\n'; } >dash_variant.yaml
+bad dash_variant dash_variant.yaml 'dash_variant\.yaml:14:' -- \
+	"sweep.system.-a" "does not start with '-'"
+bad out_newline ok.yaml none --out "$(printf 'x\ny')" -- "--out" "without control characters" "0x0a"
+[[ ! -e $(printf 'x\ny') ]] || fail out_newline "no folder x<newline>y" "$(ls)"
+# a UTF-8 byte-order mark (some editors write one) is read as nothing, in the
+# experiment file and in the files it names
+printf 'src,dst,bytes,start\n0,1,10KB,0\n' >bom.csv
+{ printf '\xef\xbb\xbf'; base | sed 's/type: permutation/type: flows_file\n  file: bom.csv/; /size: 10KB/d'; } >bom.yaml
+sed -i '1s/^/\xef\xbb\xbf/' bom.csv
+out=$("$MPSIM" validate bom.yaml 2>&1) && [[ $out == *"1 flows"* ]] ||
+	fail bom "a file and a flows file that start with a UTF-8 BOM validate" "$out"
+
 # --- fabrics that cannot be built
 printf 'name: t\ntopology:\n  type: star\n  hosts: 0\ntransport:\n  type: ref\nworkload:\n  type: permutation\n' >star_zero.yaml
 bad star_zero star_zero.yaml 'star_zero\.yaml:4:' -- "topology.hosts" "expected" "got 0"
@@ -342,6 +424,27 @@ bad ratio_value ratio_value.yaml 'ratio_value\.yaml:19:' -- "paper.values.value"
 bad ratio_of ratio_of.yaml 'ratio_of\.yaml:19:' -- "paper.values.ratio_of.system" "'c'"
 bad jobs_zero sweep_ok.yaml none --jobs 0 -- "--jobs" "expected a number"
 
+# --- a collective cut into more messages than fit: refused from its parameters,
+# before the generator allocates its per-chunk arrays (it allocated first, and
+# under a ulimit the allocation failed as "a bug in mpsim", status 3)
+{ base | sed '/^workload:/,$d'; printf 'collective:\n  type: allreduce\n  size: 1GB\n  chunk: 1B\n'; } >tiny_chunk.yaml
+bad tiny_chunk tiny_chunk.yaml 'tiny_chunk\.yaml:9:' -- "collective: more than" "chunk 1B cuts size 1GB over 4 ranks" \
+	"messages" "expected a larger chunk or less data"
+export MPSIM_MEM_LIMIT=200MB
+bad tiny_chunk_mem tiny_chunk.yaml none --set collective.chunk=2KB -- \
+	"collective: more than" "chunk 2KB cuts size 1GB" "GB of memory" "expected a larger chunk"
+unset MPSIM_MEM_LIMIT
+for a in double_binary_tree halving_doubling; do
+	bad "tiny_chunk_$a" tiny_chunk.yaml 'tiny_chunk\.yaml:9:' --set "collective.algorithm=$a" -- \
+		"collective: more than" "expected a larger chunk"
+done
+# under an address-space limit too (not under ASan, which reserves terabytes)
+if ! ldd "$MPSIM" 2>/dev/null | grep -q libasan; then
+	out=$( (ulimit -v 8000000 && "$MPSIM" validate tiny_chunk.yaml) 2>&1) && rc=0 || rc=$?
+	[[ $rc == 2 && $out == *"expected a larger chunk"* ]] ||
+		fail tiny_chunk_ulimit "exit 2 and 'expected a larger chunk' under ulimit -v" "exit $rc: $out"
+fi
+
 # --- the intra-node fabric and the CAST scheduler
 { base; printf 'server:\n  gpus: 3\n'; } >server_gpus.yaml
 bad server_gpus server_gpus.yaml 'server_gpus\.yaml:13:' -- "server.gpus" "a divisor of the fabric's 4 hosts"
@@ -353,6 +456,9 @@ bad cast_qps cast_qps.yaml 'cast_qps\.yaml:14:' -- "ccl.qps" "at most 32"
 # --- the command line
 bad set_value ok.yaml none --set topology.leaves=abc -- \
 	"--set topology.leaves" "expected a non-negative integer" "'abc'"
+# a list where the key takes one value: refused (it crashed with a double free)
+bad set_list ok.yaml none --set 'workload.size=[1MB, 2MB]' -- \
+	"--set workload.size" "got a sequence of 2" "takes one size" "sweep:"
 bad set_no_equals ok.yaml none --set topology.leaves -- "--set" "topology.leaves" "expected key=value"
 bad set_unknown ok.yaml none --set topology.leafs=3 -- "--set topology.leafs" "did you mean 'leaves'"
 bad seed_negative ok.yaml none --seed -1 -- "--seed" "non-negative integer" "'-1'"

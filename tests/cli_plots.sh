@@ -99,6 +99,40 @@ if command -v gnuplot >/dev/null; then
 	s=$T/incast3
 	grep -q '^ratio_\|^sweep_' "$s/plots/figures.tsv" ||
 		fail "incast3 sweep figures" "sweep_* figures" "$(cut -f1 "$s/plots/figures.tsv" | tr '\n' ' ')"
+	# ratio figures are drawn from paper.csv's ratio_of and ratio_point, so a
+	# variant name with a comma draws too; a folder written before those
+	# columns draws its ratios from the metric's label, the same figures but
+	# for such a name
+	sed -e 's/^name: .*/name: ratios/' -e 's/hosts_per_leaf: 16/hosts_per_leaf: 4/' \
+		-e 's/leaves: 8/leaves: 2/' "$ROOT/examples/quickstart.yaml" >"$T/ratios.yaml"
+	cat >>"$T/ratios.yaml" <<'EOF2'
+sweep:
+  system: {"spray, rr": {transport.entropy: rr}, ecmp: {transport.entropy: fixed}}
+  workload.size: [64KB, 256KB]
+paper:
+  source: "made up, for the figures"
+  values:
+    - {metric: max_fct, value: 1.5, when: {system: ecmp}, ratio_of: {system: "spray, rr"}}
+    - {metric: mean_fct, value: 3, when: {workload.size: 64KB}, ratio_of: {workload.size: 256KB}}
+EOF2
+	r=$T/ratios
+	if "$MPSIM" run "$T/ratios.yaml" --out "$r" -q -j 2 >"$T/log" 2>&1; then
+		head -1 "$r/paper.csv" | grep -q ',note,ratio_of,ratio_point$' ||
+			fail "paper.csv" "ratio_of and ratio_point last" "$(head -1 "$r/paper.csv")"
+		grep -q '^"system=ecmp size=64KB","max_fct of system=spray, rr",.*,"system","system-spray++rr_size-64KB"$' \
+			"$r/paper.csv" || fail "paper.csv" "a ratio's keys and other point" "$(cat "$r/paper.csv")"
+		figs=$(cut -f1 "$r/plots/figures.tsv" | grep '^ratio_' | tr '\n' ' ')
+		[ "$figs" = "ratio_0 ratio_1 " ] || fail "ratio figures" "ratio_0 ratio_1" "$figs"
+		mkdir "$T/old" && cp "$r/sweep.csv" "$T/old/"
+		awk -F, '{ sub(/,[^,]*,[^,]*$/, "") } { print }' "$r/paper.csv" >"$T/old/paper.csv"
+		"$MPSIM" plot "$T/old" >"$T/log" 2>&1 || fail "mpsim plot (old paper.csv)" "exit 0" "$(cat "$T/log")"
+		figs=$(cut -f1 "$T/old/plots/figures.tsv" | grep '^ratio_' | tr '\n' ' ')
+		[ "$figs" = "ratio_1 " ] || fail "ratio figures (old paper.csv)" "ratio_1 alone" "$figs"
+		cmp -s "$r/plots/ratio_1.dat" "$T/old/plots/ratio_1.dat" ||
+			fail "ratio_1.dat (old paper.csv)" "the same data" "$(diff "$r/plots/ratio_1.dat" "$T/old/plots/ratio_1.dat" | head -5)"
+	else
+		fail "ratio sweep" "runs" "$(tail -3 "$T/log")"
+	fi
 	# the time series of the collision experiment are drawn (its result is there)
 	grep -q '^ts_goodput_gbps' "$T/collision/system-udmp/plots/figures.tsv" ||
 		fail "collision plots" "ts_goodput_gbps" "$(cut -f1 "$T/collision/system-udmp/plots/figures.tsv" | tr '\n' ' ')"
@@ -111,7 +145,7 @@ if command -v gnuplot >/dev/null; then
 		fail "incomplete flows in flows.csv" "empty finish/FCT/slowdown, delivered_bytes > 0" "$n0 incomplete; $bad"
 	# a single run's paper values are marked on its time series (the STrack
 	# incast's 95 us to settle, on the queue figure)
-	grep -q '^set label "paper queue_settle 95 us' "$T/incast_32to1_strack/plots/plot.gp" ||
+	grep -q "^set label 'paper queue_settle 95 us" "$T/incast_32to1_strack/plots/plot.gp" ||
 		fail "paper marks on ts_queue_bytes" "a label for queue_settle" "none"
 	# a sweep of collectives: one CCT CDF per algorithm, a line per transport,
 	# each line every job of its point

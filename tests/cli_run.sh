@@ -280,6 +280,7 @@ for r in rows:
     want = fct[("roce", size)] / fct[("small", size)]
     assert abs(float(r["ours"]) - want) < 1e-3 * want, (r, want)
     assert r["unit"] == "x" and r["metric"] == "max_fct of system=roce", r
+    assert r["ratio_of"] == "system" and r["ratio_point"] == "system-roce_size-" + size, r
 # p99_tput: the slowest of 4 equal flows, size / max FCT
 for r in csv.DictReader(open(d + "/sweep.csv")):
     b = {"1MB": 1e6, "500KB": 5e5}[r["workload.size"]]

@@ -285,6 +285,16 @@ static void test_set(void **state)
 	assert_string_equal(jobs->value, "c");
 	assert_int_equal(jobs->n, 0);
 
+	/* a list replaces a scalar: the scalar's text goes (it was freed
+	 * twice, once here and once by cfg_free) */
+	assert_int_equal(cfg_apply_set(&doc, "topology.hosts=[1MB, 2MB]", &e), MP_OK);
+	h = cfg_get(t, "hosts");
+	assert_int_equal(h->kind, CFG_SEQ);
+	assert_null(h->value);
+	assert_int_equal(h->n, 2);
+	assert_string_equal(h->kids[1]->value, "2MB");
+	assert_int_equal(cfg_apply_set(&doc, "topology.hosts=32", &e), MP_OK);
+
 	assert_int_equal(e.status, MP_OK);
 	assert_int_equal(cfg_apply_set(&doc, "topology.hosts", &e), MP_EUSER);
 	assert_has(e.msg, "expected key=value");

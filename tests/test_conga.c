@@ -27,6 +27,11 @@
 #include "core/pool.h"
 #include "lb/conga.h"
 #include "net/fabric.h"
+#include "net/host.h"
+#include "net/lb.h"
+#include "net/node.h"
+#include "net/port.h"
+#include "net/switch.h"
 #include "simtest.h"
 
 extern const struct lb_ops conga_lb_ops;

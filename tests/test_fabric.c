@@ -7,6 +7,9 @@
 #include "core/time.h"
 #include "io/experiment.h"
 #include "sim/run.h"
+#include "net/fabric.h"
+#include "net/node.h"
+#include "net/switch.h"
 
 /* Store-and-forward FCT of one flow over `hops` links of equal rate and delay:
  * every packet through the first link back to back, the last packet across

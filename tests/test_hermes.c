@@ -22,6 +22,8 @@
 
 #include "lb/hermes.h"
 #include "net/fabric.h"
+#include "net/port.h"
+#include "net/switch.h"
 #include "simtest.h"
 
 static const char *yaml_fmt = "seed: 3\n"

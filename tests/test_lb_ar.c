@@ -21,6 +21,10 @@
 #include "core/time.h"
 #include "lb/drill.h"
 #include "lb/lbcommon.h"
+#include "net/fabric.h"
+#include "net/lb.h"
+#include "net/port.h"
+#include "net/switch.h"
 
 /* ---- running a simulation with a wrapped choose ----------------------------- */
 static const struct lb_ops *real;

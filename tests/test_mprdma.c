@@ -13,6 +13,8 @@
 #include "simtest.h"
 
 #include "core/time.h"
+#include "net/host.h"
+#include "transport/rxmap.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -199,16 +201,16 @@ static struct packet *trace_pull(void *ctx, struct nic_flow *f)
 static void trace_rx(void *ctx, struct host *h, struct packet *p)
 {
 	struct trace *t = ctx;
-	if (p->conn == 0 && p->type != PKT_DATA && p->p0 < TRACE_MAX) {
+	if (p->conn == 0 && p->type != PKT_DATA && tp_ack_psn(p) < TRACE_MAX) {
 		if ((p->flags & PKT_F_ECE) && !t->first_ece)
 			t->first_ece = t->s.q.now;
 		if (p->type == PKT_ACK) {
-			if (!t->acked[p->p0]) {
-				t->acked[p->p0] = 1;
-				t->ack_t[p->p0] = t->s.q.now;
+			if (!t->acked[tp_ack_psn(p)]) {
+				t->acked[tp_ack_psn(p)] = 1;
+				t->ack_t[tp_ack_psn(p)] = t->s.q.now;
 				t->nacked++;
 			}
-			while (t->una < TRACE_MAX && t->una < p->p1 + 0u) {
+			while (t->una < TRACE_MAX && t->una < tp_ack_cum(p) + 0u) {
 				if (!t->acked[t->una]) {
 					t->acked[t->una] = 1;
 					t->ack_t[t->una] = t->s.q.now;

@@ -1,11 +1,12 @@
-/* test_ood.c - the out-of-order degree receivers note (transport.h
+/* test_ood.c - the out-of-order degree receivers note (transport/conn.h
  * tp_rx_ood) and the p99_ood / max_ood metrics built from it. */
 #include "simtest.h"
 
 #include <math.h>
 #include <stdlib.h>
 
-#include "transport/transport.h"
+#include "transport/conn.h"
+#include "transport/tp_world.h"
 
 /* PSNs 0 1 3 2 5 4 4 9 6: each one's distance below the highest seen so far */
 static void test_degree(void **state)

@@ -15,6 +15,7 @@
 
 #include "core/mem.h"
 #include "core/opt.h"
+#include "core/units.h"
 
 #define assert_has(hay, needle)                                                 \
 	do {                                                                    \
@@ -711,6 +712,23 @@ static void test_misc(void **state)
 	assert_int_equal(opt_parse_size(NULL, &(uint64_t){ 0 }), -1);
 }
 
+/* core/units.h on its own: what the allocator's MPSIM_MEM_LIMIT uses. */
+static void test_units(void **state)
+{
+	struct mp_err e = { 0 };
+	uint64_t v = 7;
+	char buf[UNITS_BUF];
+
+	assert_int_equal(units_parse(UNITS_SIZE, "8GiB", &v, NULL), MP_OK);
+	assert_true(v == 8ULL << 30);
+	assert_int_equal(units_parse(UNITS_TIME, "5", &v, &e), MP_EUSER);
+	assert_true(v == 8ULL << 30); /* unchanged on failure */
+	assert_non_null(strstr(e.msg, "expected a time with a unit"));
+	units_format(UNITS_RATE, 1500000000ULL, buf, sizeof buf);
+	assert_string_equal(buf, "1.5Gbps");
+	assert_string_equal(units_noun(UNITS_SIZE), "a size");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -721,6 +739,7 @@ int main(void)
 		cmocka_unit_test(test_ranges),	   cmocka_unit_test(test_format),
 		cmocka_unit_test(test_round_trip), cmocka_unit_test(test_print_table),
 		cmocka_unit_test(test_dump_yaml),  cmocka_unit_test(test_misc),
+		cmocka_unit_test(test_units),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,9 @@
 
 #include "core/time.h"
 #include "lb/proteus.h"
+#include "net/fabric.h"
+#include "net/port.h"
+#include "net/switch.h"
 
 /* ---- Algorithm 2 at a paused egress ---------------------------------------- */
 /* Two leaves, two spines, 100 Gb/s, 1 us links: from leaf0 to leaf1, path 0

@@ -7,6 +7,9 @@
 #include <math.h>
 
 #include "core/time.h"
+#include "net/switch.h"
+#include "transport/conn.h"
+#include "transport/tp_world.h"
 
 static void test_line_rate(void **state)
 {

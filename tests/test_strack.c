@@ -14,6 +14,10 @@
 #include "core/time.h"
 #include "io/metrics.h"
 #include "transport/strack.h"
+#include "net/fabric.h"
+#include "transport/conn.h"
+#include "transport/rxmap.h"
+#include "transport/tp_world.h"
 #include "transport/transport.h"
 
 /* ---- Algorithm 3 ------------------------------------------------------------ */

@@ -6,6 +6,8 @@
 #include "simtest.h"
 
 #include "core/time.h"
+#include "transport/conn.h"
+#include "transport/tp_world.h"
 
 #define MAXMSG 64
 

@@ -18,6 +18,11 @@
 #include "core/evq.h"
 #include "core/pool.h"
 #include "net/fabric.h"
+#include "net/host.h"
+#include "net/lb.h"
+#include "net/node.h"
+#include "net/port.h"
+#include "net/switch.h"
 
 #define PKT 1000
 

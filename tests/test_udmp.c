@@ -13,6 +13,8 @@
 
 #include "core/mem.h"
 #include "core/time.h"
+#include "transport/conn.h"
+#include "transport/tp_world.h"
 
 static const char *const protos[] = { "udmp", "mprdma" };
 
@@ -584,7 +586,7 @@ static void persist_run(const char *proto, simtime_t gap, bool fresh, double *a_
 }
 
 /* A stream connection keeps its congestion state from one message to the
- * next (transport.h). Sharing a 100 Gb/s bottleneck with fifteen long flows,
+ * next (transport/conn.h). Sharing a 100 Gb/s bottleneck with fifteen long flows,
  * UDMP's token pool (with its rate) or MP-RDMA's cwnd settle on a window of
  * a sixteenth of the path's bandwidth-delay product during message A.
  * Message B, posted after A is acknowledged (at once, or after 20 us idle),
@@ -611,9 +613,10 @@ static void test_stream_state_persists(void **state)
 }
 
 /* A stream connection's memory follows its window, not the bytes it carries:
- * the sender's book and the receiver's bitmap are rings (transport.h), so 256
- * MB posted as 32 messages (256,000 PSNs) leave the heap within 64 KB of
- * where 8 MB left it. Per-PSN arrays would hold 1.25 bytes per PSN, 320 KB. */
+ * the sender's book and the receiver's bitmap are rings (transport/pktbook.h,
+ * transport/rxmap.h), so 256 MB posted as 32 messages (256,000 PSNs) leave
+ * the heap within 64 KB of where 8 MB left it. Per-PSN arrays would hold
+ * 1.25 bytes per PSN, 320 KB. */
 struct memrec {
 	struct conn *c;
 	uint64_t live[64]; /* mp_mem_live() at each sender completion */

@@ -23,6 +23,11 @@
 #include "workload/cdf.h"
 #include "workload/workload.h"
 
+/* the generators, as workload/workload.c registers them */
+extern const struct workload_ops permutation_workload_ops, incast_workload_ops,
+    all_to_all_workload_ops, flows_file_workload_ops, htsim_cm_workload_ops, poisson_workload_ops,
+    dag_file_workload_ops;
+
 #ifndef MPSIM_SOURCE_DIR
 #error "MPSIM_SOURCE_DIR must name the repository root"
 #endif

@@ -376,7 +376,7 @@ static void cast_part_done(struct ccl_chan *ch, struct ccl_part *pt, bool rx)
 	}
 }
 
-const struct ccl_sched_ops cast_ops = {
+const struct ccl_sched_ops cast_ccl_ops = {
 	.name = "cast",
 	.summary = "CAST (Broadcom, 2025): per-QP RTT from post to polled completion weights the "
 		   "stripes (rounded down to 128 B) or, by WRR, whole requests",

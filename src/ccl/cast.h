@@ -94,6 +94,4 @@ void cast_wrr_tokens(const double *w, uint32_t n, uint32_t *tokens);
  * a token left in this round; a spent round reloads c->qp[].tokens. */
 uint32_t cast_wrr_pick(struct cast_chan *c, uint32_t n);
 
-extern const struct ccl_sched_ops cast_ops;
-
 #endif

@@ -17,6 +17,8 @@
 
 #include "core/err.h"
 #include "core/mem.h"
+#include "transport/conn.h"
+#include "transport/tp_world.h"
 
 struct ccl_basic_params {
 	struct ccl_common common;
@@ -44,7 +46,7 @@ static void stripe_post(struct ccl_chan *ch, struct ccl_msg *m)
 		ccl_part_post(ch, m, (uint32_t)q, m->bytes * (q + 1) / n - m->bytes * q / n);
 }
 
-static const struct ccl_sched_ops rr_ops = {
+static const struct ccl_sched_ops rr_ccl_ops = {
 	.name = "rr",
 	.summary =
 	    "each message whole on the next queue pair in turn (NCCL_IB_SPLIT_DATA_ON_QPS=0)",
@@ -53,7 +55,7 @@ static const struct ccl_sched_ops rr_ops = {
 	.post = rr_post,
 };
 
-static const struct ccl_sched_ops stripe_ops = {
+static const struct ccl_sched_ops stripe_ccl_ops = {
 	.name = "stripe",
 	.summary = "each message in equal pieces, one per queue pair (NCCL_IB_SPLIT_DATA_ON_QPS=1)",
 	.opts = ccl_basic_opts,
@@ -61,11 +63,12 @@ static const struct ccl_sched_ops stripe_ops = {
 	.post = stripe_post,
 };
 
-extern const struct ccl_sched_ops cast_ops; /* cast.c */
-extern const struct ccl_sched_ops mcc_ops;  /* mcc.c */
+extern const struct ccl_sched_ops cast_ccl_ops, mcc_ccl_ops;
 
-const struct ccl_sched_ops *const ccl_registry[] = { &rr_ops, &stripe_ops, &cast_ops, &mcc_ops,
-						     NULL };
+/* The schedulers, in `mpsim list`'s order. */
+const struct ccl_sched_ops *const ccl_registry[] = {
+	&rr_ccl_ops, &stripe_ccl_ops, &cast_ccl_ops, &mcc_ccl_ops, NULL,
+};
 
 const struct ccl_sched_ops *ccl_find(const char *name)
 {

@@ -32,7 +32,8 @@
 #include "core/opt.h"
 #include "core/time.h"
 #include "ccl/intra.h"
-#include "transport/transport.h"
+#include "transport/conn.h"
+#include "transport/tp_world.h"
 
 /* Options every scheduler has; a scheduler's params struct starts with it. */
 struct ccl_common {
@@ -98,7 +99,10 @@ struct ccl_sched_ops {
 	double (*window)(struct ccl_chan *ch);
 };
 
-extern const struct ccl_sched_ops *const ccl_registry[]; /* NULL-terminated */
+/* Every scheduler (NULL-terminated, in `mpsim list`'s order), and the one
+ * named `name` (NULL: none). Adding one is one file and one line in the
+ * registry (ccl/ccl.c). */
+extern const struct ccl_sched_ops *const ccl_registry[];
 const struct ccl_sched_ops *ccl_find(const char *name);
 
 struct ccl {

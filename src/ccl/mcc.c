@@ -46,10 +46,10 @@
  *    packet, so a packet that lags on one hot path lengthens its chunk by
  *    that lag: with the defaults below a lag over one base RTT is both
  *    "partial" (packet) and, when that packet is the chunk's last, "global"
- *    (message). Taking the spread of the chunk's packet RTTs off its delay
- *    was tried and not kept: behind a hole the reorder buffer acknowledges
- *    nothing, so the spread is taken over a few samples and the cuts barely
- *    moved (experiments/mcc/README.md). Where the lag comes from a link
+ *    (message). The spread of the chunk's packet RTTs is not taken off its
+ *    delay: behind a hole the reorder buffer acknowledges nothing, so the
+ *    spread would be taken over a few samples, and the cuts barely move
+ *    with it (experiments/mcc/README.md). Where the lag comes from a link
  *    downstream of the sending leaf's AR, the cut is right: the sprayed,
  *    in-order stream runs at paths x its share of the slow link.
  *  - target_msg_delay, topology-aware: the delay the chunk would see on an
@@ -86,6 +86,7 @@
 #include <string.h>
 
 #include "core/err.h"
+#include "transport/conn.h"
 
 static const char *const mcc_partials[] = { "hold", "grow", "cut", NULL };
 static const char *const mcc_quadrant_names[] = { "none", "partial", "global" };
@@ -324,7 +325,7 @@ static double mcc_trace_window(struct ccl_chan *ch)
 	return c->cwnd;
 }
 
-const struct ccl_sched_ops mcc_ops = {
+const struct ccl_sched_ops mcc_ccl_ops = {
 	.name = "mcc",
 	.summary =
 	    "MCC (slides): a window of message chunks per channel, grown, held or cut by the "

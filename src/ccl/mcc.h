@@ -72,6 +72,4 @@ enum mcc_quadrant mcc_classify(simtime_t msg_delay, simtime_t target_msg, simtim
 double mcc_window(const struct mcc_params *p, double cwnd, enum mcc_quadrant q, bool cut,
 		  bool short_);
 
-extern const struct ccl_sched_ops mcc_ops;
-
 #endif

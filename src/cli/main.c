@@ -13,6 +13,9 @@
 #include "io/results.h"
 #include "sim/batch.h"
 #include "sim/ranks.h"
+#include "net/lb.h"
+#include "net/switch.h"
+#include "transport/transport.h"
 
 static const char usage_text[] =
     "mpsim - a packet-level simulator for multipath transports, congestion control\n"
@@ -214,6 +217,24 @@ static int parse_args(int argc, char **argv, struct args *a)
 			}
 			const char *v = argv[++i];
 			if (!strcmp(s, "--out")) {
+				/* a control character (a newline) in a folder name would
+				 * break every file that lists it (CSV, the report, the
+				 * plot scripts) and every log line that names it */
+				for (const char *c = v; *c; c++)
+					if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+						fprintf(stderr,
+							"mpsim: --out: expected a folder name "
+							"without control characters, got one "
+							"(byte 0x%02x) at position %zu\n",
+							(unsigned)(unsigned char)*c,
+							(size_t)(c - v) + 1);
+						return 2;
+					}
+				if (!*v) {
+					fprintf(stderr, "mpsim: --out: expected a folder name, "
+							"got an empty one\n");
+					return 2;
+				}
 				a->out = v;
 			} else if (!strcmp(s, "--jobs") || !strcmp(s, "-j")) {
 				char *end;

@@ -6,10 +6,10 @@
  *
  * b0 is kept at least EVQ_AHEAD events deep when the events pending allow it
  * (top_up): the run loop's software pipeline prefetches for the events
- * a few places ahead in b0, and when b0 held one time only, a fabric whose
- * events rarely share a picosecond (paced senders, Poisson arrivals) had
- * nothing ahead to prefetch for: RoCEv2 at 8192 hosts refilled b0 every 11
- * events, 60% of the refills with one event (bench/README.md). */
+ * a few places ahead in b0; with one time only in b0, a fabric whose events
+ * rarely share a picosecond (paced senders, Poisson arrivals) would have
+ * nothing ahead to prefetch for
+ * (bench/notes/2026-11-24-rocev2-8192-hosts.md). */
 #include "core/evq.h"
 
 #include <stdlib.h>
@@ -21,23 +21,13 @@
 /* The run loop's software pipeline, in events ahead of the one handled: the
  * object and argument of the event EVQ_PREFETCH ahead are prefetched, and the
  * handler prefetcher of the event EVQ_PREFETCH_PF ahead runs (its object
- * arrived meanwhile). 3 and 2 measured about 5% better than 2 and 1 (the
- * first choice) on the STrack fabric at 1024 and 8192 hosts. Since the
- * arrival's prefetcher also loads the egress port (net/port.c), whose
- * prefetch then needs time of its own, 5 and 3 are about 10% better than 3 and
- * 2 at 8192 hosts; 6 and 3, 6 and 4, 7 and 4 measured within the noise of 5
- * and 3 (bench/README.md). The late prefetcher of the event EVQ_PREFETCH_LATE
- * ahead reads what the handler prefetcher loaded (a connection) and loads what
- * that points to (its per-packet rings); 6, 4, 1 and 7, 5, 2 measured within
- * the noise of 5, 3, 1. Once a port's packet path read three lines rather
- * than four (net/fabric.h), 7, 4, 2 measured 6-9% faster than 5, 3, 1 on
- * STrack's fabric at 128, 1024 and 8192 hosts and on the reference run, 4%
- * on RoCEv2's 4-QP point at 8192 hosts; at 8192 hosts it was better than
- * the shallower 6, 4, 1; 7, 4, 1; 6, 4, 2; 6, 3, 2 and 7, 5, 2, and the
- * deeper 8, 4, 2 up to 9, 5, 3 came within this machine's noise of it, the
- * best of them (9, 5, 3) only half as much faster than 5, 3, 1 on the
- * reference run (each pair of builds run at once; bench/README.md, "A port
- * in three lines"). */
+ * arrived meanwhile). The late prefetcher of the event EVQ_PREFETCH_LATE
+ * ahead reads what the handler prefetcher loaded (a connection) and loads
+ * what that points to (its per-packet rings). 7, 4, 2 measured best on
+ * STrack's fabric at 128, 1024 and 8192 hosts, on the reference run and on
+ * RoCEv2's 4-QP point at 8192 hosts; shallower distances were slower, deeper
+ * ones within the noise (bench/notes/2026-11-24-packet-hop-rounds-1-3.md,
+ * bench/notes/2026-11-27-port-in-three-lines.md). */
 #ifndef EVQ_PREFETCH
 #define EVQ_PREFETCH 7
 #endif
@@ -409,8 +399,8 @@ static void sort_key_desc(struct evs *v, size_t n)
 /* Merge the descending runs a[0..na) and b[0..nb) into out. Branch-free in
  * its loops (the compiler turns the choice into conditional moves): the keys
  * of simultaneous events come in no order a branch predictor could learn, and
- * the quicksort's mispredicted comparisons were a tenth of the 8192-host run's
- * time (bench/README.md). Keys are unique, so the order is the same whichever
+ * a comparison sort's mispredicted comparisons would cost a tenth of the
+ * 8192-host run's time (bench/notes/2026-11-24-packet-hop-rounds-1-3.md). Keys are unique, so the order is the same whichever
  * sort produces it.
  *
  * A step of a merge waits for the one before it (which run the next key is
@@ -732,7 +722,7 @@ static void top_up(struct evq *q)
 		if (i == 0 || (b->n && m > q->now + EVQ_HORIZON))
 			return;
 		/* copies of a constant size (a few vector moves; a copy of k
-		 * events was a `rep movs`, a quarter of the hold model's time):
+		 * events would be a `rep movs`, a quarter of the hold model's time):
 		 * the slots past the k kept ones go along unread, so b0 has
 		 * room for EVQ_AHEAD events whatever k is */
 		struct evs keep[EVQ_AHEAD];
@@ -786,16 +776,16 @@ bool evq_pop_until(struct evq *q, simtime_t until, struct ev *e)
 
 /* The first EVQ_PREFETCH_LINES cache lines of an event's object (a
  * connection's), or the lines its handler asked for: an arrival's node, the
- * first alone (a host is one line, and the next three belonged to other
- * allocations, each a wasted miss that held one of the core's few
+ * first alone (a host is one line, and the next three belong to other
+ * allocations, each a wasted miss that would hold one of the core's few
  * outstanding-miss slots); an end of transmission's port, its three hot
- * lines (net/fabric.h). Then its argument, for the handlers that said it is
+ * lines (net/port.h). Then its argument, for the handlers that said it is
  * an address (an arrival's packet, an end of transmission's hint); for the
  * others, and for a null address, the object's first line again, which costs
  * nothing and needs no branch. A timer's argument is 0, and a prefetch of
- * page 0, which nothing maps, is not free: skipping such arguments made the
- * first 300 us of RoCEv2's 4-QP point at 8192 hosts 3-5% faster
- * (bench/README.md, "Prefetching what is not an address"). */
+ * page 0, which nothing maps, is not free: skipping such arguments saves 3-5%
+ * on RoCEv2's 4-QP point at 8192 hosts
+ * (bench/notes/2026-11-27-prefetching-non-addresses.md). */
 static inline void prefetch_event(const struct evs *e)
 {
 	unsigned id = (unsigned)(e->key & 255), m = ahead[id].lines;

@@ -8,7 +8,8 @@
  * creator that straddle a wrap may swap places, identically in every run.)
  *
  * Storage, chosen by measurement (bench/evq_hold.c: the hold model with
- * 100,000 pending events; bench/README.md has the figures): a radix heap
+ * 100,000 pending events; bench/notes/2026-11-22-event-queue-choice.md has
+ * the figures): a radix heap
  * (Ahuja, Mehlhorn, Orlin & Tarjan 1990) with 8-bit digits, of 32-byte events.
  * Simulated time never runs backwards, so an event lives in the bucket named by
  * the highest digit where its time differs from the last time popped and
@@ -36,11 +37,11 @@
  * The buckets of the two lowest digits are not moved down but taken whole: a
  * bucket of them holds the times of one slot of 256 ps, which go to bucket 0
  * at once, sorted by a counting sort on the time's lowest digit and by key
- * within a time. Moved down digit by digit, a slot's events went a bucket per
- * time (a paced fabric's times rarely coincide), and each such bucket was a
- * refill of b0 with its own chunk: RoCEv2 at 8192 hosts refilled b0 every 18
- * events. Taken whole: 3-4% fewer instructions on the fabrics, the hold model
- * about 50% faster (bench/README.md).
+ * within a time. Moved down digit by digit, a slot's events would go a bucket
+ * per time (a paced fabric's times rarely coincide), each bucket a refill of
+ * b0 with its own chunk. Taken whole: 3-4% fewer instructions on the fabrics,
+ * the hold model about 50% faster
+ * (bench/notes/2026-11-25-event-queue-lowest-digits.md).
  *
  * A calendar queue was not chosen: its speed depends on the distribution of
  * event times, which here mixes 10 ns serialisations with 100 us timers; the
@@ -199,8 +200,9 @@ void evq_rehandle(struct evq *q, ev_fn from, ev_fn to,
  * from the address cost 5% more instructions a hop). The
  * empty asm statement keeps the prefetches: GCC 12 takes a function that
  * only prefetches for a const one (a prefetch writes no memory) and deletes
- * a call to it that it did not inline first, without a word (bench/README.md,
- * fifth round; the binary is checked by tests/prefetch_kept.sh). Addresses as
+ * a call to it that it did not inline first, without a word
+ * (bench/notes/2026-11-24-packet-hop-rounds-4-5.md; the binary is checked by
+ * tests/prefetch_kept.sh). Addresses as
  * integers, so that a range may start at a flexible array member. */
 static inline __attribute__((always_inline)) void evq_prefetch_lines(const void *a, size_t bytes)
 {
@@ -242,7 +244,7 @@ void evq_set_prefetch_lines(ev_fn fn, unsigned mask);
 
 /* The run loop also prefetches the argument of events of handler fn: for
  * handlers whose argument is an address (a packet), not a number (its low
- * bits may hold flags: an arrival's mark, net/fabric.h). */
+ * bits may hold flags: an arrival's mark, net/port.h). */
 void evq_set_prefetch_arg(ev_fn fn);
 
 /* Remove the earliest event into *e if its time is <= until; false otherwise

@@ -9,16 +9,33 @@
 #include <unistd.h>
 
 #include "core/err.h"
-#include "core/opt.h"
+#include "core/units.h"
 
 #define HDR 16
 
 static uint64_t live, peak;
 
+/* The machine (or ulimit -v, the cgroup) refused memory. The estimates made
+ * before a run (sim/plan.c) refuse what cannot fit as a sentence; what gets
+ * here was larger than the machine allows all the same, which is the size of
+ * the experiment, not a broken invariant: a user's error, status 2, not a
+ * panic (status 3, "a bug in mpsim"). */
+static _Noreturn void out_of_memory(size_t n)
+{
+	fflush(stdout);
+	fprintf(stderr,
+		"mpsim: out of memory: %zu more bytes were refused with %.1f MB in use (the "
+		"machine's memory, ulimit -v or the cgroup's memory.max); expected a smaller "
+		"experiment or more memory\n",
+		n, (double)live / 1e6);
+	fflush(stderr);
+	_exit(MP_EUSER);
+}
+
 static void *account(unsigned char *b, size_t n)
 {
 	if (!b)
-		MP_PANIC("out of memory allocating %zu bytes", n);
+		out_of_memory(n);
 	memcpy(b, &n, sizeof n);
 	live += n;
 	if (live > peak)
@@ -137,7 +154,7 @@ uint64_t mp_mem_limit(void)
 	}
 	const char *env = getenv("MPSIM_MEM_LIMIT");
 	uint64_t v;
-	if (env && *env && opt_parse_size(env, &v) == 0 && v > 0)
+	if (env && *env && units_parse(UNITS_SIZE, env, &v, NULL) == MP_OK && v > 0)
 		lim = min_u64(lim, v);
 	return lim;
 }

@@ -1,5 +1,7 @@
 /* mem.h - the one allocation wrapper. Counts live bytes and the peak so that a
- * run can report its memory; aborts (a panic) when the machine is out of memory.
+ * run can report its memory. When the machine refuses memory it says so and
+ * exits with status 2 (the experiment is too large; sim/plan.c's estimates
+ * refuse most such runs before they allocate).
  * Never called on the packet path: packets and events come from pools. */
 #ifndef MPSIM_CORE_MEM_H
 #define MPSIM_CORE_MEM_H

@@ -1,17 +1,13 @@
 /* opt.c - option tables: parsing values with units, defaults, ranges, and
  * printing tables and values; see opt.h.
  *
- * Owns: the exact unit parsers (sizes, rates, times), the per-type scalar
- * parsers behind opt_parse_scalar, range checks, the formatter that prints a
- * value in its natural unit, `mpsim list` tables and YAML dumps of values.
+ * Owns: the per-type scalar parsers behind opt_parse_scalar (sizes, rates
+ * and times through core/units.c, which parses them exactly), range checks,
+ * `mpsim list` tables and YAML dumps of values.
  *
  * Invariants:
- *  - Numbers with units are parsed exactly: the decimal text is read into an
- *    unsigned __int128 mantissa and a power-of-ten scale and multiplied by the
- *    unit's integer factor, never through a double. A value that is not a whole
- *    number of base units ("0.5ps", "1.5B") is rejected, not rounded.
  *  - Whatever opt_format_value prints for a size, rate or time parses back to
- *    the identical integer (at most two decimals, in a unit that divides it).
+ *    the identical integer (core/units.h).
  *  - A failed opt_parse_scalar leaves the field as it was.
  *  - Ranges: min == max == 0 means none. Otherwise the value must be >= min,
  *    and <= max unless max == 0 and min > 0 (then only the lower bound holds,
@@ -32,10 +28,7 @@
 #include <unistd.h>
 
 #include "core/mem.h"
-
-typedef unsigned __int128 u128;
-
-#define U128_MAX (~(u128)0)
+#include "core/units.h"
 
 /* ---- a small growable string ------------------------------------------ */
 
@@ -106,294 +99,29 @@ static void sb_done(struct sb *b)
 
 /* ---- units ------------------------------------------------------------- */
 
-struct unit {
-	const char *name;
-	uint64_t factor; /* base units per one of this unit */
-};
-
-#define K1 1000ULL
-#define M1 1000000ULL
-#define G1 1000000000ULL
-#define T1 1000000000000ULL
-
-static const struct unit size_in[] = {
-	{ "B", 1 },
-	{ "KB", K1 },
-	{ "kB", K1 },
-	{ "MB", M1 },
-	{ "GB", G1 },
-	{ "TB", T1 },
-	{ "KiB", 1ULL << 10 },
-	{ "MiB", 1ULL << 20 },
-	{ "GiB", 1ULL << 30 },
-	{ "TiB", 1ULL << 40 },
-	{ NULL, 0 },
-};
-
-static const struct unit size_out[] = {
-	{ "B", 1 },
-	{ "KB", K1 },
-	{ "MB", M1 },
-	{ "GB", G1 },
-	{ "TB", T1 },
-	{ "KiB", 1ULL << 10 },
-	{ "MiB", 1ULL << 20 },
-	{ "GiB", 1ULL << 30 },
-	{ "TiB", 1ULL << 40 },
-	{ NULL, 0 },
-};
-
-static const struct unit rate_in[] = {
-	{ "bps", 1 },	  { "Kbps", K1 },   { "kbps", K1 },   { "Mbps", M1 },	{ "Gbps", G1 },
-	{ "Tbps", T1 },	  { "b/s", 1 },	    { "Kb/s", K1 },   { "kb/s", K1 },	{ "Mb/s", M1 },
-	{ "Gb/s", G1 },	  { "Tb/s", T1 },   { "bit/s", 1 },   { "Kbit/s", K1 }, { "kbit/s", K1 },
-	{ "Mbit/s", M1 }, { "Gbit/s", G1 }, { "Tbit/s", T1 }, { NULL, 0 },
-};
-
-static const struct unit rate_out[] = {
-	{ "bps", 1 }, { "Kbps", K1 }, { "Mbps", M1 }, { "Gbps", G1 }, { "Tbps", T1 }, { NULL, 0 },
-};
-
-static const struct unit time_in[] = {
-	{ "ps", 1 },	     { "ns", K1 }, { "us", M1 },
-	{ "\xc2\xb5s", M1 }, /* U+00B5 micro sign */
-	{ "\xce\xbcs", M1 }, /* U+03BC greek mu */
-	{ "ms", G1 },	     { "s", T1 },  { NULL, 0 },
-};
-
-static const struct unit time_out[] = {
-	{ "ps", 1 }, { "ns", K1 }, { "us", M1 }, { "ms", G1 }, { "s", T1 }, { NULL, 0 },
-};
-
-/* What a kind of quantity is called in messages, and its units. */
-struct ukind {
-	const char *noun;    /* "a size" */
-	const char *example; /* "4KiB or 16MB" */
-	const char *units;   /* list for messages */
-	const char *base;    /* "bytes" */
-	const struct unit *in, *out;
-	bool bare_ok; /* a number without a unit is in base units */
-};
-
-static const struct ukind kind_size = {
-	"a size", "4KiB or 16MB", "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB; a bare number is bytes",
-	"bytes",  size_in,	  size_out,
-	true,
-};
-static const struct ukind kind_rate = {
-	"a rate",
-	"400Gbps or 100Mb/s",
-	"bps, Kbps, Mbps, Gbps, Tbps or Gb/s style; a bare number is bit/s",
-	"bit/s",
-	rate_in,
-	rate_out,
-	true,
-};
-static const struct ukind kind_time = {
-	"a time", "8us or 1.5ms", "ps, ns, us, ms, s", "picoseconds", time_in, time_out, false,
-};
-
-static const struct ukind *ukind_of(enum opt_type t)
+/* The unit kind of an option type; false for a type without units. */
+static bool units_of(enum opt_type t, enum units_kind *k)
 {
 	switch (t) {
 	case OPT_SIZE:
-		return &kind_size;
+		*k = UNITS_SIZE;
+		return true;
 	case OPT_RATE:
-		return &kind_rate;
+		*k = UNITS_RATE;
+		return true;
 	case OPT_TIME:
-		return &kind_time;
+		*k = UNITS_TIME;
+		return true;
 	default:
-		return NULL;
+		return false;
 	}
 }
 
-/* ---- exact decimal numbers with units ---------------------------------- */
-
-enum num_err {
-	NUM_OK,
-	NUM_SYNTAX,    /* empty, no digits, garbage */
-	NUM_NEG,       /* starts with '-' */
-	NUM_BIG,       /* does not fit 64 bits */
-	NUM_FRAC,      /* not a whole number of base units */
-	NUM_DIGITS,    /* more precision than we can carry */
-	NUM_UNIT,      /* unknown unit */
-	NUM_NEED_UNIT, /* bare non-zero number where a unit is required */
-};
-
-static bool is_blank(char c)
+static void fmt_units(struct sb *b, uint64_t v, enum units_kind k)
 {
-	return c == ' ' || c == '\t';
-}
-
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-/* Parse "<digits>[.<digits>][e[+-]<digits>][ ]<unit>" exactly. */
-static enum num_err parse_exact(const char *text, const struct ukind *k, uint64_t *out)
-{
-	const char *s = text;
-	u128 n = 0; /* value = n * 10^-scale */
-	long scale = 0;
-	long pending = 0; /* fraction zeros not yet applied (dropped if trailing) */
-	bool digits = false;
-
-	while (is_blank(*s))
-		s++;
-	if (*s == '-')
-		return (is_digit(s[1]) || s[1] == '.') ? NUM_NEG : NUM_SYNTAX;
-	for (; is_digit(*s); s++) {
-		if (n > (U128_MAX - 9) / 10)
-			return NUM_BIG;
-		n = n * 10 + (unsigned)(*s - '0');
-		digits = true;
-	}
-	if (*s == '.') {
-		for (s++; is_digit(*s); s++) {
-			digits = true;
-			if (*s == '0') {
-				pending++;
-				continue;
-			}
-			for (long i = 0; i <= pending; i++) {
-				if (n > U128_MAX / 10)
-					return NUM_DIGITS;
-				n *= 10;
-			}
-			n += (unsigned)(*s - '0');
-			scale += pending + 1;
-			pending = 0;
-		}
-	}
-	if (!digits)
-		return NUM_SYNTAX;
-	if ((*s == 'e' || *s == 'E') &&
-	    (is_digit(s[1]) || ((s[1] == '+' || s[1] == '-') && is_digit(s[2])))) {
-		bool neg = false;
-		long ex = 0;
-		s++;
-		if (*s == '+' || *s == '-')
-			neg = *s++ == '-';
-		for (; is_digit(*s); s++)
-			if (ex < 100000)
-				ex = ex * 10 + (*s - '0');
-		scale += neg ? ex : -ex;
-	}
-	while (is_blank(*s))
-		s++;
-	size_t ulen = strlen(s);
-	while (ulen && is_blank(s[ulen - 1]))
-		ulen--;
-
-	uint64_t factor = 0;
-	if (ulen == 0) {
-		if (k->bare_ok)
-			factor = 1;
-		else if (n == 0)
-			factor = 1;
-		else
-			return NUM_NEED_UNIT;
-	} else {
-		for (const struct unit *u = k->in; u->name; u++) {
-			if (strlen(u->name) == ulen && memcmp(u->name, s, ulen) == 0) {
-				factor = u->factor;
-				break;
-			}
-		}
-		if (!factor)
-			return NUM_UNIT;
-	}
-	if (n == 0) {
-		*out = 0;
-		return NUM_OK;
-	}
-	while (scale > 0 && n % 10 == 0) {
-		n /= 10;
-		scale--;
-	}
-	while (scale < 0) {
-		if (n > U128_MAX / 10)
-			return NUM_BIG;
-		n *= 10;
-		scale++;
-	}
-	if (scale > 38)
-		return NUM_DIGITS;
-	u128 pow = 1;
-	for (long i = 0; i < scale; i++)
-		pow *= 10;
-	u128 q = n / pow, r = n % pow;
-	if (q > UINT64_MAX)
-		return NUM_BIG;
-	u128 total = q * factor;
-	if (r) {
-		if (r > U128_MAX / factor)
-			return NUM_DIGITS;
-		u128 t = r * factor;
-		if (t % pow)
-			return NUM_FRAC;
-		total += t / pow;
-	}
-	if (total > UINT64_MAX)
-		return NUM_BIG;
-	*out = (uint64_t)total;
-	return NUM_OK;
-}
-
-static int unit_errf(struct mp_err *e, const struct ukind *k, enum num_err err, const char *text)
-{
-	switch (err) {
-	case NUM_NEG:
-		return mp_errf(e, MP_EUSER, "expected a non-negative %s, got '%s'", k->noun + 2,
-			       text);
-	case NUM_BIG:
-		return mp_errf(e, MP_EUSER, "expected %s of at most %" PRIu64 " %s, got '%s'",
-			       k->noun, UINT64_MAX, k->base, text);
-	case NUM_FRAC:
-		return mp_errf(e, MP_EUSER, "expected a whole number of %s, got '%s'", k->base,
-			       text);
-	case NUM_DIGITS:
-		return mp_errf(e, MP_EUSER,
-			       "expected %s with at most 38 significant digits, got '%s'", k->noun,
-			       text);
-	case NUM_NEED_UNIT:
-		return mp_errf(e, MP_EUSER,
-			       "expected %s with a unit such as %s (units: %s; only 0 may be "
-			       "written without one), got '%s'",
-			       k->noun, k->example, k->units, text);
-	default:
-		return mp_errf(e, MP_EUSER, "expected %s such as %s (units: %s), got '%s'", k->noun,
-			       k->example, k->units, text);
-	}
-}
-
-/* Natural unit: the largest unit in which `v` is written with at most two
- * decimals. The base unit always qualifies, so this never fails. */
-static void fmt_units(struct sb *b, uint64_t v, const struct unit *out)
-{
-	const struct unit *best = &out[0];
-	unsigned best_d = 0;
-
-	for (const struct unit *u = out; u->name; u++) {
-		if (u->factor > v || u->factor <= best->factor)
-			continue;
-		u128 p = 1;
-		for (unsigned d = 0; d <= 2; d++, p *= 10) {
-			if (((u128)v * p) % u->factor == 0) {
-				best = u;
-				best_d = d;
-				break;
-			}
-		}
-	}
-	sb_printf(b, "%" PRIu64, v / best->factor);
-	if (best_d) {
-		u128 p = best_d == 1 ? 10 : 100;
-		unsigned frac = (unsigned)(((u128)v * p / best->factor) % p);
-		sb_printf(b, ".%0*u", (int)best_d, frac);
-	}
-	sb_puts(b, best->name);
+	char t[UNITS_BUF];
+	units_format(k, v, t, sizeof t);
+	sb_puts(b, t);
 }
 
 /* ---- doubles and YAML strings ------------------------------------------ */
@@ -408,6 +136,11 @@ static void fmt_double(struct sb *b, double v)
 			break;
 	}
 	sb_puts(b, tmp);
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
 }
 
 static bool yaml_plain_ok(const char *s, bool flow)
@@ -440,6 +173,8 @@ static bool yaml_plain_ok(const char *s, bool flow)
 	return true;
 }
 
+static void fmt_yaml_quoted(struct sb *b, const char *s);
+
 static void fmt_yaml_string(struct sb *b, const char *s, bool flow)
 {
 	if (!s)
@@ -448,6 +183,12 @@ static void fmt_yaml_string(struct sb *b, const char *s, bool flow)
 		sb_puts(b, s);
 		return;
 	}
+	fmt_yaml_quoted(b, s);
+}
+
+/* s double-quoted, with YAML's escapes */
+static void fmt_yaml_quoted(struct sb *b, const char *s)
+{
 	sb_putc(b, '"');
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		switch (*p) {
@@ -474,6 +215,22 @@ static void fmt_yaml_string(struct sb *b, const char *s, bool flow)
 		}
 	}
 	sb_putc(b, '"');
+}
+
+void opt_fput_yaml_string(FILE *f, const char *s, bool flow)
+{
+	struct sb b = { 0 };
+	fmt_yaml_string(&b, s, flow);
+	fputs(sb_str(&b), f);
+	sb_done(&b);
+}
+
+void opt_fput_yaml_quoted(FILE *f, const char *s)
+{
+	struct sb b = { 0 };
+	fmt_yaml_quoted(&b, s ? s : "");
+	fputs(sb_str(&b), f);
+	sb_done(&b);
 }
 
 /* ---- fields ------------------------------------------------------------ */
@@ -581,9 +338,9 @@ static uint64_t dbl_to_u64(double x)
 /* A range limit written in the option's unit. */
 static void fmt_limit(struct sb *b, const struct opt_desc *d, double x)
 {
-	const struct ukind *k = ukind_of(d->type);
-	if (k) {
-		fmt_units(b, dbl_to_u64(x), k->out);
+	enum units_kind k;
+	if (units_of(d->type, &k)) {
+		fmt_units(b, dbl_to_u64(x), k);
 	} else if ((d->type == OPT_INT || d->type == OPT_UINT) && x > -9.2e18 && x < 9.2e18 &&
 		   x == (double)(int64_t)x) {
 		sb_printf(b, "%" PRId64, (int64_t)x);
@@ -606,9 +363,9 @@ static void fmt_range(struct sb *b, const struct opt_desc *d)
 
 static const char *range_noun(enum opt_type t)
 {
-	const struct ukind *k = ukind_of(t);
-	if (k)
-		return k->noun;
+	enum units_kind k;
+	if (units_of(t, &k))
+		return units_noun(k);
 	return t == OPT_DOUBLE ? "a number" : "an integer";
 }
 
@@ -715,7 +472,7 @@ static int parse_path(const struct opt_desc *d, void *params, const char *text,
 int opt_parse_scalar(const struct opt_desc *d, void *params, const char *text, const char *base_dir,
 		     struct mp_err *e)
 {
-	const struct ukind *k = ukind_of(d->type);
+	enum units_kind k = UNITS_SIZE;
 	struct sb got = { 0 };
 	char *end;
 	int rc = MP_OK;
@@ -727,10 +484,11 @@ int opt_parse_scalar(const struct opt_desc *d, void *params, const char *text, c
 	case OPT_RATE:
 	case OPT_TIME: {
 		uint64_t v;
-		enum num_err ne = parse_exact(text, k, &v);
-		if (ne != NUM_OK)
-			return unit_errf(e, k, ne, text);
-		fmt_units(&got, v, k->out);
+		units_of(d->type, &k);
+		rc = units_parse(k, text, &v, e);
+		if (rc != MP_OK)
+			return rc;
+		fmt_units(&got, v, k);
 		rc = check_range(d, cmp_u64(v, d->min), cmp_u64(v, d->max), &got, e);
 		if (rc == MP_OK)
 			*(uint64_t *)field(params, d) = v;
@@ -929,13 +687,14 @@ void opt_copy(const struct opt_desc *table, void *dst, const void *src)
 static void fmt_value(struct sb *b, const struct opt_desc *d, const void *params)
 {
 	const void *f = cfield(params, d);
-	const struct ukind *k = ukind_of(d->type);
+	enum units_kind k;
 
 	switch (d->type) {
 	case OPT_SIZE:
 	case OPT_RATE:
 	case OPT_TIME:
-		fmt_units(b, *(const uint64_t *)f, k->out);
+		units_of(d->type, &k);
+		fmt_units(b, *(const uint64_t *)f, k);
 		break;
 	case OPT_INT:
 		sb_printf(b, "%" PRId64, *(const int64_t *)f);
@@ -1083,40 +842,30 @@ void opt_dump_yaml(FILE *f, const struct opt_desc *table, const void *params, co
 
 int opt_parse_size(const char *text, uint64_t *bytes)
 {
-	return text && parse_exact(text, &kind_size, bytes) == NUM_OK ? 0 : -1;
+	return text && units_parse(UNITS_SIZE, text, bytes, NULL) == MP_OK ? 0 : -1;
 }
 
 int opt_parse_rate(const char *text, uint64_t *bps)
 {
-	return text && parse_exact(text, &kind_rate, bps) == NUM_OK ? 0 : -1;
+	return text && units_parse(UNITS_RATE, text, bps, NULL) == MP_OK ? 0 : -1;
 }
 
 int opt_parse_time(const char *text, uint64_t *ps)
 {
-	return text && parse_exact(text, &kind_time, ps) == NUM_OK ? 0 : -1;
-}
-
-static void fmt_to_buf(uint64_t v, const struct unit *out, char *buf, size_t n)
-{
-	struct sb b = { 0 };
-	if (!n)
-		return;
-	fmt_units(&b, v, out);
-	snprintf(buf, n, "%s", sb_str(&b));
-	sb_done(&b);
+	return text && units_parse(UNITS_TIME, text, ps, NULL) == MP_OK ? 0 : -1;
 }
 
 void opt_format_size(uint64_t bytes, char *buf, size_t n)
 {
-	fmt_to_buf(bytes, size_out, buf, n);
+	units_format(UNITS_SIZE, bytes, buf, n);
 }
 
 void opt_format_rate(uint64_t bps, char *buf, size_t n)
 {
-	fmt_to_buf(bps, rate_out, buf, n);
+	units_format(UNITS_RATE, bps, buf, n);
 }
 
 void opt_format_time(uint64_t ps, char *buf, size_t n)
 {
-	fmt_to_buf(ps, time_out, buf, n);
+	units_format(UNITS_TIME, ps, buf, n);
 }

@@ -95,8 +95,15 @@ void opt_print_table(FILE *f, const struct opt_desc *table, const char *indent);
 /* Write the table's current values as YAML `key: value` lines with `indent`. */
 void opt_dump_yaml(FILE *f, const struct opt_desc *table, const void *params, const char *indent);
 
-/* The same unit parsers, for code that reads numbers outside a table. Each
- * returns 0 on success, -1 on a malformed or out-of-range text. */
+/* Write `s` as one YAML scalar that reads back as exactly `s`: plain where
+ * that is unambiguous, else double-quoted with escapes; `flow` when it stands
+ * inside a flow collection ({...} or [...]). */
+void opt_fput_yaml_string(FILE *f, const char *s, bool flow);
+/* The same, always double-quoted. */
+void opt_fput_yaml_quoted(FILE *f, const char *s);
+
+/* The same unit parsers (core/units.h), for code that reads numbers outside
+ * a table. Each returns 0 on success, -1 on a malformed or out-of-range text. */
 int opt_parse_size(const char *text, uint64_t *bytes);
 int opt_parse_rate(const char *text, uint64_t *bps);
 int opt_parse_time(const char *text, uint64_t *ps);

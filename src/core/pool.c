@@ -9,10 +9,8 @@
 #include "core/mem.h"
 
 /* A chunk's objects start at a cache line, the header in the line before
- * them: a 64-byte packet then fills exactly one line. (Carved
- * after a 16-byte header from a 16-byte-aligned block, every packet of a run
- * straddled two lines, and a prefetch of it asked for the wrong one:
- * bench/README.md, "Packets across two lines".) */
+ * them: a 64-byte packet then fills exactly one line, and a prefetch of it
+ * asks for the right one (bench/notes/2026-11-25-packets-across-two-lines.md). */
 struct pool_chunk {
 	struct pool_chunk *next;
 };

@@ -52,3 +52,12 @@ uint64_t rng_below(struct mp_rng *r, uint64_t n)
 	}
 	return (uint64_t)(m >> 64);
 }
+
+void rng_shuffle_head(struct mp_rng *r, uint32_t *v, uint32_t n, uint32_t k)
+{
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t j = i + (uint32_t)rng_below(r, n - i), t = v[i];
+		v[i] = v[j];
+		v[j] = t;
+	}
+}

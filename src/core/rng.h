@@ -32,6 +32,12 @@ static inline double rng_u01(struct mp_rng *r)
 }
 /* uniform integer in [0, n), unbiased (Lemire's multiply-and-reject); n > 0 */
 uint64_t rng_below(struct mp_rng *r, uint64_t n);
+/* A partial Fisher-Yates shuffle: v[0..k) becomes a uniformly random ordered
+ * choice of k of the n values in v[0..n) (the rest of v keeps the others), by
+ * drawing j = i + rng_below(r, n - i) and swapping v[i] and v[j] for i = 0 ..
+ * k - 1 in that order; k <= n. Every shuffle in mpsim is this one, so that
+ * its draws are the same wherever it is used. */
+void rng_shuffle_head(struct mp_rng *r, uint32_t *v, uint32_t n, uint32_t k);
 /* a well-mixed 64-bit hash, for ECMP seeds and stream derivation */
 uint64_t rng_mix64(uint64_t x);
 

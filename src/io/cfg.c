@@ -518,11 +518,104 @@ int cfg_apply_set(struct cfg_doc *doc, const char *assignment, struct mp_err *e)
 	return cfg_apply_set_at(doc, assignment, 0, e);
 }
 
+/* The mapping that holds the last component of path (the key of
+ * assignment, klen long), each component before it found or made a mapping;
+ * *last points at that component in path. */
+static int set_parent(struct cfg_doc *doc, char *path, const char *assignment, size_t klen,
+		      struct cfg_node **map, char **last, struct mp_err *e)
+{
+	char at[600];
+	char *comp = path;
+	*map = doc->root;
+	for (char *dot; (dot = strchr(comp, '.')) != NULL; comp = dot + 1) {
+		*dot = '\0';
+		struct cfg_node *kid = cfg_get(*map, comp);
+		if (!kid) {
+			kid = node_new(CFG_MAP, 0, 0);
+			kid->key = mp_strdup(comp);
+			node_append(*map, kid);
+		} else if (kid->kind != CFG_MAP) {
+			/* `path` now ends at this component */
+			where(doc, kid, at, sizeof at);
+			return mp_errf(e, MP_EUSER, "--set %.*s: '%s' is %s (at %s), not a mapping",
+				       (int)klen, assignment, path, a_kind(kid->kind), at);
+		}
+		*dot = '.';
+		*map = kid;
+	}
+	*last = comp;
+	return MP_OK;
+}
+
+/* The node of key comp in map, made or emptied into a scalar of `line`;
+ * a mapping there is an error (path names it). */
+static int set_leaf(const struct cfg_doc *doc, struct cfg_node *map, const char *comp,
+		    const char *path, int line, struct cfg_node **leaf, struct mp_err *e)
+{
+	char at[600];
+	struct cfg_node *kid = cfg_get(map, comp);
+	if (!kid) {
+		kid = node_new(CFG_SCALAR, line, 0);
+		kid->key = mp_strdup(comp);
+		node_append(map, kid);
+	} else if (kid->kind == CFG_MAP) {
+		where(doc, kid, at, sizeof at);
+		return mp_errf(e, MP_EUSER,
+			       "--set %s: this is a mapping (at %s); set one of its keys "
+			       "instead, e.g. %s.KEY=value",
+			       path, at, path);
+	} else {
+		/* a scalar, or a sequence that one scalar replaces */
+		for (size_t i = 0; i < kid->n; i++)
+			node_free(kid->kids[i]);
+		mp_free(kid->kids);
+		mp_free(kid->value);
+		/* a list value below sets kids, not value: value must not
+		 * keep the freed text (cfg_free would free it again) */
+		kid->value = NULL;
+		kid->kids = NULL;
+		kid->n = 0;
+		kid->kind = CFG_SCALAR;
+		kid->line = line;
+		kid->col = 0;
+	}
+	*leaf = kid;
+	return MP_OK;
+}
+
+/* The value v into the emptied scalar kid: text, or a flow sequence
+ * (--set failures.links=[leaf0-spine1,leaf1-spine0]) of trimmed items. */
+static void set_value(struct cfg_node *kid, const char *v, int line)
+{
+	size_t vl = strlen(v);
+	if (!(vl >= 2 && v[0] == '[' && v[vl - 1] == ']')) {
+		kid->value = mp_strdup(v);
+		return;
+	}
+	kid->kind = CFG_SEQ;
+	const char *p = v + 1, *end = v + vl - 1;
+	while (p < end) {
+		const char *c = memchr(p, ',', (size_t)(end - p));
+		const char *stop = c ? c : end;
+		while (p < stop && *p == ' ')
+			p++;
+		const char *q = stop;
+		while (q > p && q[-1] == ' ')
+			q--;
+		if (q > p) {
+			struct cfg_node *it = node_new(CFG_SCALAR, line, 0);
+			it->value = mp_malloc((size_t)(q - p) + 1);
+			memcpy(it->value, p, (size_t)(q - p));
+			it->value[q - p] = '\0';
+			node_append(kid, it);
+		}
+		p = stop + 1;
+	}
+}
+
 int cfg_apply_set_at(struct cfg_doc *doc, const char *assignment, int line, struct mp_err *e)
 {
 	const char *eq = strchr(assignment, '=');
-	char at[600];
-
 	if (!eq)
 		return mp_errf(e, MP_EUSER,
 			       "--set '%s': expected key=value, e.g. --set topology.k=8",
@@ -531,96 +624,24 @@ int cfg_apply_set_at(struct cfg_doc *doc, const char *assignment, int line, stru
 		return mp_errf(e, MP_EUSER, "--set '%s': the key before '=' is empty", assignment);
 
 	size_t klen = (size_t)(eq - assignment);
-	char *path = mp_malloc(klen + 1);
+	char *path = mp_malloc(klen + 1), *last;
 	memcpy(path, assignment, klen);
 	path[klen] = '\0';
 	int rc = MP_OK;
+	struct cfg_node *map, *leaf;
 
 	/* Every component must be non-empty: no "a..b", ".a", "a.". */
 	if (path[0] == '.' || path[klen - 1] == '.' || strstr(path, "..")) {
 		rc = mp_errf(e, MP_EUSER, "--set %s: empty key component", path);
-		goto out;
+	} else {
+		if (!doc->root)
+			doc->root = node_new(CFG_MAP, 0, 0);
+		rc = set_parent(doc, path, assignment, klen, &map, &last, e);
+		if (!rc)
+			rc = set_leaf(doc, map, last, path, line, &leaf, e);
+		if (!rc)
+			set_value(leaf, eq + 1, line);
 	}
-	if (!doc->root)
-		doc->root = node_new(CFG_MAP, 0, 0);
-
-	struct cfg_node *map = doc->root;
-	char *comp = path;
-	for (;;) {
-		char *dot = strchr(comp, '.');
-		if (dot)
-			*dot = '\0';
-		struct cfg_node *kid = cfg_get(map, comp);
-		if (dot) {
-			if (!kid) {
-				kid = node_new(CFG_MAP, 0, 0);
-				kid->key = mp_strdup(comp);
-				node_append(map, kid);
-			} else if (kid->kind != CFG_MAP) {
-				/* `path` now ends at this component */
-				where(doc, kid, at, sizeof at);
-				rc = mp_errf(e, MP_EUSER,
-					     "--set %.*s: '%s' is %s (at %s), not a mapping",
-					     (int)klen, assignment, path, a_kind(kid->kind), at);
-				goto out;
-			}
-			*dot = '.';
-			map = kid;
-			comp = dot + 1;
-			continue;
-		}
-		if (!kid) {
-			kid = node_new(CFG_SCALAR, line, 0);
-			kid->key = mp_strdup(comp);
-			node_append(map, kid);
-		} else if (kid->kind == CFG_MAP) {
-			where(doc, kid, at, sizeof at);
-			rc = mp_errf(e, MP_EUSER,
-				     "--set %s: this is a mapping (at %s); set one of its keys "
-				     "instead, e.g. %s.KEY=value",
-				     path, at, path);
-			goto out;
-		} else {
-			/* a scalar, or a sequence that one scalar replaces */
-			for (size_t i = 0; i < kid->n; i++)
-				node_free(kid->kids[i]);
-			mp_free(kid->kids);
-			mp_free(kid->value);
-			kid->kids = NULL;
-			kid->n = 0;
-			kid->kind = CFG_SCALAR;
-			kid->line = line;
-			kid->col = 0;
-		}
-		const char *v = eq + 1;
-		size_t vl = strlen(v);
-		if (vl >= 2 && v[0] == '[' && v[vl - 1] == ']') {
-			/* a flow sequence: --set failures.links=[leaf0-spine1,leaf1-spine0] */
-			kid->kind = CFG_SEQ;
-			const char *p = v + 1, *end = v + vl - 1;
-			while (p < end) {
-				const char *c = memchr(p, ',', (size_t)(end - p));
-				const char *stop = c ? c : end;
-				while (p < stop && *p == ' ')
-					p++;
-				const char *q = stop;
-				while (q > p && q[-1] == ' ')
-					q--;
-				if (q > p) {
-					struct cfg_node *it = node_new(CFG_SCALAR, line, 0);
-					it->value = mp_malloc((size_t)(q - p) + 1);
-					memcpy(it->value, p, (size_t)(q - p));
-					it->value[q - p] = '\0';
-					node_append(kid, it);
-				}
-				p = stop + 1;
-			}
-			break;
-		}
-		kid->value = mp_strdup(v);
-		break;
-	}
-out:
 	mp_free(path);
 	return rc;
 }
@@ -747,6 +768,12 @@ static int apply_one(const struct cfg_doc *doc, const struct cfg_node *kid, cons
 		     const struct opt_desc *d, void *params, struct mp_err *e)
 {
 	if (d->type != OPT_STRLIST) {
+		if (kid->kind == CFG_SEQ)
+			return cfg_errf(e, doc, kid, section,
+					"expected a scalar value, got a sequence of %zu; this key "
+					"takes one %s (to run each of several, list them under "
+					"sweep:)",
+					kid->n, opt_type_name(d->type));
 		if (kid->kind != CFG_SCALAR)
 			return cfg_errf(e, doc, kid, section, "expected a scalar value, got %s",
 					a_kind(kid->kind));

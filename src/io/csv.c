@@ -1,4 +1,5 @@
-/* csv.c - reading results CSV files back; see csv.h. */
+/* csv.c - CSV fields quoted on the way out, results CSV files read back; see
+ * csv.h. */
 #include "io/csv.h"
 
 #include <math.h>
@@ -7,6 +8,25 @@
 #include <string.h>
 
 #include "core/mem.h"
+
+char *csv_field(const char *s, bool always)
+{
+	if (!always && !strpbrk(s, ",\"\r\n"))
+		return mp_strdup(s);
+	size_t n = 3;
+	for (const char *c = s; *c; c++)
+		n += *c == '"' ? 2 : 1;
+	char *q = mp_malloc(n), *o = q;
+	*o++ = '"';
+	for (; *s; s++) {
+		if (*s == '"')
+			*o++ = '"';
+		*o++ = *s;
+	}
+	*o++ = '"';
+	*o = '\0';
+	return q;
+}
 
 /* Cut one cell at *p (quoted or not) in place; *p moves past its comma or to
  * the end of the line. Returns the cell and sets *eol at a line's end. */

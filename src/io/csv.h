@@ -1,4 +1,4 @@
-/* csv.h - reading the CSV files a results folder holds (flows.csv,
+/* csv.h - writing a CSV field, and reading the CSV files a results folder holds (flows.csv,
  * timeseries.csv, sweep.csv, paper.csv, ...) back for plots and reports.
  *
  * A file is read whole: a header row, then rows of cells. A cell may be
@@ -10,6 +10,12 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+
+/* s as one CSV field (RFC 4180): as it is, unless it holds a comma, a quote,
+ * a CR or a newline (or `always`): then in double quotes, each quote doubled.
+ * Released with mp_free. Every text a user chose (a variant name, a paper
+ * note) goes into sweep.csv and paper.csv through it. */
+char *csv_field(const char *s, bool always);
 
 struct csv {
 	char **head; /* ncols names */

@@ -8,6 +8,9 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "net/lb.h"
+#include "net/switch.h"
+#include "transport/transport.h"
 
 const struct opt_desc exp_general_opts[] = {
 	{ "name", OPT_STRING, offsetof(struct exp_general, name), "experiment", 0, 0,
@@ -17,7 +20,8 @@ const struct opt_desc exp_general_opts[] = {
 	{ "stop_time", OPT_TIME, offsetof(struct exp_general, stop_time), "0", 0, 1e16,
 	  "stop the simulation at this time; 0 = when every flow has completed" },
 	{ "time_limit", OPT_TIME, offsetof(struct exp_general, time_limit), "10s", 1, 1e16,
-	  "stop even if flows remain (they are reported as not completed)" },
+	  "stop even if flows remain (they are reported as not completed); stop_time may "
+	  "not be later" },
 	OPT_END
 };
 
@@ -261,6 +265,14 @@ static int load_events(struct experiment *x, struct mp_err *e)
 					     event_opts[3].choices[v->action]);
 		}
 		const struct cfg_node *vn = cfg_get(m, "value");
+		if (vn && (v->action == LINK_DOWN || v->action == LINK_UP)) {
+			char vk[48];
+			snprintf(vk, sizeof vk, "%s.value", sec);
+			return cfg_errf_line(e, &x->doc, vn->line, vk,
+					     "action %s takes no value, got '%s' (rate, delay, "
+					     "loss and proc_delay do)",
+					     event_opts[3].choices[v->action], v->value);
+		}
 		int bad = 0;
 		switch (v->action) {
 		case LINK_RATE:
@@ -292,7 +304,8 @@ static int load_events(struct experiment *x, struct mp_err *e)
 	return MP_OK;
 }
 
-static int load_all(struct experiment *x, struct mp_err *e)
+/* Every top-level key is a known one. */
+static int check_top_keys(struct experiment *x, struct mp_err *e)
 {
 	const struct cfg_node *root = x->doc.root;
 	for (size_t i = 0; i < root->n; i++) {
@@ -316,6 +329,13 @@ static int load_all(struct experiment *x, struct mp_err *e)
 					     "unknown top-level key (known: %s)", known);
 		}
 	}
+	return MP_OK;
+}
+
+/* The top-level options (name, times...) and how they agree. */
+static int load_general(struct experiment *x, struct mp_err *e)
+{
+	const struct cfg_node *root = x->doc.root;
 	static const char *const skip_sections[] = {
 		"topology", "switch", "lb",    "transport",  "workload", "failures", "events",
 		"output",   "sweep",  "paper", "collective", "ccl",	 "server",   NULL
@@ -323,14 +343,28 @@ static int load_all(struct experiment *x, struct mp_err *e)
 	opt_set_defaults(exp_general_opts, &x->gen);
 	if (cfg_apply_table(&x->doc, root, "", exp_general_opts, &x->gen, skip_sections, e))
 		return e->status;
+	if (x->gen.stop_time > x->gen.time_limit) {
+		/* time_limit stops a run "even if flows remain": a later stop_time
+		 * would never be reached, and it used to win silently */
+		const struct cfg_node *sn = cfg_get(root, "stop_time");
+		char st[32], tl[32];
+		opt_format_time(x->gen.stop_time, st, sizeof st);
+		opt_format_time(x->gen.time_limit, tl, sizeof tl);
+		return cfg_errf_line(e, &x->doc, sn ? sn->line : -1, "stop_time",
+				     "%s is after time_limit (%s), which stops every run; expected "
+				     "stop_time at most time_limit (lower stop_time or raise "
+				     "time_limit)",
+				     st, tl);
+	}
 	const char *nm = x->gen.name;
-	if (!*nm || nm[0] == '.' ||
+	if (!*nm || nm[0] == '.' || nm[0] == '-' ||
 	    strspn(nm, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 		       "0123456789._-") != strlen(nm)) {
 		const struct cfg_node *nn = cfg_get(root, "name");
 		return cfg_errf_line(e, &x->doc, nn ? nn->line : -1, "name",
-				     "expected letters, digits, '.', '_' or '-' (it names the "
-				     "results folder), got '%s'",
+				     "expected letters, digits, '.', '_' or '-', not starting "
+				     "with '.' or '-' (it names the results folder, and a "
+				     "command would read a leading '-' as an option), got '%s'",
 				     nm);
 	}
 	if (strlen(nm) > EXP_NAME_MAX) {
@@ -341,6 +375,14 @@ static int load_all(struct experiment *x, struct mp_err *e)
 				     "suffix), got %zu",
 				     EXP_NAME_MAX, strlen(nm));
 	}
+	return MP_OK;
+}
+
+/* The topology, switch, lb and transport sections, and how the switch and
+ * the transport agree (buffer mode, PFC thresholds, mtu). */
+static int load_fabric(struct experiment *x, struct mp_err *e)
+{
+	const struct cfg_node *root = x->doc.root;
 	if (LOAD_TYPED(x, "topology", NULL, topo_registry, struct topo_ops, &x->topo,
 		       &x->topo_params, e))
 		return e->status;
@@ -365,6 +407,12 @@ static int load_all(struct experiment *x, struct mp_err *e)
 	const struct cfg_node *swn = cfg_get(root, "switch");
 	if (x->tp->lossless_default && !(swn && cfg_get(swn, "mode")))
 		x->sw.mode = BUF_LOSSLESS;
+	if (x->sw.mode == BUF_LOSSLESS && x->sw.pfc_xoff && x->sw.pfc_xon_gap > x->sw.pfc_xoff)
+		return exp_errf(e, x, "switch",
+				"pfc_xon_gap: %llu B is more than pfc_xoff (%llu B), so RESUME "
+				"(XOFF - gap) would never be sent: expected at most pfc_xoff",
+				(unsigned long long)x->sw.pfc_xon_gap,
+				(unsigned long long)x->sw.pfc_xoff);
 	if (!x->sw.mtu) /* the PFC headroom's largest packet */
 		x->sw.mtu = cm->mtu;
 	else if (x->sw.mtu < cm->mtu)
@@ -372,6 +420,13 @@ static int load_all(struct experiment *x, struct mp_err *e)
 		    e, x, "switch",
 		    "mtu: expected 0 or at least the transport's mtu (%llu B), got %llu B",
 		    (unsigned long long)cm->mtu, (unsigned long long)x->sw.mtu);
+	return MP_OK;
+}
+
+/* The traffic: the workload or collective section, ccl and server. */
+static int load_traffic(struct experiment *x, struct mp_err *e)
+{
+	const struct cfg_node *root = x->doc.root;
 	const struct cfg_node *coll = cfg_get(root, "collective");
 	if ((!coll || cfg_get(root, "workload")) &&
 	    LOAD_TYPED(x, "workload", NULL, workload_registry, struct workload_ops, &x->wl,
@@ -408,6 +463,13 @@ static int load_all(struct experiment *x, struct mp_err *e)
 				"type: %s does not carry long-lived queue pairs yet, so it cannot "
 				"run a collective section",
 				x->tp->name);
+	return MP_OK;
+}
+
+/* The failures and output sections, then the events. */
+static int load_output(struct experiment *x, struct mp_err *e)
+{
+	const struct cfg_node *root = x->doc.root;
 	opt_set_defaults(exp_failures_opts, &x->fail);
 	if (cfg_apply_table(&x->doc, cfg_get(root, "failures"), "failures", exp_failures_opts,
 			    &x->fail, NULL, e))
@@ -423,6 +485,14 @@ static int load_all(struct experiment *x, struct mp_err *e)
 		    "got %.3f us",
 		    time_to_us(x->out.fct_from), time_to_us(x->out.fct_until));
 	return load_events(x, e);
+}
+
+/* Every section of the file, checked in the order the messages assume. */
+static int load_all(struct experiment *x, struct mp_err *e)
+{
+	if (check_top_keys(x, e) || load_general(x, e) || load_fabric(x, e) || load_traffic(x, e))
+		return e->status;
+	return load_output(x, e);
 }
 
 int exp_load(struct experiment *x, const char *path, char *const *sets, size_t nsets,
@@ -538,11 +608,12 @@ void exp_write_effective(FILE *f, const struct experiment *x)
 		for (size_t i = 0; i < x->nevents; i++) {
 			char at[64];
 			opt_format_value(&event_opts[0], &x->events[i], at, sizeof at);
-			fprintf(f, "  - {at: %s, %s: %s, action: %s, value: \"%s\"%s}\n", at,
-				*x->events[i].link ? "link" : "node",
-				*x->events[i].link ? x->events[i].link : x->events[i].node,
-				event_opts[3].choices[x->events[i].action], x->events[i].value,
-				x->events[i].one_way ? ", one_way: true" : "");
+			const struct exp_event *ev = &x->events[i];
+			fprintf(f, "  - {at: %s, %s: ", at, *ev->link ? "link" : "node");
+			opt_fput_yaml_string(f, *ev->link ? ev->link : ev->node, true);
+			fprintf(f, ", action: %s, value: ", event_opts[3].choices[ev->action]);
+			opt_fput_yaml_quoted(f, ev->value);
+			fprintf(f, "%s}\n", ev->one_way ? ", one_way: true" : "");
 		}
 	}
 	fputs("output:\n", f);

@@ -217,11 +217,9 @@ static double queue_settle(const struct run_result *r, uint64_t thr, bool first_
 	return settled != SIMTIME_MAX ? (double)(settled - last_start) : NAN;
 }
 
-void metrics_compute(const struct run_result *r, double band, double jain, uint64_t settle,
-		     double v[M_N])
+/* The flows' metrics: counts, FCT, slowdown, throughput, goodput, retransmitted bytes. */
+static void flow_metrics(const struct run_result *r, double v[M_N])
 {
-	for (int i = 0; i < M_N; i++)
-		v[i] = NAN;
 	size_t n = r->nflows, c = 0;
 	double *fct = mp_calloc(n ? n : 1, sizeof *fct);
 	double *sd = mp_calloc(n ? n : 1, sizeof *sd);
@@ -265,9 +263,17 @@ void metrics_compute(const struct run_result *r, double band, double jain, uint6
 		if (last > first)
 			v[M_GOODPUT] = bytes * 8 / time_to_s(last - first);
 	}
+	v[M_RETX_BYTES] = (double)retx;
+	mp_free(fct);
+	mp_free(sd);
+	mp_free(tput);
+}
+
+/* The network's metrics: drops, ECN, PFC, queues, reordering. */
+static void net_metrics(const struct run_result *r, double v[M_N])
+{
 	const struct net_totals *t = &r->net;
 	v[M_DROPS] = (double)(t->drops_buffer + t->drops_link);
-	v[M_RETX_BYTES] = (double)retx;
 	v[M_ECN_MARKS] = (double)t->ecn_marks;
 	v[M_PAUSE_FRAMES] = (double)t->pause_frames;
 	v[M_PAUSED_TIME] = (double)t->paused_time;
@@ -276,7 +282,7 @@ void metrics_compute(const struct run_result *r, double band, double jain, uint6
 	v[M_MAX_QUEUE_FABRIC] = (double)r->groups[G_FABRIC].max_qbytes;
 	uint64_t data = 0, reord = 0;
 	size_t hol = 0;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < r->nflows; i++)
 		if (r->flows[i].measured) {
 			data += r->flows[i].data_pkts;
 			reord += r->flows[i].reordered;
@@ -296,10 +302,11 @@ void metrics_compute(const struct run_result *r, double band, double jain, uint6
 	}
 	v[M_P99_OOD] = r->ood_p99;
 	v[M_MAX_OOD] = r->ood_max;
-	v[M_CONVERGENCE] = convergence(r, band, 0);
-	v[M_CONVERGENCE_JAIN] = convergence(r, 0, jain);
-	v[M_QUEUE_SETTLE] = queue_settle(r, settle, false);
-	v[M_QUEUE_DRAIN] = queue_settle(r, settle, true);
+}
+
+/* The collectives' metrics: CCT and bus bandwidth of the completed ones. */
+static void coll_metrics(const struct run_result *r, double v[M_N])
+{
 	size_t nc = 0;
 	double *cct = mp_calloc(r->ncolls ? r->ncolls : 1, sizeof *cct), sum_cct = 0, sum_bw = 0,
 	       min_bw = INFINITY;
@@ -319,9 +326,20 @@ void metrics_compute(const struct run_result *r, double band, double jain, uint6
 		v[M_BUSBW_MEAN] = sum_bw / (double)nc;
 	}
 	mp_free(cct);
-	mp_free(fct);
-	mp_free(sd);
-	mp_free(tput);
+}
+
+void metrics_compute(const struct run_result *r, double band, double jain, uint64_t settle,
+		     double v[M_N])
+{
+	for (int i = 0; i < M_N; i++)
+		v[i] = NAN;
+	flow_metrics(r, v);
+	net_metrics(r, v);
+	v[M_CONVERGENCE] = convergence(r, band, 0);
+	v[M_CONVERGENCE_JAIN] = convergence(r, 0, jain);
+	v[M_QUEUE_SETTLE] = queue_settle(r, settle, false);
+	v[M_QUEUE_DRAIN] = queue_settle(r, settle, true);
+	coll_metrics(r, v);
 }
 
 double metric_display(enum metric_id m, double v)

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,6 +26,7 @@
 #include "core/opt.h"
 #include "io/csv.h"
 #include "io/metrics.h"
+#include "io/results.h"
 #include "stats/stats.h"
 
 #define PLOT_MAX_POINTS 4000
@@ -53,12 +55,13 @@ struct plotter {
 	const char *dir; /* DIR/plots */
 	FILE *gp, *figs;
 	int nfig;
+	char **names; /* nfig figure names: what gnuplot must have drawn */
 	struct mp_err *e;
 };
 
 static FILE *pl_open(struct plotter *pl, const char *name)
 {
-	char path[4400];
+	char path[4500];
 	snprintf(path, sizeof path, "%s/%s", pl->dir, name);
 	FILE *f = fopen(path, "w");
 	if (!f)
@@ -66,20 +69,46 @@ static FILE *pl_open(struct plotter *pl, const char *name)
 	return f;
 }
 
-/* gnuplot string literal: double quotes, with \ and " escaped */
+/* Close a file of the folder; a write that failed (a full disk) is the
+ * plotter's error, and the caller draws nothing from the file. */
+static int pl_close(struct plotter *pl, FILE *f, const char *name)
+{
+	char path[4500];
+	snprintf(path, sizeof path, "%s/%s", pl->dir, name);
+	return results_fclose(f, path, pl->e);
+}
+
+/* A gnuplot string literal of any text, inert: single quotes, in which
+ * gnuplot 5 substitutes nothing (no `command` as in double quotes, no @macro,
+ * no backslash escape); a quote is written twice, and a newline, which a
+ * single-quoted string cannot hold, is joined in as 'a'."\n".'b' (every
+ * place a string goes takes such an expression: titles, labels, tics, keys).
+ * Other control characters become spaces. Text is drawn as it is written:
+ * both terminals are `noenhanced`, so ^ _ @ & { } ~ in a name are no markup. */
 static void gp_str(FILE *f, const char *s)
 {
-	fputc('"', f);
+	fputc('\'', f);
 	for (; *s; s++) {
-		if (*s == '\n') {
-			fputs("\\n", f);
-			continue;
-		}
-		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		fputc(*s, f);
+		unsigned char c = (unsigned char)*s;
+		if (c == '\n')
+			fputs("'.\"\\n\".'", f);
+		else if (c == '\'')
+			fputs("''", f);
+		else
+			fputc(c < 0x20 || c == 0x7f ? ' ' : c, f);
 	}
-	fputc('"', f);
+	fputc('\'', f);
+}
+
+/* Text from a results folder on one line of a data file's comment or of
+ * figures.tsv: control characters (a newline would start a data row, a tab a
+ * column) become spaces. */
+static void put_line(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		fputc(c < 0x20 || c == 0x7f ? ' ' : c, f);
+	}
 }
 
 /* A figure: settings, then the caller's `plot` line, then fig_end. */
@@ -96,8 +125,11 @@ static void fig_begin(struct plotter *pl, const char *name, const char *title, c
 	fprintf(f, "\nset ylabel ");
 	gp_str(f, ylabel);
 	fprintf(f, "\nset key outside right top box opaque\nset border 3\nset tics nomirror\n");
-	fprintf(pl->figs, "%s\t%s\n", name, caption);
-	pl->nfig++;
+	fprintf(pl->figs, "%s\t", name);
+	put_line(pl->figs, caption);
+	fputc('\n', pl->figs);
+	pl->names = mp_realloc(pl->names, (size_t)(pl->nfig + 1) * sizeof *pl->names);
+	pl->names[pl->nfig++] = mp_strdup(name);
 }
 
 static void fig_end(struct plotter *pl, const char *name)
@@ -135,15 +167,17 @@ static void set_value_xaxis(FILE *f, double lo, double hi)
 
 /* ---- a run ---- */
 
-/* time axis: us, or ms when the run is longer than 20 ms */
+/* The unit of a time axis whose largest value is tmax_us: us, or ms past
+ * 5 ms. Whatever is computed for the axis (its range, its tick step) is
+ * computed on the values divided by div, as they are written and drawn. */
 struct taxis {
 	double div;
-	const char *label;
+	const char *unit, *label;
 };
 static struct taxis time_axis(double tmax_us)
 {
-	return tmax_us > 5000 ? (struct taxis){ 1000, "time (ms)" }
-			      : (struct taxis){ 1, "time (us)" };
+	return tmax_us > 5000 ? (struct taxis){ 1000, "ms", "time (ms)" }
+			      : (struct taxis){ 1, "us", "time (us)" };
 }
 
 static int cmp_dbl(const void *a, const void *b)
@@ -166,19 +200,20 @@ static void cdf_figure(struct plotter *pl, const char *name, double *v, size_t n
 		       const char *what, const char *caption)
 {
 	qsort(v, n, sizeof *v, cmp_dbl);
-	bool ms = v[n - 1] > 5000;
+	struct taxis u = time_axis(v[n - 1]);
 	char dat[64], title[256], xl[64];
 	snprintf(dat, sizeof dat, "%s.dat", name);
 	FILE *d = pl_open(pl, dat);
 	if (!d)
 		return;
-	fprintf(d, "# %s (%s)  fraction of %s\n", what, ms ? "ms" : "us", what);
-	write_cdf(d, v, n, ms ? 1000 : 1);
-	fclose(d);
+	fprintf(d, "# %s (%s)  fraction of %s\n", what, u.unit, what);
+	write_cdf(d, v, n, u.div);
+	if (pl_close(pl, d, dat))
+		return;
 	snprintf(title, sizeof title, "%s CDF: %zu completed of %zu", what, n, total);
-	snprintf(xl, sizeof xl, "%s (%s)", what, ms ? "ms" : "us");
+	snprintf(xl, sizeof xl, "%s (%s)", what, u.unit);
 	fig_begin(pl, name, title, xl, "fraction", caption);
-	set_value_xaxis(pl->gp, v[0], v[n - 1]);
+	set_value_xaxis(pl->gp, v[0] / u.div, v[n - 1] / u.div);
 	fprintf(pl->gp, "set yrange [0:1.02]\nset key inside right bottom\n");
 	fprintf(pl->gp, "plot '%s' using 1:2 with steps lw 2 title 'all (%zu)'\n", dat, n);
 	fig_end(pl, name);
@@ -244,7 +279,8 @@ static void slowdown_figure(struct plotter *pl, struct fl *f, size_t n, size_t t
 			break;
 	}
 	mp_free(v);
-	fclose(d);
+	if (pl_close(pl, d, "slowdown.dat"))
+		return;
 	char title[160];
 	snprintf(title, sizeof title, "Slowdown (FCT / ideal) by flow size: %zu completed of %zu",
 		 n, total);
@@ -461,51 +497,69 @@ static double last_flow_start_us(const char *rdir)
 	return m;
 }
 
-static void run_ts_figures(struct plotter *pl, const char *rdir)
+/* A run's time series, grouped in families (a name's part before ':'). */
+struct ts_set {
+	struct series *s;
+	size_t ns;
+	char **fams;
+	size_t nfam;
+	double tmax; /* the latest sample (us) */
+};
+
+/* The index of the family of series name nm, added when new. */
+static size_t ts_family(struct ts_set *ts, const char *nm)
+{
+	const char *colon = strchr(nm, ':');
+	size_t fl = colon ? (size_t)(colon - nm) : strlen(nm);
+	size_t fi = 0;
+	while (fi < ts->nfam && (strlen(ts->fams[fi]) != fl || strncmp(ts->fams[fi], nm, fl)))
+		fi++;
+	if (fi == ts->nfam) {
+		ts->fams = mp_realloc(ts->fams, (ts->nfam + 1) * sizeof *ts->fams);
+		ts->fams[ts->nfam] = mp_malloc(fl + 1);
+		memcpy(ts->fams[ts->nfam], nm, fl);
+		ts->fams[ts->nfam++][fl] = '\0';
+	}
+	return fi;
+}
+
+/* The index of the series named nm, added when new; rows cycle through the
+ * series in order, so the one after `last` is tried first. */
+static size_t ts_set_series(struct ts_set *ts, const char *nm, size_t last)
+{
+	size_t k = ts->ns;
+	if (ts->ns && !strcmp(ts->s[(last + 1) % ts->ns].name, nm))
+		return (last + 1) % ts->ns;
+	for (k = 0; k < ts->ns && strcmp(ts->s[k].name, nm); k++)
+		;
+	if (k == ts->ns) {
+		ts->s = mp_realloc(ts->s, (ts->ns + 1) * sizeof *ts->s);
+		memset(&ts->s[ts->ns], 0, sizeof *ts->s);
+		ts->s[ts->ns].name = mp_strdup(nm);
+		ts->s[ts->ns++].fam = ts_family(ts, nm);
+	}
+	return k;
+}
+
+/* Read timeseries.csv (time, series, value) into *ts; false when it has no
+ * such columns. */
+static bool ts_read(struct ts_set *ts, const char *rdir)
 {
 	char path[4400];
 	struct csv t;
+	memset(ts, 0, sizeof *ts);
 	snprintf(path, sizeof path, "%s/timeseries.csv", rdir);
 	if (!csv_read(path, &t) || t.ncols < 3) {
 		csv_free(&t);
-		return;
+		return false;
 	}
-	struct series *s = NULL;
-	size_t ns = 0, last = 0;
-	char **fams = NULL;
-	size_t nfam = 0;
-	double tmax = 0;
+	size_t last = 0;
 	for (size_t r = 0; r < t.nrows; r++) {
-		const char *nm = csv_at(&t, r, 1);
 		double tv = csv_num(&t, r, 0), vv = csv_num(&t, r, 2);
 		if (isnan(tv) || isnan(vv))
 			continue;
-		size_t k = ns;
-		/* rows cycle through the series in order: try the next one first */
-		if (ns && !strcmp(s[(last + 1) % ns].name - 0, nm))
-			k = (last + 1) % ns;
-		else
-			for (k = 0; k < ns && strcmp(s[k].name, nm); k++)
-				;
-		if (k == ns) {
-			s = mp_realloc(s, (ns + 1) * sizeof *s);
-			memset(&s[ns], 0, sizeof *s);
-			s[ns].name = mp_strdup(nm);
-			const char *colon = strchr(nm, ':');
-			size_t fl = colon ? (size_t)(colon - nm) : strlen(nm);
-			size_t fi = 0;
-			while (fi < nfam && (strlen(fams[fi]) != fl || strncmp(fams[fi], nm, fl)))
-				fi++;
-			if (fi == nfam) {
-				fams = mp_realloc(fams, (nfam + 1) * sizeof *fams);
-				fams[nfam] = mp_malloc(fl + 1);
-				memcpy(fams[nfam], nm, fl);
-				fams[nfam++][fl] = '\0';
-			}
-			s[ns++].fam = fi;
-		}
-		last = k;
-		struct series *x = &s[k];
+		size_t k = last = ts_set_series(ts, csv_at(&t, r, 1), last);
+		struct series *x = &ts->s[k];
 		if (x->n == x->cap) {
 			x->cap = x->cap ? 2 * x->cap : 256;
 			x->t = mp_realloc(x->t, x->cap * sizeof *x->t);
@@ -513,87 +567,147 @@ static void run_ts_figures(struct plotter *pl, const char *rdir)
 		}
 		x->t[x->n] = tv;
 		x->v[x->n++] = vv;
-		tmax = fmax(tmax, tv);
+		ts->tmax = fmax(ts->tmax, tv);
 	}
-	struct taxis ta = time_axis(tmax);
+	csv_free(&t);
+	return true;
+}
+
+static void ts_set_free(struct ts_set *ts)
+{
+	for (size_t k = 0; k < ts->ns; k++) {
+		mp_free(ts->s[k].name);
+		mp_free(ts->s[k].t);
+		mp_free(ts->s[k].v);
+	}
+	for (size_t fi = 0; fi < ts->nfam; fi++)
+		mp_free(ts->fams[fi]);
+	mp_free(ts->fams);
+	mp_free(ts->s);
+}
+
+/* Family fi's figure name: ts_<family> when the family is a plain word (as
+ * mpsim writes them), else ts_<fi>, so that no name from the file reaches a
+ * path or the script unquoted. */
+static void ts_figure_name(const char *fam, size_t fi, char *name, size_t n)
+{
+	bool plain = fam[0] != '\0' && strlen(fam) < 64;
+	for (const char *c = fam; *c && plain; c++)
+		plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+			(*c >= '0' && *c <= '9') || *c == '_' || *c == '-';
+	if (plain)
+		snprintf(name, n, "ts_%s", fam);
+	else
+		snprintf(name, n, "ts_%zu", fi);
+}
+
+/* Family fi's y axis: the value divisor (bytes, KB or MB by the largest
+ * value when the style says 0) and its label; *nmem counts its series. */
+static double ts_yaxis(const struct ts_set *ts, size_t fi, const struct family_style *st,
+		       char *ylabel, size_t n, size_t *nmem)
+{
+	double vmax = 0;
+	*nmem = 0;
+	for (size_t k = 0; k < ts->ns; k++)
+		if (ts->s[k].fam == fi) {
+			(*nmem)++;
+			for (size_t i = 0; i < ts->s[k].n; i++)
+				vmax = fmax(vmax, ts->s[k].v[i]);
+		}
+	double div = st ? st->div : 1;
+	snprintf(ylabel, n, "%s", st ? st->ylabel : ts->fams[fi]);
+	if (div == 0) {
+		div = vmax >= 2e6 ? 1e6 : vmax >= 2e3 ? 1e3 : 1;
+		snprintf(ylabel, n, "%s (%s)", st->ylabel,
+			 div == 1e6   ? "MB"
+			 : div == 1e3 ? "KB"
+				      : "bytes");
+	}
+	return div;
+}
+
+/* DAT: family fi's series, one block each; -1 on a write error. */
+static int ts_write_dat(struct plotter *pl, const struct ts_set *ts, size_t fi, struct taxis ta,
+			double div, const char *dat)
+{
+	FILE *d = pl_open(pl, dat);
+	if (!d)
+		return -1;
+	fputs("# ", d);
+	put_line(d, ts->fams[fi]);
+	fprintf(d, ": one block per series, %s and the value\n", ta.label);
+	for (size_t k = 0, b = 0; k < ts->ns; k++) {
+		if (ts->s[k].fam != fi)
+			continue;
+		fprintf(d, "%s# ", b++ ? "\n\n" : "");
+		put_line(d, ts->s[k].name);
+		fputc('\n', d);
+		write_series(d, &ts->s[k], ta.div, div);
+	}
+	return pl_close(pl, d, dat) ? -1 : 0;
+}
+
+/* Family fi's figure, a line per series, with the paper's marks when
+ * paper is not NULL; -1 on a write error. */
+static int ts_family_figure(struct plotter *pl, const struct ts_set *ts, size_t fi, struct taxis ta,
+			    const struct csv *paper, double last_start)
+{
+	const struct family_style *st = NULL;
+	for (size_t j = 0; j < sizeof family_styles / sizeof *family_styles; j++)
+		if (!strcmp(family_styles[j].family, ts->fams[fi]))
+			st = &family_styles[j];
+	size_t nmem;
+	char ylabel[96], title[256], name[96], dat[112], caption[320];
+	double div = ts_yaxis(ts, fi, st, ylabel, sizeof ylabel, &nmem);
+	ts_figure_name(ts->fams[fi], fi, name, sizeof name);
+	snprintf(dat, sizeof dat, "%s.dat", name);
+	if (ts_write_dat(pl, ts, fi, ta, div, dat))
+		return -1;
+	snprintf(title, sizeof title, "%s: %s", st ? st->title : ts->fams[fi], ts->fams[fi]);
+	if (nmem > PLOT_MAX_KEY)
+		snprintf(title + strlen(title), sizeof title - strlen(title),
+			 ": %zu series, legend omitted", nmem);
+	snprintf(caption, sizeof caption, "Time series %s:*, sampled every output.interval",
+		 ts->fams[fi]);
+	fig_begin(pl, name, title, ta.label, ylabel, caption);
+	if (nmem > PLOT_MAX_KEY)
+		fprintf(pl->gp, "unset key\n");
+	if (paper)
+		ts_paper_marks(pl, paper, last_start, ts->fams[fi], ta.div, div);
+	fprintf(pl->gp, "set yrange [0:*]\nplot ");
+	for (size_t k = 0, b = 0; k < ts->ns; k++) {
+		if (ts->s[k].fam != fi)
+			continue;
+		const char *member = strchr(ts->s[k].name, ':');
+		member = member ? member + 1 : ts->s[k].name;
+		fprintf(pl->gp, "%s'%s' index %zu using 1:2 with %s title ", b ? ", \\\n  " : "",
+			dat, b, st && st->points ? "points pt 7 ps 0.5" : "lines lw 1.5");
+		gp_str(pl->gp, member);
+		b++;
+	}
+	fprintf(pl->gp, "\n");
+	fig_end(pl, name);
+	return 0;
+}
+
+/* A run's time series: one figure per family. */
+static void run_ts_figures(struct plotter *pl, const char *rdir)
+{
+	struct ts_set ts;
+	if (!ts_read(&ts, rdir))
+		return;
+	struct taxis ta = time_axis(ts.tmax);
 	struct csv paper;
+	char path[4400];
 	snprintf(path, sizeof path, "%s/paper.csv", rdir);
 	bool have_paper = csv_read(path, &paper);
 	double last_start = have_paper ? last_flow_start_us(rdir) : 0;
-	for (size_t fi = 0; fi < nfam; fi++) {
-		const struct family_style *st = NULL;
-		for (size_t j = 0; j < sizeof family_styles / sizeof *family_styles; j++)
-			if (!strcmp(family_styles[j].family, fams[fi]))
-				st = &family_styles[j];
-		size_t nmem = 0;
-		double vmax = 0;
-		for (size_t k = 0; k < ns; k++)
-			if (s[k].fam == fi) {
-				nmem++;
-				for (size_t i = 0; i < s[k].n; i++)
-					vmax = fmax(vmax, s[k].v[i]);
-			}
-		double div = st ? st->div : 1;
-		char ylabel[96], title[256], name[96], dat[112], caption[320];
-		snprintf(ylabel, sizeof ylabel, "%s", st ? st->ylabel : fams[fi]);
-		if (div == 0) {
-			div = vmax >= 2e6 ? 1e6 : vmax >= 2e3 ? 1e3 : 1;
-			snprintf(ylabel, sizeof ylabel, "%s (%s)", st->ylabel,
-				 div == 1e6   ? "MB"
-				 : div == 1e3 ? "KB"
-					      : "bytes");
-		}
-		snprintf(name, sizeof name, "ts_%s", fams[fi]);
-		snprintf(dat, sizeof dat, "%s.dat", name);
-		FILE *d = pl_open(pl, dat);
-		if (!d)
+	for (size_t fi = 0; fi < ts.nfam; fi++)
+		if (ts_family_figure(pl, &ts, fi, ta, have_paper ? &paper : NULL, last_start))
 			break;
-		fprintf(d, "# %s: one block per series, %s and the value\n", fams[fi], ta.label);
-		for (size_t k = 0, b = 0; k < ns; k++) {
-			if (s[k].fam != fi)
-				continue;
-			fprintf(d, "%s# %s\n", b++ ? "\n\n" : "", s[k].name);
-			write_series(d, &s[k], ta.div, div);
-		}
-		fclose(d);
-		snprintf(title, sizeof title, "%s: %s", st ? st->title : fams[fi], fams[fi]);
-		if (nmem > PLOT_MAX_KEY)
-			snprintf(title + strlen(title), sizeof title - strlen(title),
-				 ": %zu series, legend omitted", nmem);
-		snprintf(caption, sizeof caption, "Time series %s:*, sampled every output.interval",
-			 fams[fi]);
-		fig_begin(pl, name, title, ta.label, ylabel, caption);
-		if (nmem > PLOT_MAX_KEY)
-			fprintf(pl->gp, "unset key\n");
-		if (have_paper)
-			ts_paper_marks(pl, &paper, last_start, fams[fi], ta.div, div);
-		fprintf(pl->gp, "set yrange [0:*]\nplot ");
-		for (size_t k = 0, b = 0; k < ns; k++) {
-			if (s[k].fam != fi)
-				continue;
-			const char *member = strchr(s[k].name, ':');
-			member = member ? member + 1 : s[k].name;
-			fprintf(pl->gp, "%s'%s' index %zu using 1:2 with %s title ",
-				b ? ", \\\n  " : "", dat, b,
-				st && st->points ? "points pt 7 ps 0.5" : "lines lw 1.5");
-			gp_str(pl->gp, member);
-			b++;
-		}
-		fprintf(pl->gp, "\n");
-		fig_end(pl, name);
-	}
-	for (size_t k = 0; k < ns; k++) {
-		mp_free(s[k].name);
-		mp_free(s[k].t);
-		mp_free(s[k].v);
-	}
-	for (size_t fi = 0; fi < nfam; fi++)
-		mp_free(fams[fi]);
-	mp_free(fams);
-	mp_free(s);
+	ts_set_free(&ts);
 	if (have_paper)
 		csv_free(&paper);
-	csv_free(&t);
 }
 
 /* ---- a sweep ---- */
@@ -796,66 +910,93 @@ static const int sweep_metrics[] = {
 	M_QUEUE_DRAIN,	    M_CCT_MEAN,	    M_CCT_MAX,	   M_BUSBW_MEAN,
 };
 
-static void metric_figure(struct plotter *pl, const struct sweepdata *sd, int m, int col,
-			  const struct csv *paper)
+/* Column col's range over the sweep's rows; *varies when two values differ.
+ * False when no row has a value. */
+static bool col_range(const struct sweepdata *sd, int col, double *lo, double *hi, bool *varies)
 {
-	size_t nr = sd->t.nrows;
-	double lo = INFINITY, hi = 0;
-	bool any = false, varies = false;
+	bool any = false;
 	double first = NAN;
-	for (size_t r = 0; r < nr; r++) {
+	*lo = INFINITY;
+	*hi = 0;
+	*varies = false;
+	for (size_t r = 0; r < sd->t.nrows; r++) {
 		double v = csv_num(&sd->t, r, (size_t)col);
 		if (isnan(v))
 			continue;
 		if (any && v != first)
-			varies = true;
+			*varies = true;
 		if (!any)
 			first = v;
 		any = true;
-		lo = fmin(lo, v);
-		hi = fmax(hi, v);
+		*lo = fmin(*lo, v);
+		*hi = fmax(*hi, v);
 	}
-	/* the paper's plain values for this metric */
-	size_t npaper = 0;
-	char name[96], dat[112], pdat[120];
-	snprintf(name, sizeof name, "sweep_%s", metric_defs[m].name);
-	snprintf(dat, sizeof dat, "%s.dat", name);
-	snprintf(pdat, sizeof pdat, "%s_paper.dat", name);
+	return any;
+}
+
+/* PDAT: the paper's plain values of metric m at their points, widening
+ * lo..hi; how many (-1 on a write error). */
+static long metric_write_paper(struct plotter *pl, const struct sweepdata *sd, int m,
+			       const struct csv *paper, const char *pdat, double *lo, double *hi)
+{
 	FILE *pd = NULL;
+	long npaper = 0;
 	for (size_t p = 0; paper && p < paper->nrows; p++) {
 		if (strcmp(csv_at(paper, p, 1), metric_defs[m].name))
 			continue;
 		double pv = csv_num(paper, p, 3);
-		for (size_t r = 0; r < nr && !isnan(pv); r++) {
+		for (size_t r = 0; r < sd->t.nrows && !isnan(pv); r++) {
 			if (!point_is_row(sd, csv_at(paper, p, 0), r))
 				continue;
 			if (!pd && !(pd = pl_open(pl, pdat)))
-				return;
+				return -1;
 			if (!npaper)
 				fprintf(pd, "# x  the paper's value  line\n");
 			fprintf(pd, "%.9g %.9g %zu\n", sd->x[r], pv, sd->line[r] + 1);
 			npaper++;
-			lo = fmin(lo, pv);
-			hi = fmax(hi, pv);
+			*lo = fmin(*lo, pv);
+			*hi = fmax(*hi, pv);
 			break;
 		}
 	}
-	if (pd)
-		fclose(pd);
-	if (!any || (!varies && !npaper))
-		return;
+	return pd && pl_close(pl, pd, pdat) ? -1 : npaper;
+}
+
+/* DAT: column col, one block per line; -1 on a write error. */
+static int metric_write_dat(struct plotter *pl, const struct sweepdata *sd, int col,
+			    const char *dat)
+{
 	FILE *d = pl_open(pl, dat);
 	if (!d)
-		return;
+		return -1;
 	fprintf(d, "# one block per line (system); x, %s\n", sd->t.head[col]);
 	for (size_t l = 0; l < sd->nlines; l++) {
-		fprintf(d, "%s# %s\n", l ? "\n\n" : "", sd->lines[l]);
-		for (size_t r = 0; r < nr; r++)
+		fprintf(d, "%s# ", l ? "\n\n" : "");
+		put_line(d, sd->lines[l]);
+		fputc('\n', d);
+		for (size_t r = 0; r < sd->t.nrows; r++)
 			if (sd->line[r] == l)
 				fprintf(d, "%.9g %.9g\n", sd->x[r],
 					csv_num(&sd->t, r, (size_t)col));
 	}
-	fclose(d);
+	return pl_close(pl, d, dat) ? -1 : 0;
+}
+
+/* Figure sweep_<metric> of metric m (sweep.csv's column col) against x, a
+ * line per value of the other keys, with the paper's values of it; drawn
+ * when it varies or the paper names it. */
+static void metric_figure(struct plotter *pl, const struct sweepdata *sd, int m, int col,
+			  const struct csv *paper)
+{
+	double lo, hi;
+	bool varies, any = col_range(sd, col, &lo, &hi, &varies);
+	char name[96], dat[112], pdat[120];
+	snprintf(name, sizeof name, "sweep_%s", metric_defs[m].name);
+	snprintf(dat, sizeof dat, "%s.dat", name);
+	snprintf(pdat, sizeof pdat, "%s_paper.dat", name);
+	long npaper = metric_write_paper(pl, sd, m, paper, pdat, &lo, &hi);
+	if (npaper < 0 || !any || (!varies && !npaper) || metric_write_dat(pl, sd, col, dat))
+		return;
 	const char *u = metric_unit((enum metric_id)m);
 	char title[256], ylabel[96], xlabel[128], caption[400];
 	snprintf(title, sizeof title, "%s against %s%s", metric_defs[m].name,
@@ -894,167 +1035,331 @@ static void metric_figure(struct plotter *pl, const struct sweepdata *sd, int m,
 	fig_end(pl, name);
 }
 
-/* "max_fct of system=roce,qps=4" */
-static void ratio_figure(struct plotter *pl, const struct sweepdata *sd, const struct csv *paper,
-			 const char *rname, int idx)
+/* ---- a ratio between points ---- */
+
+#define RATIO_MAX_KEYS 8
+
+/* What a ratio figure divides: paper.csv's "max_fct of system=roce" names it;
+ * ours at a row is the metric at the row with the changed keys set to their
+ * values at the other point, over the metric at the row. */
+struct ratio {
+	char base[96], changes[512];	/* "max_fct", "system=roce": for the labels */
+	int col;			/* the metric's column in sweep.csv */
+	size_t ck[RATIO_MAX_KEYS];	/* the changed keys, 0-based among sweep.csv's keys */
+	const char *cv[RATIO_MAX_KEYS]; /* and their values at the other point */
+	size_t nck;
+	char buf[512]; /* the values' text, when they come from the label */
+};
+
+/* A ratio's figure data: one line per value of the keys other than x. */
+struct ratio_lines {
+	double *ours; /* per sweep row: the ratio, NAN where there is none */
+	size_t *rl;   /* per sweep row: its line */
+	char **lines; /* the lines' labels */
+	size_t nlines;
+	double lo, hi; /* the positive values drawn, ours and the paper's */
+};
+
+/* The key column of sweep.csv named `key` in full, or its label when
+ * `label_too` (as paper.csv's point and an old metric label spell keys). */
+static bool sweep_key_col(const struct sweepdata *sd, const char *key, bool label_too, size_t *k)
 {
-	char base[96], changes[512];
-	const char *of = strstr(rname, " of ");
-	snprintf(base, sizeof base, "%.*s", (int)(of - rname), rname);
-	snprintf(changes, sizeof changes, "%s", of + 4);
-	int m = -1;
-	for (int j = 0; j < M_N; j++)
-		if (!strcmp(metric_defs[j].name, base))
-			m = j;
-	const char *u = m >= 0 ? metric_unit((enum metric_id)m) : "";
-	char colname[128];
-	snprintf(colname, sizeof colname, "%s%s%s", base, *u ? "_" : "", u);
-	int col = csv_col(&sd->t, colname);
-	if (col < 0)
-		return;
-	/* the changed keys and their target values */
-	size_t ck[8], nck = 0;
-	const char *cv[8];
-	char cbuf[512];
-	snprintf(cbuf, sizeof cbuf, "%s", changes);
+	for (*k = 0; *k < sd->nkeys; (*k)++)
+		if (!strcmp(sd->t.head[*k + 1], key) ||
+		    (label_too && !strcmp(key_label(sd->t.head[*k + 1]), key)))
+			return true;
+	return false;
+}
+
+/* Split s, one CSV record (fields joined by commas, each quoted as csv_field
+ * quotes it), into at most max fields cut into buf; -1 when it does not fit. */
+static int split_record(const char *s, char *buf, size_t n, const char **f, size_t max)
+{
+	size_t nf = 0, l = 0;
+	while (*s) {
+		if (nf == max)
+			return -1;
+		f[nf++] = buf + l;
+		bool quoted = *s == '"';
+		for (s += quoted; *s && (quoted || *s != ','); s++) {
+			if (quoted && *s == '"' && s[1] != '"') {
+				quoted = false;
+				continue;
+			}
+			s += quoted && *s == '"'; /* "" in quotes: one quote */
+			if (l + 2 > n)
+				return -1;
+			buf[l++] = *s;
+		}
+		if (l + 1 > n)
+			return -1;
+		buf[l++] = '\0';
+		s += *s == ',';
+	}
+	return (int)nf;
+}
+
+/* The changed keys from paper.csv's row p: its ratio_of (the keys) and
+ * ratio_point (the other point, a row of sweep.csv, holds their values). */
+static bool ratio_from_columns(struct ratio *rt, const struct sweepdata *sd,
+			       const struct csv *paper, size_t p, int cof, int cpt)
+{
+	const char *keys[RATIO_MAX_KEYS];
+	int n = split_record(csv_at(paper, p, (size_t)cof), rt->buf, sizeof rt->buf, keys,
+			     RATIO_MAX_KEYS);
+	size_t q = 0;
+	while (q < sd->t.nrows && strcmp(csv_at(&sd->t, q, 0), csv_at(paper, p, (size_t)cpt)))
+		q++;
+	if (n <= 0 || q == sd->t.nrows)
+		return false;
+	for (rt->nck = 0; rt->nck < (size_t)n; rt->nck++) {
+		if (!sweep_key_col(sd, keys[rt->nck], false, &rt->ck[rt->nck]))
+			return false;
+		rt->cv[rt->nck] = csv_at(&sd->t, q, rt->ck[rt->nck] + 1);
+	}
+	return true;
+}
+
+/* The changed keys from the label's "key=value,key=value", as a results
+ * folder written before paper.csv had ratio_of and ratio_point holds them (a
+ * value with a comma or an '=' cannot be read back from it: no figure). */
+static bool ratio_from_label(struct ratio *rt, const struct sweepdata *sd)
+{
+	snprintf(rt->buf, sizeof rt->buf, "%s", rt->changes);
 	char *save = NULL;
-	for (char *tok = strtok_r(cbuf, ",", &save); tok && nck < 8;
+	rt->nck = 0;
+	for (char *tok = strtok_r(rt->buf, ",", &save); tok && rt->nck < RATIO_MAX_KEYS;
 	     tok = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(tok, '=');
 		if (!eq)
-			return;
+			return false;
 		*eq = '\0';
-		size_t k = 0;
-		while (k < sd->nkeys && strcmp(sd->t.head[k + 1], tok) &&
-		       strcmp(key_label(sd->t.head[k + 1]), tok))
-			k++;
-		if (k == sd->nkeys)
-			return;
-		ck[nck] = k;
-		cv[nck++] = eq + 1;
+		if (!sweep_key_col(sd, tok, true, &rt->ck[rt->nck]))
+			return false;
+		rt->cv[rt->nck++] = eq + 1;
 	}
-	size_t nr = sd->t.nrows;
-	char name[64], dat[80], pdat[96];
-	snprintf(name, sizeof name, "ratio_%d", idx);
-	snprintf(dat, sizeof dat, "%s.dat", name);
-	snprintf(pdat, sizeof pdat, "%s_paper.dat", name);
-	/* ours at every row that is not itself the target: m(target) / m(row) */
-	char **lines = NULL;
-	size_t nlines = 0, *rl = mp_calloc(nr + 1, sizeof *rl);
-	double *ours = mp_malloc((nr + 1) * sizeof *ours), lo = INFINITY, hi = 0;
-	for (size_t r = 0; r < nr; r++) {
-		ours[r] = NAN;
-		bool is_target = true;
-		for (size_t j = 0; j < nck; j++)
-			is_target &= !strcmp(csv_at(&sd->t, r, ck[j] + 1), cv[j]);
-		if (is_target)
-			continue;
-		for (size_t q = 0; q < nr; q++) {
-			bool match = true;
-			for (size_t k = 0; k < sd->nkeys && match; k++) {
-				const char *want = csv_at(&sd->t, r, k + 1);
-				for (size_t j = 0; j < nck; j++)
-					if (ck[j] == k)
-						want = cv[j];
-				match = !strcmp(csv_at(&sd->t, q, k + 1), want);
-			}
-			if (match) {
-				ours[r] = csv_num(&sd->t, q, (size_t)col) /
-					  csv_num(&sd->t, r, (size_t)col);
-				break;
-			}
+	return true;
+}
+
+/* The ratio named rname, first on paper.csv's row p: false when sweep.csv
+ * cannot draw it (no such metric column, keys or point). */
+static bool ratio_load(struct ratio *rt, const struct sweepdata *sd, const struct csv *paper,
+		       const char *rname, size_t p)
+{
+	const char *of = strstr(rname, " of ");
+	snprintf(rt->base, sizeof rt->base, "%.*s", (int)(of - rname), rname);
+	snprintf(rt->changes, sizeof rt->changes, "%s", of + 4);
+	int m = -1;
+	for (int j = 0; j < M_N; j++)
+		if (!strcmp(metric_defs[j].name, rt->base))
+			m = j;
+	const char *u = m >= 0 ? metric_unit((enum metric_id)m) : "";
+	char colname[128];
+	snprintf(colname, sizeof colname, "%s%s%s", rt->base, *u ? "_" : "", u);
+	rt->col = csv_col(&sd->t, colname);
+	if (rt->col < 0)
+		return false;
+	int cof = csv_col(paper, "ratio_of"), cpt = csv_col(paper, "ratio_point");
+	return cof >= 0 && cpt >= 0 ? ratio_from_columns(rt, sd, paper, p, cof, cpt)
+				    : ratio_from_label(rt, sd);
+}
+
+/* Is sweep row r the other point itself (every changed key at its value)? */
+static bool ratio_is_other(const struct ratio *rt, const struct sweepdata *sd, size_t r)
+{
+	bool is = true;
+	for (size_t j = 0; j < rt->nck; j++)
+		is &= !strcmp(csv_at(&sd->t, r, rt->ck[j] + 1), rt->cv[j]);
+	return is;
+}
+
+/* The row with row r's values but the changed keys', or SIZE_MAX. */
+static size_t ratio_other_row(const struct ratio *rt, const struct sweepdata *sd, size_t r)
+{
+	for (size_t q = 0; q < sd->t.nrows; q++) {
+		bool match = true;
+		for (size_t k = 0; k < sd->nkeys && match; k++) {
+			const char *want = csv_at(&sd->t, r, k + 1);
+			for (size_t j = 0; j < rt->nck; j++)
+				if (rt->ck[j] == k)
+					want = rt->cv[j];
+			match = !strcmp(csv_at(&sd->t, q, k + 1), want);
 		}
+		if (match)
+			return q;
+	}
+	return SIZE_MAX;
+}
+
+/* Ours at every row that is not itself the other point: m(other) / m(row). */
+static void ratio_ours(const struct ratio *rt, const struct sweepdata *sd, struct ratio_lines *rl)
+{
+	size_t nr = sd->t.nrows;
+	*rl = (struct ratio_lines){ .rl = mp_calloc(nr + 1, sizeof *rl->rl),
+				    .ours = mp_malloc((nr + 1) * sizeof *rl->ours),
+				    .lo = INFINITY };
+	for (size_t r = 0; r < nr; r++) {
+		rl->ours[r] = NAN;
+		if (ratio_is_other(rt, sd, r))
+			continue;
+		size_t q = ratio_other_row(rt, sd, r);
+		if (q != SIZE_MAX)
+			rl->ours[r] = csv_num(&sd->t, q, (size_t)rt->col) /
+				      csv_num(&sd->t, r, (size_t)rt->col);
 		char lab[512];
 		line_label(sd, r, sd->xk, SIZE_MAX, lab, sizeof lab);
-		rl[r] = intern(&lines, &nlines, lab);
-		if (isfinite(ours[r]) && ours[r] > 0) {
-			lo = fmin(lo, ours[r]);
-			hi = fmax(hi, ours[r]);
+		rl->rl[r] = intern(&rl->lines, &rl->nlines, lab);
+		if (isfinite(rl->ours[r]) && rl->ours[r] > 0) {
+			rl->lo = fmin(rl->lo, rl->ours[r]);
+			rl->hi = fmax(rl->hi, rl->ours[r]);
 		}
 	}
-	bool *keep = NULL, any_kept = false;
-	FILE *d = pl_open(pl, dat), *pd = NULL;
-	if (!d)
-		goto out;
-	/* the lines the paper speaks of (its points' lines), when it names any:
-	 * the other systems' ratios to the reference would only crowd them */
-	keep = mp_calloc(nlines + 1, sizeof *keep);
+}
+
+static void ratio_lines_free(struct ratio_lines *rl)
+{
+	for (size_t l = 0; l < rl->nlines; l++)
+		mp_free(rl->lines[l]);
+	mp_free(rl->lines);
+	mp_free(rl->rl);
+	mp_free(rl->ours);
+}
+
+/* The lines the paper speaks of (its points' lines), when it names any: the
+ * other systems' ratios to the reference would only crowd them. NULL when
+ * it names none. */
+static bool *ratio_kept_lines(const struct sweepdata *sd, const struct csv *paper,
+			      const char *rname, const struct ratio_lines *rl)
+{
+	bool *keep = mp_calloc(rl->nlines + 1, sizeof *keep), any = false;
 	for (size_t p = 0; p < paper->nrows; p++)
-		for (size_t r = 0; r < nr && !strcmp(csv_at(paper, p, 1), rname); r++)
+		for (size_t r = 0; r < sd->t.nrows && !strcmp(csv_at(paper, p, 1), rname); r++)
 			if (point_is_row(sd, csv_at(paper, p, 0), r)) {
-				keep[rl[r]] = any_kept = true;
+				keep[rl->rl[r]] = any = true;
 				break;
 			}
-	fprintf(d, "# %s over each point's; one block per line\n", rname);
-	for (size_t l = 0; l < nlines; l++) {
-		fprintf(d, "%s# %s\n", l ? "\n\n" : "", lines[l]);
-		for (size_t r = 0; r < nr; r++)
-			if (rl[r] == l && !isnan(ours[r]))
-				fprintf(d, "%.9g %.9g\n", sd->x[r], ours[r]);
+	if (!any) {
+		mp_free(keep);
+		keep = NULL;
 	}
-	fclose(d);
-	size_t npaper = 0;
+	return keep;
+}
+
+/* DAT: ours, one block per line. */
+static int ratio_write_ours(struct plotter *pl, const struct sweepdata *sd, const char *rname,
+			    const struct ratio_lines *rl, const char *dat)
+{
+	FILE *d = pl_open(pl, dat);
+	if (!d)
+		return -1;
+	fputs("# ", d);
+	put_line(d, rname);
+	fputs(" over each point's; one block per line\n", d);
+	for (size_t l = 0; l < rl->nlines; l++) {
+		fprintf(d, "%s# ", l ? "\n\n" : "");
+		put_line(d, rl->lines[l]);
+		fputc('\n', d);
+		for (size_t r = 0; r < sd->t.nrows; r++)
+			if (rl->rl[r] == l && !isnan(rl->ours[r]))
+				fprintf(d, "%.9g %.9g\n", sd->x[r], rl->ours[r]);
+	}
+	return pl_close(pl, d, dat) ? -1 : 0;
+}
+
+/* PDAT: the paper's ratios at their points; how many (-1 on a write error). */
+static long ratio_write_paper(struct plotter *pl, const struct sweepdata *sd,
+			      const struct csv *paper, const char *rname, struct ratio_lines *rl,
+			      const char *pdat)
+{
+	FILE *pd = NULL;
+	long npaper = 0;
 	for (size_t p = 0; p < paper->nrows; p++) {
 		if (strcmp(csv_at(paper, p, 1), rname))
 			continue;
-		for (size_t r = 0; r < nr; r++)
+		for (size_t r = 0; r < sd->t.nrows; r++)
 			if (point_is_row(sd, csv_at(paper, p, 0), r)) {
 				if (!pd && !(pd = pl_open(pl, pdat)))
-					goto out;
+					return -1;
 				double pv = csv_num(paper, p, 3);
-				fprintf(pd, "%.9g %.9g %zu\n", sd->x[r], pv, rl[r] + 1);
+				fprintf(pd, "%.9g %.9g %zu\n", sd->x[r], pv, rl->rl[r] + 1);
 				if (pv > 0) {
-					lo = fmin(lo, pv);
-					hi = fmax(hi, pv);
+					rl->lo = fmin(rl->lo, pv);
+					rl->hi = fmax(rl->hi, pv);
 				}
 				npaper++;
 				break;
 			}
 	}
-	if (pd)
-		fclose(pd);
+	return pd && pl_close(pl, pd, pdat) ? -1 : npaper;
+}
+
+/* The figure's script: labels, axes, the line at 1, ours and the paper's. */
+static void ratio_plot(struct plotter *pl, const struct sweepdata *sd, const struct ratio *rt,
+		       const char *rname, const struct ratio_lines *rl, const bool *keep,
+		       bool paper_marks, const char *name, const char *dat, const char *pdat)
+{
 	char title[700], ylabel[700], caption[900];
 	snprintf(title, sizeof title, "%s / this point's\nlines: ours; large open marks: the paper",
 		 rname);
-	snprintf(ylabel, sizeof ylabel, "%s at %s / at this point", base, changes);
+	snprintf(ylabel, sizeof ylabel, "%s at %s / at this point", rt->base, rt->changes);
 	snprintf(caption, sizeof caption,
 		 "%s at %s divided by %s at each point (above 1: the point is the faster of the "
 		 "two for a time); the paper's ratios as large open marks",
-		 base, changes, base);
+		 rt->base, rt->changes, rt->base);
 	const char *skip = NULL; /* a ratio over the x key: its reference has no ratio */
-	for (size_t j = 0; j < nck; j++)
-		if (ck[j] == sd->xk && nck == 1)
-			skip = cv[j];
+	for (size_t j = 0; j < rt->nck; j++)
+		if (rt->ck[j] == sd->xk && rt->nck == 1)
+			skip = rt->cv[j];
 	fig_begin(pl, name, title, sd->nkeys ? sd->t.head[sd->xk + 1] : "", ylabel, caption);
 	sweep_xaxis(pl, sd, skip);
-	if (lo > 0 && hi / lo >= 20)
-		set_log_if_wide(pl->gp, "y", lo, hi);
+	if (rl->lo > 0 && rl->hi / rl->lo >= 20)
+		set_log_if_wide(pl->gp, "y", rl->lo, rl->hi);
 	else
 		fprintf(pl->gp, "set yrange [0:*]\n");
 	fprintf(pl->gp, "plot 1 with lines lc rgb '#888888' dt 2 notitle");
-	for (size_t l = 0; l < nlines; l++) {
-		if (any_kept && !keep[l])
+	for (size_t l = 0; l < rl->nlines; l++) {
+		if (keep && !keep[l])
 			continue;
 		fprintf(pl->gp,
 			", \\\n  '%s' index %zu using 1:2 with linespoints lt %zu lw 2 pt 7 "
 			"title ",
 			dat, l, l + 1);
-		gp_str(pl->gp, lines[l]);
+		gp_str(pl->gp, rl->lines[l]);
 	}
-	if (npaper)
+	if (paper_marks)
 		fprintf(pl->gp,
 			", \\\n  '%s' using 1:2:3 with points pt 6 ps 3 lw 2 lc variable "
 			"title 'paper'",
 			pdat);
 	fprintf(pl->gp, "\n");
 	fig_end(pl, name);
-out:
+}
+
+/* Figure ratio_IDX of the ratio rname ("max_fct of system=roce,qps=4"), first
+ * on paper.csv's row p: ours against x, a line per value of the other keys,
+ * with the paper's ratios. */
+static void ratio_figure(struct plotter *pl, const struct sweepdata *sd, const struct csv *paper,
+			 const char *rname, size_t p, int idx)
+{
+	struct ratio rt;
+	if (!ratio_load(&rt, sd, paper, rname, p))
+		return;
+	char name[64], dat[80], pdat[96];
+	snprintf(name, sizeof name, "ratio_%d", idx);
+	snprintf(dat, sizeof dat, "%s.dat", name);
+	snprintf(pdat, sizeof pdat, "%s_paper.dat", name);
+	struct ratio_lines rl;
+	ratio_ours(&rt, sd, &rl);
+	bool *keep = NULL;
+	long npaper;
+	if (!ratio_write_ours(pl, sd, rname, &rl, dat)) {
+		keep = ratio_kept_lines(sd, paper, rname, &rl);
+		npaper = ratio_write_paper(pl, sd, paper, rname, &rl, pdat);
+		if (npaper >= 0)
+			ratio_plot(pl, sd, &rt, rname, &rl, keep, npaper > 0, name, dat, pdat);
+	}
 	mp_free(keep);
-	for (size_t l = 0; l < nlines; l++)
-		mp_free(lines[l]);
-	mp_free(lines);
-	mp_free(rl);
-	mp_free(ours);
+	ratio_lines_free(&rl);
 }
 
 /* A sweep of collectives: one CCT CDF figure per value of the other keys,
@@ -1076,34 +1381,43 @@ static void sweep_cct_cdfs(struct plotter *pl, const struct sweepdata *sd, const
 		char name[64], dat[80], path[4400];
 		snprintf(name, sizeof name, "sweep_cct_cdf_%zu", g);
 		snprintf(dat, sizeof dat, "%s.dat", name);
-		FILE *d = NULL;
+		/* every line's CCTs first: the unit is the group's, from its largest */
 		size_t nidx = 0, *rows = mp_calloc(sd->t.nrows + 1, sizeof *rows);
-		double lo = INFINITY, hi = 0;
+		size_t *ns = mp_calloc(sd->t.nrows + 1, sizeof *ns),
+		       *totals = mp_calloc(sd->t.nrows + 1, sizeof *totals);
+		double **vs = mp_calloc(sd->t.nrows + 1, sizeof *vs), lo = INFINITY, hi = 0;
 		for (size_t r = 0; r < sd->t.nrows; r++) {
-			if (grp[r] != g)
+			const char *pt = csv_at(&sd->t, r, 0);
+			if (grp[r] != g || !*pt || pt[0] == '.' || strchr(pt, '/'))
+				continue; /* a point is a folder beside sweep.csv, no path */
+			snprintf(path, sizeof path, "%s/%s", rdir, pt);
+			double *v = read_ccts(path, &ns[nidx], &totals[nidx]);
+			if (!ns[nidx]) {
+				mp_free(v);
 				continue;
-			size_t n, total;
-			snprintf(path, sizeof path, "%s/%s", rdir, csv_at(&sd->t, r, 0));
-			double *v = read_ccts(path, &n, &total);
-			if (n && (d || (d = pl_open(pl, dat)))) {
-				qsort(v, n, sizeof *v, cmp_dbl);
-				fprintf(d, "%s# %s: CCT (us)  fraction of %zu jobs\n",
-					nidx ? "\n\n" : "", csv_at(&sd->t, r, 1), total);
-				write_cdf(d, v, n, 1);
-				lo = fmin(lo, v[0]);
-				hi = fmax(hi, v[n - 1]);
-				rows[nidx++] = r;
 			}
-			mp_free(v);
+			qsort(v, ns[nidx], sizeof *v, cmp_dbl);
+			lo = fmin(lo, v[0]);
+			hi = fmax(hi, v[ns[nidx] - 1]);
+			vs[nidx] = v;
+			rows[nidx++] = r;
 		}
-		if (d) {
-			fclose(d);
-			char title[600];
+		struct taxis u = time_axis(hi);
+		FILE *d = nidx ? pl_open(pl, dat) : NULL;
+		for (size_t i = 0; d && i < nidx; i++) {
+			fprintf(d, "%s# ", i ? "\n\n" : "");
+			put_line(d, csv_at(&sd->t, rows[i], 1));
+			fprintf(d, ": CCT (%s)  fraction of %zu jobs\n", u.unit, totals[i]);
+			write_cdf(d, vs[i], ns[i], u.div);
+		}
+		if (d && !pl_close(pl, d, dat)) {
+			char title[600], xl[32];
 			snprintf(title, sizeof title, "CCT CDF: %s", groups[g]);
-			fig_begin(pl, name, title, "CCT (us)", "fraction of jobs",
+			snprintf(xl, sizeof xl, "CCT (%s)", u.unit);
+			fig_begin(pl, name, title, xl, "fraction of jobs",
 				  "Collective completion time CDF, one line per value of the first "
 				  "swept key");
-			set_value_xaxis(pl->gp, lo, hi);
+			set_value_xaxis(pl->gp, lo / u.div, hi / u.div);
 			fprintf(pl->gp, "set yrange [0:1.02]\nplot ");
 			for (size_t i = 0; i < nidx; i++) {
 				fprintf(pl->gp, "%s'%s' index %zu using 1:2 with steps lw 2 title ",
@@ -1113,6 +1427,11 @@ static void sweep_cct_cdfs(struct plotter *pl, const struct sweepdata *sd, const
 			fprintf(pl->gp, "\n");
 			fig_end(pl, name);
 		}
+		for (size_t i = 0; i < nidx; i++)
+			mp_free(vs[i]);
+		mp_free(vs);
+		mp_free(ns);
+		mp_free(totals);
 		mp_free(rows);
 	}
 	for (size_t g = 0; g < ngroups; g++)
@@ -1142,7 +1461,7 @@ static void sweep_figures(struct plotter *pl, const char *rdir)
 		size_t before = nseen;
 		size_t i = intern(&seen, &nseen, rn);
 		if (nseen > before)
-			ratio_figure(pl, &sd, &paper, rn, (int)i);
+			ratio_figure(pl, &sd, &paper, rn, p, (int)i);
 	}
 	for (size_t i = 0; i < nseen; i++)
 		mp_free(seen[i]);
@@ -1210,11 +1529,71 @@ static int run_gnuplot(const char *gnuplot, const char *dir, struct mp_err *e)
 	return MP_OK;
 }
 
+/* gnuplot 5.4 says nothing and exits 0 when its output files cannot be
+ * written (a full disk leaves them empty or cut short): every figure is
+ * checked for the end a whole file has, a PNG's IEND chunk and an SVG's
+ * closing tag. */
+static bool file_ends_with(const char *path, const char *tail, size_t n)
+{
+	char buf[16];
+	FILE *f = fopen(path, "rb");
+	bool ok = f && fseek(f, -(long)n, SEEK_END) == 0 && fread(buf, 1, n, f) == n &&
+		  !memcmp(buf, tail, n);
+	if (f)
+		fclose(f);
+	return ok;
+}
+
+static int check_drawn(const struct plotter *pl, struct mp_err *e)
+{
+	static const char png_end[] = "IEND\xae\x42\x60\x82", svg_end[] = "</svg>\n\n";
+	char path[4600];
+	for (int i = 0; i < pl->nfig; i++) {
+		snprintf(path, sizeof path, "%s/%s.png", pl->dir, pl->names[i]);
+		bool ok = file_ends_with(path, png_end, sizeof png_end - 1);
+		if (ok) {
+			snprintf(path, sizeof path, "%s/%s.svg", pl->dir, pl->names[i]);
+			ok = file_ends_with(path, svg_end, sizeof svg_end - 1) ||
+			     file_ends_with(path, svg_end, sizeof svg_end - 2);
+		}
+		if (ok)
+			continue;
+		struct statvfs fs;
+		bool full = statvfs(pl->dir, &fs) == 0 && fs.f_bavail * fs.f_frsize < (1u << 20);
+		return mp_errf(e, MP_EIO, "error writing '%s': %s", path,
+			       full ? strerror(ENOSPC)
+				    : "gnuplot left it incomplete (see gnuplot.log there)");
+	}
+	return MP_OK;
+}
+
 static bool exists(const char *dir, const char *name)
 {
 	char p[4600];
 	snprintf(p, sizeof p, "%s/%s", dir, name);
 	return access(p, F_OK) == 0;
+}
+
+/* After a failure (a full disk, gnuplot's error) no half-drawn figure stays:
+ * the plots folder is mpsim's, its files are removed and it goes if empty;
+ * with keep_script, the script and gnuplot's log, which the error names. */
+static void clear_plots(const char *pdir, bool keep_script)
+{
+	DIR *d = opendir(pdir);
+	struct dirent *de;
+	char p[4700];
+	while (d && (de = readdir(d)) != NULL) {
+		struct stat st;
+		snprintf(p, sizeof p, "%s/%s", pdir, de->d_name);
+		if (keep_script &&
+		    (!strcmp(de->d_name, "plot.gp") || !strcmp(de->d_name, "gnuplot.log")))
+			continue;
+		if (lstat(p, &st) == 0 && S_ISREG(st.st_mode))
+			unlink(p);
+	}
+	if (d)
+		closedir(d);
+	rmdir(pdir);
 }
 
 static int plot_one(const char *gnuplot, const char *rdir, bool sweep, struct mp_err *e)
@@ -1240,14 +1619,17 @@ static int plot_one(const char *gnuplot, const char *rdir, bool sweep, struct mp
 		run_ts_figures(&pl, rdir);
 		run_coll_figure(&pl, rdir);
 	}
-	int bad = ferror(pl.gp) | ferror(pl.figs);
-	bad |= fclose(pl.gp) != 0;
-	bad |= fclose(pl.figs) != 0;
-	if (bad && !e->status)
-		mp_errf(e, MP_EIO, "error writing the plot script in '%s'", pdir);
+	pl_close(&pl, pl.gp, "plot.gp");
+	pl_close(&pl, pl.figs, "figures.tsv");
+	bool written = !e->status;
+	if (written && pl.nfig && !run_gnuplot(gnuplot, pdir, e))
+		check_drawn(&pl, e);
 	if (e->status)
-		return e->status;
-	return pl.nfig ? run_gnuplot(gnuplot, pdir, e) : MP_OK;
+		clear_plots(pdir, written);
+	for (int i = 0; i < pl.nfig; i++)
+		mp_free(pl.names[i]);
+	mp_free(pl.names);
+	return e->status;
 }
 
 int plot_dir(const char *dir, bool points, struct mp_err *e)

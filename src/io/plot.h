@@ -15,6 +15,12 @@
  * the other swept keys (the systems), the paper's values as marked points,
  * and each `ratio_of` comparison as a ratio against the swept value. Its
  * point folders get their own plots.
+ *
+ * The folder's files are data, whoever made them: every text from them (a
+ * variant name, a paper note, a series name) reaches plot.gp in gnuplot's
+ * single quotes, where nothing is substituted, and is drawn as written
+ * (`noenhanced`: no ^ _ @ markup); none names a file. A figure gnuplot could
+ * not write whole (a full disk) is an error, and the plots folder is emptied.
  */
 #ifndef MPSIM_IO_PLOT_H
 #define MPSIM_IO_PLOT_H

@@ -23,11 +23,17 @@
 #include "core/mem.h"
 #include "io/cfg.h"
 #include "io/csv.h"
+#include "io/results.h"
 
+/* Text from the folder's files (names, notes, values) as HTML text or an
+ * attribute's value: & < > " ' escaped. */
 static void esc(FILE *f, const char *s)
 {
 	for (; *s; s++) {
 		switch (*s) {
+		case '\'':
+			fputs("&#39;", f);
+			break;
 		case '<':
 			fputs("&lt;", f);
 			break;
@@ -43,6 +49,22 @@ static void esc(FILE *f, const char *s)
 		default:
 			fputc(*s, f);
 		}
+	}
+}
+
+/* A name from the folder as part of a relative URL (href, src): unreserved
+ * characters and / as they are, the rest percent-encoded, so that no name
+ * becomes a scheme (javascript:), a query or a fragment, or leaves the
+ * attribute. */
+static void url(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    strchr("-._~/+", c))
+			fputc(c, f);
+		else
+			fprintf(f, "%%%02X", c);
 	}
 }
 
@@ -292,10 +314,11 @@ static void figures(FILE *f, const char *dir, const char *prefix)
 	snprintf(path, sizeof path, "%s/plots/figures.tsv", dir);
 	char *list = slurp(path, NULL);
 	if (!list) {
-		fputs("<p class=\"warn\">No plots: gnuplot was not installed when this folder was "
-		      "written. Install the Debian package gnuplot-nox and run <code>mpsim plot "
-		      "FOLDER</code>.</p>\n",
-		      f);
+		fputs(
+		    "<p class=\"warn\">No plots: gnuplot was not installed when this folder was "
+		    "written, or they could not be written (mpsim said why). Install the Debian "
+		    "package gnuplot-nox if need be and run <code>mpsim plot FOLDER</code>.</p>\n",
+		    f);
 		return;
 	}
 	if (!*list)
@@ -304,24 +327,29 @@ static void figures(FILE *f, const char *dir, const char *prefix)
 	char *save = NULL;
 	for (char *line = strtok_r(list, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *tab = strchr(line, '\t');
-		if (!tab)
-			continue;
+		if (!tab || line == tab || line[0] == '.' ||
+		    memchr(line, '/', (size_t)(tab - line)))
+			continue; /* a figure is a file in plots/, never a path */
 		*tab = '\0';
 		size_t n;
 		snprintf(path, sizeof path, "%s/plots/%s.png", dir, line);
 		char *png = slurp(path, &n);
-		fprintf(f, "<figure id=\"fig-%s\"><img data-file=\"%splots/%s.png\" alt=\"", line,
-			prefix, line);
+		fputs("<figure id=\"fig-", f);
+		url(f, line);
+		fprintf(f, "\"><img data-file=\"%splots/", prefix);
+		url(f, line);
+		fputs(".png\" alt=\"", f);
 		esc(f, tab + 1);
 		fputs("\" src=\"data:image/png;base64,", f);
 		if (png)
 			base64(f, (const unsigned char *)png, n);
 		fputs("\">\n<figcaption>", f);
 		esc(f, tab + 1);
-		fprintf(f,
-			" (<a href=\"%splots/%s.svg\">SVG</a>, <a href=\"%splots/%s.dat\">data</a>)"
-			"</figcaption></figure>\n",
-			prefix, line, prefix, line);
+		fprintf(f, " (<a href=\"%splots/", prefix);
+		url(f, line);
+		fprintf(f, ".svg\">SVG</a>, <a href=\"%splots/", prefix);
+		url(f, line);
+		fputs(".dat\">data</a>)</figcaption></figure>\n", f);
 		mp_free(png);
 	}
 	fputs("</div>\n", f);
@@ -385,7 +413,15 @@ static void paper_section(FILE *f, const char *dir)
 	      "point; ours_over_paper is 1 where they agree. A metric named \"X of key=value\" "
 	      "is a ratio: X at that other point over X at this one.</p>\n",
 	      f);
-	csv_table(f, &t, NULL, 0, "paper", true);
+	/* ratio_of and ratio_point say again, for the figures, what the metric's
+	 * name says: the table leaves them out */
+	int *cols = mp_malloc((t.ncols + 1) * sizeof *cols);
+	size_t nc = 0;
+	for (size_t c = 0; c < t.ncols; c++)
+		if (strcmp(t.head[c], "ratio_of") && strcmp(t.head[c], "ratio_point"))
+			cols[nc++] = (int)c;
+	csv_table(f, &t, cols, nc, "paper", true);
+	mp_free(cols);
 	csv_free(&t);
 }
 
@@ -515,35 +551,15 @@ static void load_para(FILE *f, const struct jkv *j)
 	}
 }
 
-static int run_page(FILE *f, const char *dir, const char *up)
+/* A run's flows: how many completed, and FCT and slowdown by size. */
+static void flows_section(FILE *f, const struct jkv *jp)
 {
-	char path[4600];
-	snprintf(path, sizeof path, "%s/summary.json", dir);
-	char *js = slurp(path, NULL);
-	struct jkv j = { 0 };
-	if (js)
-		jvalue(js, "", &j, 0);
-	const char *name = jget(&j, "name");
-	page_begin(f, name ? name : dir);
-	if (up)
-		fprintf(f, "<nav><a href=\"../report.html\">&larr; the sweep (%s)</a></nav>\n", up);
-	fputs("<h1>", f);
-	esc(f, name ? name : dir);
-	fputs("</h1>\n<p class=\"sub\">", f);
-	const char *tp = jget(&j, "transport"), *topo = jget(&j, "topology.type"),
-		   *hosts = jget(&j, "topology.hosts"), *wl = jget(&j, "workload"),
-		   *seed = jget(&j, "seed"), *ver = jget(&j, "mpsim_version"),
-		   *simt = jget(&j, "run.sim_time_us");
-	fprintf(f, "%s on %s (%s hosts), workload %s, seed %s; simulated %.1f us; mpsim %s",
-		tp ? tp : "?", topo ? topo : "?", hosts ? hosts : "?", wl ? wl : "?",
-		seed ? seed : "?", simt ? strtod(simt, NULL) : NAN, ver ? ver : "?");
-	fputs("</p>\n<nav><a href=\"#flows\">flows</a><a href=\"#plots\">plots</a>"
-	      "<a href=\"#network\">network</a><a href=\"#config\">configuration</a>"
-	      "<a href=\"#files\">files</a></nav>\n",
-	      f);
-	const char *cnt = jget(&j, "flows.count"), *done = jget(&j, "flows.completed");
-	fprintf(f, "<h2 id=\"flows\">Flows</h2>\n<p>%s of %s flows completed.</p>\n",
-		done ? done : "?", cnt ? cnt : "?");
+	const char *cnt = jget(jp, "flows.count"), *done = jget(jp, "flows.completed");
+	fputs("<h2 id=\"flows\">Flows</h2>\n<p>", f);
+	esc(f, done ? done : "?");
+	fputs(" of ", f);
+	esc(f, cnt ? cnt : "?");
+	fputs(" flows completed.</p>\n", f);
 	if (cnt && done && strcmp(cnt, done))
 		fputs("<p class=\"warn\">Some flows did not complete before the run stopped: "
 		      "they count in no FCT or slowdown below, and their finish, FCT and slowdown "
@@ -554,7 +570,7 @@ static int run_page(FILE *f, const char *dir, const char *up)
 	char k[128];
 	for (;; nb++) {
 		snprintf(k, sizeof k, "flows.by_size[%zu].bucket", nb);
-		if (!jget(&j, k))
+		if (!jget(jp, k))
 			break;
 	}
 	fprintf(f,
@@ -567,10 +583,49 @@ static int run_page(FILE *f, const char *dir, const char *up)
 		char p[64];
 		snprintf(p, sizeof p, "flows.by_size[%zu]", b);
 		snprintf(k, sizeof k, "%s.bucket", p);
-		flow_row(f, &j, p, jget(&j, k));
+		flow_row(f, jp, p, jget(jp, k));
 	}
-	flow_row(f, &j, "flows", "all");
+	flow_row(f, jp, "flows", "all");
 	fputs("</table></div>\n", f);
+}
+
+static int run_page(FILE *f, const char *dir, const char *up)
+{
+	char path[4600];
+	snprintf(path, sizeof path, "%s/summary.json", dir);
+	char *js = slurp(path, NULL);
+	struct jkv j = { 0 };
+	if (js)
+		jvalue(js, "", &j, 0);
+	const char *name = jget(&j, "name");
+	page_begin(f, name ? name : dir);
+	if (up) {
+		fputs("<nav><a href=\"../report.html\">&larr; the sweep (", f);
+		esc(f, up);
+		fputs(")</a></nav>\n", f);
+	}
+	fputs("<h1>", f);
+	esc(f, name ? name : dir);
+	fputs("</h1>\n<p class=\"sub\">", f);
+	const char *tp = jget(&j, "transport"), *topo = jget(&j, "topology.type"),
+		   *hosts = jget(&j, "topology.hosts"), *wl = jget(&j, "workload"),
+		   *seed = jget(&j, "seed"), *ver = jget(&j, "mpsim_version"),
+		   *simt = jget(&j, "run.sim_time_us");
+	/* what summary.json says is text like any other: a hand-made one may say anything */
+	const char *const sub[] = { tp ? tp : "?",	 " on ",
+				    topo ? topo : "?",	 " (",
+				    hosts ? hosts : "?", " hosts), workload ",
+				    wl ? wl : "?",	 ", seed ",
+				    seed ? seed : "?" };
+	for (size_t i = 0; i < sizeof sub / sizeof *sub; i++)
+		esc(f, sub[i]);
+	fprintf(f, "; simulated %.1f us; mpsim ", simt ? strtod(simt, NULL) : NAN);
+	esc(f, ver ? ver : "?");
+	fputs("</p>\n<nav><a href=\"#flows\">flows</a><a href=\"#plots\">plots</a>"
+	      "<a href=\"#network\">network</a><a href=\"#config\">configuration</a>"
+	      "<a href=\"#files\">files</a></nav>\n",
+	      f);
+	flows_section(f, &j);
 	load_para(f, &j);
 	if (jget(&j, "collectives.count")) {
 		fputs("<h3>Collectives</h3>\n", f);
@@ -682,8 +737,11 @@ static void sweep_page(FILE *f, const char *dir)
 	for (size_t i = 0; i < np; i++) {
 		fputs("<tr><td>", f);
 		esc(f, pts[i]);
-		fprintf(f, "</td><td><a href=\"%s/report.html\">%s/report.html</a></td></tr>\n",
-			pts[i], pts[i]);
+		fputs("</td><td><a href=\"", f);
+		url(f, pts[i]);
+		fputs("/report.html\">", f);
+		esc(f, pts[i]);
+		fputs("/report.html</a></td></tr>\n", f);
 		mp_free(pts[i]);
 	}
 	fputs("</table>\n", f);
@@ -694,6 +752,22 @@ static void sweep_page(FILE *f, const char *dir)
 	fputs("</body></html>\n", f);
 	if (have)
 		csv_free(&t);
+}
+
+/* The page written at tmp renamed to path; on any failure nothing is left. */
+static int commit_page(FILE *f, const char *tmp, const char *path, struct mp_err *e)
+{
+	if (results_fclose(f, path, e)) {
+		remove(tmp);
+		return e->status;
+	}
+	if (rename(tmp, path) != 0) {
+		int err = errno;
+		remove(tmp);
+		return mp_errf(e, MP_EIO, "cannot rename '%s' to '%s': %s", tmp, path,
+			       strerror(err));
+	}
+	return MP_OK;
 }
 
 static int write_page(const char *dir, bool sweep, const char *up, struct mp_err *e)
@@ -708,11 +782,7 @@ static int write_page(const char *dir, bool sweep, const char *up, struct mp_err
 		sweep_page(f, dir);
 	else
 		run_page(f, dir, up);
-	if (ferror(f) | (fclose(f) != 0) || rename(tmp, path) != 0) {
-		remove(tmp);
-		return mp_errf(e, MP_EIO, "error writing '%s'", path);
-	}
-	return MP_OK;
+	return commit_page(f, tmp, path, e);
 }
 
 int report_dir(const char *dir, struct mp_err *e)
@@ -823,6 +893,130 @@ static void scan_experiments(const char *dir, const char *group, struct exp_entr
 		closedir(d);
 }
 
+/* The index's heading: how many files, how many with results. */
+static void index_intro(FILE *f, const struct exp_entry *v, size_t n, const char *expdir,
+			const char *resdir)
+{
+	char path[4600];
+	size_t have = 0;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(path, sizeof path, "%s/%s/report.html", resdir, v[i].name);
+		have += access(path, F_OK) == 0;
+	}
+	fputs("<h1>Experiments</h1>\n<p class=\"sub\">", f);
+	fprintf(f, "%zu experiment files in ", n);
+	esc(f, expdir);
+	fprintf(f, "; %zu with results in ", have);
+	esc(f, resdir);
+	fputs(". Run one with <code>mpsim run FILE</code>; its results land in "
+	      "<code>results/NAME/</code> and its line here links them.</p>\n",
+	      f);
+}
+
+/* A group's heading and its table's header row; rows: its files. */
+static void index_group(FILE *f, const char *group, size_t rows)
+{
+	fputs("<h2>", f);
+	esc(f, *group ? group : "experiments");
+	fprintf(f,
+		"</h2>\n<table class=\"experiments\" data-rows=\"%zu\">\n<tr><th>file"
+		"</th><th>what it reproduces</th><th>latest results</th><th>plots"
+		"</th></tr>\n",
+		rows);
+}
+
+/* An experiment's latest results: its report linked, with its time. */
+static void index_results_cell(FILE *f, const struct exp_entry *x, const char *resdir)
+{
+	char path[4600];
+	struct stat st;
+	snprintf(path, sizeof path, "%s/%s/report.html", resdir, x->name);
+	if (stat(path, &st) == 0) {
+		char when[64];
+		struct tm tmv;
+		localtime_r(&st.st_mtime, &tmv);
+		strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tmv);
+		fputs("<a href=\"", f);
+		url(f, x->name);
+		fputs("/report.html\">", f);
+		esc(f, x->name);
+		fprintf(f, "</a><br>%s", when);
+	} else {
+		fputs("not run yet", f);
+	}
+}
+
+/* An experiment's two most telling figures, linked: a paper comparison,
+ * else a queue over time. */
+static void index_figures_cell(FILE *f, const struct exp_entry *x, const char *resdir)
+{
+	char path[4600];
+	snprintf(path, sizeof path, "%s/%s/plots/figures.tsv", resdir, x->name);
+	char *figs = slurp(path, NULL), *save = NULL, *names[64];
+	size_t nf = 0;
+	for (char *line = figs ? strtok_r(figs, "\n", &save) : NULL; line && nf < 64;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *tab = strchr(line, '\t');
+		if (tab)
+			*tab = '\0';
+		names[nf++] = line;
+	}
+	static const char *const pref[] = { "ratio_", "sweep_", "ts_queue", "ts_", "" };
+	int shown = 0;
+	bool used[64] = { false };
+	for (size_t p = 0; p < sizeof pref / sizeof *pref && shown < 2; p++)
+		for (size_t k = 0; k < nf && shown < 2; k++) {
+			if (used[k] || strncmp(names[k], pref[p], strlen(pref[p])))
+				continue;
+			used[k] = true;
+			shown++;
+			fputs("<a href=\"", f);
+			url(f, x->name);
+			fputs("/plots/", f);
+			url(f, names[k]);
+			fputs(".svg\"><img src=\"", f);
+			url(f, x->name);
+			fputs("/plots/", f);
+			url(f, names[k]);
+			fputs(".png\" width=\"200\" alt=\"", f);
+			esc(f, names[k]);
+			fputs("\"></a> ", f);
+		}
+	mp_free(figs);
+}
+
+/* One experiment's row: its file, what it reproduces, results, figures. */
+static void index_row(FILE *f, const struct exp_entry *x, const char *resdir)
+{
+	const char *base = strrchr(x->file, '/');
+	fputs("<tr><td>", f);
+	esc(f, base ? base + 1 : x->file);
+	fputs("</td><td>", f);
+	esc(f, x->about);
+	if (*x->source) {
+		fputs("<br><i>paper: ", f);
+		esc(f, x->source);
+		fputs("</i>", f);
+	}
+	fputs("</td><td>", f);
+	index_results_cell(f, x, resdir);
+	fputs("</td><td>", f);
+	index_figures_cell(f, x, resdir);
+	fputs("</td></tr>\n", f);
+}
+
+static void entries_free(struct exp_entry *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		mp_free(v[i].file);
+		mp_free(v[i].group);
+		mp_free(v[i].name);
+		mp_free(v[i].source);
+		mp_free(v[i].about);
+	}
+	mp_free(v);
+}
+
 int report_index(const char *expdir, const char *resdir, struct mp_err *e)
 {
 	struct exp_entry *v = NULL;
@@ -843,19 +1037,7 @@ int report_index(const char *expdir, const char *resdir, struct mp_err *e)
 	if (!f)
 		return mp_errf(e, MP_EIO, "cannot write '%s': %s", tmp, strerror(errno));
 	page_begin(f, "experiments");
-	size_t have = 0;
-	for (size_t i = 0; i < n; i++) {
-		snprintf(path, sizeof path, "%s/%s/report.html", resdir, v[i].name);
-		have += access(path, F_OK) == 0;
-	}
-	fputs("<h1>Experiments</h1>\n<p class=\"sub\">", f);
-	fprintf(f, "%zu experiment files in ", n);
-	esc(f, expdir);
-	fprintf(f, "; %zu with results in ", have);
-	esc(f, resdir);
-	fputs(". Run one with <code>mpsim run FILE</code>; its results land in "
-	      "<code>results/NAME/</code> and its line here links them.</p>\n",
-	      f);
+	index_intro(f, v, n, expdir, resdir);
 	const char *group = NULL;
 	for (size_t i = 0; i < n; i++) {
 		if (!group || strcmp(group, v[i].group)) {
@@ -865,79 +1047,11 @@ int report_index(const char *expdir, const char *resdir, struct mp_err *e)
 			size_t rows = 0;
 			for (size_t j = i; j < n && !strcmp(v[j].group, group); j++)
 				rows++;
-			fputs("<h2>", f);
-			esc(f, *group ? group : "experiments");
-			fprintf(
-			    f,
-			    "</h2>\n<table class=\"experiments\" data-rows=\"%zu\">\n<tr><th>file"
-			    "</th><th>what it reproduces</th><th>latest results</th><th>plots"
-			    "</th></tr>\n",
-			    rows);
+			index_group(f, group, rows);
 		}
-		const char *base = strrchr(v[i].file, '/');
-		fputs("<tr><td>", f);
-		esc(f, base ? base + 1 : v[i].file);
-		fputs("</td><td>", f);
-		esc(f, v[i].about);
-		if (*v[i].source) {
-			fputs("<br><i>paper: ", f);
-			esc(f, v[i].source);
-			fputs("</i>", f);
-		}
-		fputs("</td><td>", f);
-		snprintf(path, sizeof path, "%s/%s/report.html", resdir, v[i].name);
-		if (stat(path, &st) == 0) {
-			char when[64];
-			struct tm tmv;
-			localtime_r(&st.st_mtime, &tmv);
-			strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tmv);
-			fprintf(f, "<a href=\"%s/report.html\">%s</a><br>%s", v[i].name, v[i].name,
-				when);
-		} else {
-			fputs("not run yet", f);
-		}
-		fputs("</td><td>", f);
-		snprintf(path, sizeof path, "%s/%s/plots/figures.tsv", resdir, v[i].name);
-		char *figs = slurp(path, NULL), *save = NULL, *names[64];
-		size_t nf = 0;
-		for (char *line = figs ? strtok_r(figs, "\n", &save) : NULL; line && nf < 64;
-		     line = strtok_r(NULL, "\n", &save)) {
-			char *tab = strchr(line, '\t');
-			if (tab)
-				*tab = '\0';
-			names[nf++] = line;
-		}
-		/* the two most telling: a paper comparison, else a queue over time */
-		static const char *const pref[] = { "ratio_", "sweep_", "ts_queue", "ts_", "" };
-		int shown = 0;
-		bool used[64] = { false };
-		for (size_t p = 0; p < sizeof pref / sizeof *pref && shown < 2; p++)
-			for (size_t k = 0; k < nf && shown < 2; k++) {
-				if (used[k] || strncmp(names[k], pref[p], strlen(pref[p])))
-					continue;
-				used[k] = true;
-				shown++;
-				fprintf(f,
-					"<a href=\"%s/plots/%s.svg\"><img src=\"%s/plots/%s.png\" "
-					"width=\"200\" alt=\"%s\"></a> ",
-					v[i].name, names[k], v[i].name, names[k], names[k]);
-			}
-		mp_free(figs);
-		fputs("</td></tr>\n", f);
+		index_row(f, &v[i], resdir);
 	}
 	fputs("</table>\n</body></html>\n", f);
-	for (size_t i = 0; i < n; i++) {
-		mp_free(v[i].file);
-		mp_free(v[i].group);
-		mp_free(v[i].name);
-		mp_free(v[i].source);
-		mp_free(v[i].about);
-	}
-	mp_free(v);
-	snprintf(path, sizeof path, "%s/index.html", resdir);
-	if (ferror(f) | (fclose(f) != 0) || rename(tmp, path) != 0) {
-		remove(tmp);
-		return mp_errf(e, MP_EIO, "error writing '%s'", path);
-	}
-	return MP_OK;
+	entries_free(v, n);
+	return commit_page(f, tmp, path, e);
 }

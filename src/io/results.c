@@ -7,6 +7,7 @@
 
 #include "core/mem.h"
 #include "stats/stats.h"
+#include "net/switch.h"
 #include <math.h>
 
 #define NBUCKETS 6
@@ -151,24 +152,11 @@ static void print_load(FILE *f, const struct load_rec *l)
 	}
 }
 
-static int write_summary(FILE *f, const struct experiment *x, const struct run_result *r)
+/* summary.json's "flows": counts, FCT and slowdown, and the same by size. */
+static void json_flows(FILE *f, const struct run_result *r)
 {
 	struct fct_stats all;
 	summarize(r, 0, UINT64_MAX, &all);
-	uint64_t retx = 0;
-	for (size_t i = 0; i < r->nflows; i++)
-		retx += r->flows[i].retx_bytes;
-	fputs("{\n  \"name\": ", f);
-	json_string(f, x->gen.name);
-	fprintf(f, ",\n  \"seed\": %llu,\n", (unsigned long long)x->gen.seed);
-	fprintf(f, "  \"mpsim_version\": \"%s\",\n", MPSIM_VERSION);
-	fprintf(f,
-		"  \"topology\": {\"type\": \"%s\", \"hosts\": %u, \"switches\": %u, "
-		"\"links\": %u},\n",
-		x->topo->name, r->nhosts, r->nswitches, r->nlinks);
-	char wl[128];
-	exp_workload_name(x, wl, sizeof wl);
-	fprintf(f, "  \"transport\": \"%s\",\n  \"workload\": \"%s\",\n", x->tp->name, wl);
 	fprintf(f, "  \"flows\": {\"count\": %zu, \"completed\": %zu,\n    ", r->nflows,
 		r->ncompleted);
 	json_dist(f, "fct_us", &all.fct_us, ",\n    ");
@@ -186,6 +174,49 @@ static int write_summary(FILE *f, const struct experiment *x, const struct run_r
 		first = false;
 	}
 	fputs("\n    ]},\n", f);
+}
+
+/* summary.json's "ports": per port group, those it has. */
+static void json_ports(FILE *f, const struct run_result *r)
+{
+	fputs("  \"ports\": {", f);
+	bool firstg = true;
+	for (int g = 0; g < G_N; g++) {
+		const struct group_totals *gt = &r->groups[g];
+		if (!gt->nports)
+			continue;
+		fprintf(f,
+			"%s\n    \"%s\": {\"ports\": %u, \"tx_bytes\": %llu, "
+			"\"utilisation\": %.6f, \"max_queue_bytes\": %llu, "
+			"\"mean_queue_bytes\": %.3f, \"drops\": %llu, \"ecn_marks\": %llu, "
+			"\"pause_frames\": %llu}",
+			firstg ? "" : ",", port_group_names[g], gt->nports,
+			(unsigned long long)gt->tx_bytes, gt->utilisation,
+			(unsigned long long)gt->max_qbytes, gt->mean_qbytes,
+			(unsigned long long)gt->drops, (unsigned long long)gt->ecn_marks,
+			(unsigned long long)gt->pauses);
+		firstg = false;
+	}
+	fputs("\n  },\n", f);
+}
+
+static int write_summary(FILE *f, const struct experiment *x, const struct run_result *r)
+{
+	uint64_t retx = 0;
+	for (size_t i = 0; i < r->nflows; i++)
+		retx += r->flows[i].retx_bytes;
+	fputs("{\n  \"name\": ", f);
+	json_string(f, x->gen.name);
+	fprintf(f, ",\n  \"seed\": %llu,\n", (unsigned long long)x->gen.seed);
+	fprintf(f, "  \"mpsim_version\": \"%s\",\n", MPSIM_VERSION);
+	fprintf(f,
+		"  \"topology\": {\"type\": \"%s\", \"hosts\": %u, \"switches\": %u, "
+		"\"links\": %u},\n",
+		x->topo->name, r->nhosts, r->nswitches, r->nlinks);
+	char wl[128];
+	exp_workload_name(x, wl, sizeof wl);
+	fprintf(f, "  \"transport\": \"%s\",\n  \"workload\": \"%s\",\n", x->tp->name, wl);
+	json_flows(f, r);
 	const struct net_totals *t = &r->net;
 	fprintf(f,
 		"  \"network\": {\"drops_buffer\": %llu, \"drops_link\": %llu, "
@@ -209,25 +240,7 @@ static int write_summary(FILE *f, const struct experiment *x, const struct run_r
 			(unsigned long long)ps.reordered);
 	}
 	json_load(f, &r->load);
-	fputs("  \"ports\": {", f);
-	bool firstg = true;
-	for (int g = 0; g < G_N; g++) {
-		const struct group_totals *gt = &r->groups[g];
-		if (!gt->nports)
-			continue;
-		fprintf(f,
-			"%s\n    \"%s\": {\"ports\": %u, \"tx_bytes\": %llu, "
-			"\"utilisation\": %.6f, \"max_queue_bytes\": %llu, "
-			"\"mean_queue_bytes\": %.3f, \"drops\": %llu, \"ecn_marks\": %llu, "
-			"\"pause_frames\": %llu}",
-			firstg ? "" : ",", port_group_names[g], gt->nports,
-			(unsigned long long)gt->tx_bytes, gt->utilisation,
-			(unsigned long long)gt->max_qbytes, gt->mean_qbytes,
-			(unsigned long long)gt->drops, (unsigned long long)gt->ecn_marks,
-			(unsigned long long)gt->pauses);
-		firstg = false;
-	}
-	fputs("\n  },\n", f);
+	json_ports(f, r);
 	if (r->ncolls) {
 		struct coll_summary cs;
 		coll_summarize(r, &cs);
@@ -342,19 +355,30 @@ static int write_ts(FILE *f, const struct run_result *r)
 	return ferror(f) ? -1 : 0;
 }
 
+int results_fclose(FILE *f, const char *path, struct mp_err *e)
+{
+	/* a failed write leaves its errno to the stream's error flag only: the
+	 * flush repeats it (ENOSPC, EDQUOT, EIO); EIO when nothing says more */
+	errno = 0;
+	int err = fflush(f) != 0 || ferror(f) ? (errno ? errno : EIO) : 0;
+	if (fclose(f) != 0 && !err)
+		err = errno ? errno : EIO;
+	if (err)
+		return mp_errf(e, MP_EIO, "error writing '%s': %s", path, strerror(err));
+	return MP_OK;
+}
+
 static int write_file(const char *dir, const char *name, struct mp_err *e,
 		      int (*fn)(FILE *, const struct experiment *, const struct run_result *),
 		      const struct experiment *x, const struct run_result *r)
 {
-	char path[4096];
+	char path[4400];
 	snprintf(path, sizeof path, "%s/%s", dir, name);
 	FILE *f = fopen(path, "w");
 	if (!f)
 		return mp_errf(e, MP_EIO, "cannot write '%s': %s", path, strerror(errno));
-	int rc = fn(f, x, r);
-	if (fclose(f) != 0 || rc)
-		return mp_errf(e, MP_EIO, "error writing '%s'", path);
-	return MP_OK;
+	fn(f, x, r);
+	return results_fclose(f, path, e);
 }
 
 static int w_summary(FILE *f, const struct experiment *x, const struct run_result *r)

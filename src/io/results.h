@@ -12,6 +12,7 @@
 #ifndef MPSIM_IO_RESULTS_H
 #define MPSIM_IO_RESULTS_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "core/err.h"
@@ -21,6 +22,21 @@
 /* The folder half (io/resdir.c): mpsim removes only what it wrote, listed in
  * each folder's RESULTS_MANIFEST; see resdir.c for the rules. */
 #define RESULTS_MANIFEST ".mpsim-files"
+/* The marker of a temporary folder (OUT.partial-PID): "mpsim-partial PID
+ * START HOST BOOT", START the process's start time (0 where unknown), HOST
+ * its machine's name and BOOT the kernel's boot id, so that a folder a killed
+ * process left is told from a live one's, even when the process id has been
+ * reused, and one of another machine is left alone (resdir.c). */
+#define RESULTS_PARTIAL ".mpsim-partial"
+/* plots/ and report.html: drawn after the commit from the files, mpsim's in
+ * every results folder (listed in its manifest whether drawn or not). */
+bool results_is_drawn(const char *name);
+/* The temporary folders of outdir that mpsim processes which no longer run
+ * left (OUT.partial-PID: a sweep's parent killed by SIGKILL); fn(dir, arg) is
+ * called for each (it may remove it); returns how many. A live process's
+ * partial folder, and one without mpsim's marker, is never among them. Every
+ * commit into outdir removes them. */
+size_t results_stale(const char *outdir, void (*fn)(const char *dir, void *arg), void *arg);
 /* `out` as given (--out, or results/<name>) to the folder to write: trailing
  * slashes dropped, a symbolic link followed to its target; refuses "", "."
  * and "..", and names too long for a file system. */
@@ -49,6 +65,9 @@ void results_discard(const char *tmp);
  * rank that owns the results, whether or not they share a file system. */
 int results_pack(const char *dir, char **buf, size_t *n, struct mp_err *e);
 int results_unpack(const char *dir, const char *buf, size_t n, struct mp_err *e);
+/* Flush and close f, written at path: MP_OK, or MP_EIO and "error writing
+ * 'path': why" (a full disk) in e. The caller removes what it half wrote. */
+int results_fclose(FILE *f, const char *path, struct mp_err *e);
 void results_print_table(FILE *f, const struct experiment *x, const struct run_result *r);
 
 #endif

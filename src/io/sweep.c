@@ -44,6 +44,11 @@ static int parse_variants(struct sweep *sw, const struct cfg_doc *doc, const str
 		const struct cfg_node *vn = kn->kids[v];
 		char vfull[600];
 		snprintf(vfull, sizeof vfull, "%s.%s", full, vn->key);
+		if (vn->key[0] == '-' || vn->key[0] == '\0')
+			return key_errf(e, doc, vn->line, vfull,
+					"expected a variant name that does not start with '-' "
+					"(it names the point's folder, and a command would read "
+					"it as an option)");
 		if (vn->kind != CFG_MAP)
 			return key_errf(
 			    e, doc, vn->line, vfull,
@@ -269,6 +274,18 @@ static int parse_entry(struct sweep *sw, const struct cfg_doc *doc, const struct
 	if (r && !pe->nratio)
 		return key_errf(e, doc, r->line, "paper.values.ratio_of",
 				"expected at least one swept key whose value differs");
+	/* every key ratio_of changes, `when` pins to that same value: the
+	 * point compared with itself (a ratio of 1 whatever the run) */
+	size_t same = 0;
+	for (size_t j = 0; j < pe->nratio; j++)
+		for (size_t q = 0; q < pe->nwhen; q++)
+			same += pe->when_key[q] == pe->ratio_key[j] &&
+				pe->when_value[q] == pe->ratio_value[j];
+	if (r && same == pe->nratio)
+		return key_errf(e, doc, r->line, "paper.values.ratio_of",
+				"names the point that when selects, so the entry would divide "
+				"a point's metric by itself: expected at least one swept key "
+				"whose value differs from when's");
 	return MP_OK;
 }
 
@@ -424,7 +441,18 @@ void sweep_point_name(const struct sweep *sw, size_t point, char *buf, size_t n)
 	buf[0] = '\0';
 	for (size_t k = 0; k < sw->nkeys && l < n; k++) {
 		const char *v = sw->keys[k].values[sweep_value_at(sw, point, k)];
-		l += (size_t)snprintf(buf + l, n - l, "%s%s-", k ? "_" : "", sw->keys[k].label);
+		if (k && l + 1 < n)
+			buf[l++] = '_';
+		/* a variant key is any word the file chose: as shell-friendly as the
+		 * values (no '/' that would make the folder a path) */
+		for (const char *c = sw->keys[k].label; *c && l + 1 < n; c++)
+			buf[l++] = (char)((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+						  (*c >= '0' && *c <= '9') || *c == '.' ||
+						  *c == '-' || *c == '_'
+					      ? *c
+					      : '+');
+		if (l + 1 < n)
+			buf[l++] = '-';
 		for (const char *c = v; *c && l + 1 < n; c++) /* keep names shell-friendly */
 			buf[l++] = (char)((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
 						  (*c >= '0' && *c <= '9') || *c == '.' || *c == '-'

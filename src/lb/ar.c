@@ -35,6 +35,10 @@
 #include "core/mem.h"
 #include "core/rng.h"
 #include "lb/lbcommon.h"
+#include "net/fabric.h"
+#include "net/lb.h"
+#include "net/port.h"
+#include "net/switch.h"
 
 enum ar_mode { AR_PACKET, AR_FLOWLET };
 enum ar_metric { AR_QUEUE, AR_UTIL };

@@ -73,6 +73,11 @@
 #include "core/mem.h"
 #include "core/rng.h"
 #include "lb/lbcommon.h"
+#include "net/fabric.h"
+#include "net/lb.h"
+#include "net/node.h"
+#include "net/port.h"
+#include "net/switch.h"
 
 struct conga_params {
 	simtime_t flowlet_timeout; /* T_fl, ps */

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "net/fabric.h"
+#include "net/port.h"
 
 /* The Congestion-To-Leaf metric that ToR src_tor holds for the path to ToR
  * dst_tor through its uplink port `port`, as a new flowlet would see it now

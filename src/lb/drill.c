@@ -29,6 +29,9 @@
 #include "core/rng.h"
 #include "lb/drill.h"
 #include "lb/lbcommon.h"
+#include "net/fabric.h"
+#include "net/lb.h"
+#include "net/switch.h"
 
 enum drill_memory { MEM_SWITCH, MEM_HOST };
 

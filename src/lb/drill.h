@@ -3,7 +3,7 @@
 #ifndef MPSIM_LB_DRILL_H
 #define MPSIM_LB_DRILL_H
 
-#include "net/fabric.h"
+#include "net/switch.h"
 
 #define DRILL_MAX_D 16 /* samples per decision, at most */
 #define DRILL_MAX_M 4  /* remembered ports, at most */

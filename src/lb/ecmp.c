@@ -6,6 +6,8 @@
  * changing the entropy. */
 #include "core/rng.h"
 #include "net/fabric.h"
+#include "net/lb.h"
+#include "net/switch.h"
 
 static const struct opt_desc no_opts[] = { OPT_END };
 

@@ -68,6 +68,10 @@
 #include "core/mem.h"
 #include "core/rng.h"
 #include "lb/lbcommon.h"
+#include "net/fabric.h"
+#include "net/host.h"
+#include "net/lb.h"
+#include "net/switch.h"
 
 enum { SIG_RTT_ECN, SIG_RTT };
 
@@ -523,6 +527,18 @@ static void hermes_fini(struct fabric *f)
 static int hermes_init(struct fabric *f, struct mp_err *e)
 {
 	const struct hermes_params *P = f->lb_params;
+	if (P->rtt_low > P->rtt_high)
+		return mp_errf(e, MP_EUSER,
+			       "lb: rtt_low: %.3f us is above rtt_high (%.3f us), so a path could "
+			       "be good and congested at once: expected rtt_low at most rtt_high",
+			       time_to_us(P->rtt_low), time_to_us(P->rtt_high));
+	if (f->ntors < 2)
+		return mp_errf(
+		    e, MP_EUSER,
+		    "lb: type: hermes steers flows over the paths between ToRs, and this "
+		    "fabric has %u ToR (a star is one switch): expected a topology with "
+		    "paths to choose (leaf_spine, fat_tree)",
+		    f->ntors);
 	struct hermes *c = mp_calloc(1, sizeof *c);
 	f->lb_priv = c;
 	c->P = P;

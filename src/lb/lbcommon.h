@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "core/time.h"
-#include "net/fabric.h"
+#include "net/packet.h"
 
 /* Whether port is a member of the next-hop set cand[0..n-1] (a scheme's
  * remembered port may have left it when a link failed). */

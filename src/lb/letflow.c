@@ -18,6 +18,9 @@
 #include "core/mem.h"
 #include "core/rng.h"
 #include "lb/lbcommon.h"
+#include "net/fabric.h"
+#include "net/lb.h"
+#include "net/switch.h"
 
 struct letflow_params {
 	simtime_t flowlet_gap; /* ps */

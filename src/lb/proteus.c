@@ -106,6 +106,11 @@
 #include "core/mem.h"
 #include "core/rng.h"
 #include "lb/lbcommon.h"
+#include "net/fabric.h"
+#include "net/lb.h"
+#include "net/node.h"
+#include "net/port.h"
+#include "net/switch.h"
 
 #define PR_MAX_ALT 7
 #define PR_MAX_HOPS 8

@@ -24,6 +24,11 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "net/host.h"
+#include "net/lb.h"
+#include "net/node.h"
+#include "net/port.h"
+#include "net/switch.h"
 
 const struct opt_desc swcfg_opts[] = {
 	{ "buffer", OPT_SIZE, offsetof(struct swcfg, buffer), "32MB", 1, 1e12,

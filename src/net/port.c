@@ -15,12 +15,17 @@
  * queue, q <= kmin never marks, q >= kmax always marks, and in between the
  * probability rises linearly from 0 to pmax (as the DCQCN ns-3 model does).
  */
-#include <string.h>
+#include "net/port.h"
 
-#include "net/fabric.h"
+#include <string.h>
 
 #include "core/err.h"
 #include "core/mem.h"
+#include "net/fabric.h"
+#include "net/host.h"
+#include "net/lb.h"
+#include "net/node.h"
+#include "net/switch.h"
 
 static void port_try_send(struct fabric *f, struct port *pt);
 static void wire_push(struct fabric *f, struct port *pt, pq_ent e, simtime_t at);
@@ -121,8 +126,8 @@ static inline bool port_has_work(const struct port *pt)
  * alone: its size times its serialisation, RED marks it on the entry, and the
  * arrival event carries the address and the mark, which the arrival writes
  * into the packet. At 8192 hosts a packet waits in a queue long enough to
- * leave the cache, and reading it at its departure was a miss of most hops
- * (bench/README.md, "A packet's departure"). Nothing reads a packet on the wire but its arrival, so where
+ * leave the cache, and reading it at its departure would miss on most hops
+ * (bench/notes/2026-11-28-packet-departure-and-equal-work.md). Nothing reads a packet on the wire but its arrival, so where
  * the mark is written changes no result, nor does writing in_port early,
  * since nothing else reads it once the packet is queued. Where the departure
  * still reads the packet (a lossless switch, which releases the bytes of the
@@ -164,8 +169,8 @@ static void port_tx_done(void *obj, uint64_t arg);
  * it). A hint for the run loop only, which prefetches an event's argument
  * some events ahead (core/evq.c);
  * tx_done_prefetch prefetches the next packet, kept in the port (`first`).
- * The ring slot was the packet path's costliest miss at 8192 hosts
- * (bench/README.md). The handler never reads the hint, and it never orders
+ * The ring slot is a miss nothing else prefetches, the costliest at 8192
+ * hosts (bench/notes/2026-11-24-packet-hop-rounds-1-3.md). The handler never reads the hint, and it never orders
  * events, so a stale one (a class that PFC pauses, or an ACK queued ahead
  * meanwhile) costs a useless prefetch, nothing else. */
 static inline uint64_t tx_hint(const struct port *pt)
@@ -428,8 +433,8 @@ static void switch_release(struct fabric *f, struct sw *s, const struct packet *
  * event's object is the node the packet arrives at, and the packet names the
  * port it comes in on (`in_port`, written when it was queued, or here when
  * the departure reads the packet: "A packet's departure" above), so an
- * arrival never reads the sending port: at 8192 hosts that port's line was a
- * miss of every hop (bench/README.md). The event is still this port's (its key), so arrivals keep their
+ * arrival never reads the sending port, whose line is out of cache at 8192
+ * hosts (bench/notes/2026-11-24-arrival-names-its-node.md). The event is still this port's (its key), so arrivals keep their
  * order. A link that fails takes the packets on its wire with it
  * (port_link_down). */
 static void wire_push(struct fabric *f, struct port *pt, pq_ent e, simtime_t at)
@@ -498,8 +503,8 @@ static inline struct sw *routing_switch(const struct node *n, const struct packe
  * stage (wire_arrive_prefetch_late) makes that choice ahead, when the route
  * names it without a load balancer's state (route_port ahead), and asks for
  * the egress port the packet will be queued at. At 8192 hosts the egress
- * port was the packet path's largest unprefetched miss, and then the route
- * entry read on the way to it (bench/README.md). At a lossless switch also
+ * port and the route entry read on the way to it are the misses this stage
+ * hides (bench/notes/2026-11-24-packet-hop-rounds-4-5.md). At a lossless switch also
  * the counters of the port the packet comes in on, which admission reads
  * (mmu_admit): a line of a random port per hop. At a host: the host, its NIC
  * port and the transport's state. */
@@ -576,9 +581,9 @@ static void wire_arrive_prefetch_late(const void *obj, uint64_t arg)
  * in on, whose PFC state and counters (one line) its release updates
  * (switch_release);
  * at a host, what the connection at the head of the NIC's round robin points
- * to. The ingress port's lines at arrival and departure were the largest
- * misses left that nothing asked for ahead in RoCEv2's 8192-host runs
- * (bench/README.md). */
+ * to. The ingress port's lines at arrival and departure are misses nothing
+ * else asks for ahead in RoCEv2's 8192-host runs
+ * (bench/notes/2026-11-24-rocev2-8192-hosts.md). */
 static void tx_done_prefetch_late(const void *obj, uint64_t arg)
 {
 	(void)arg;

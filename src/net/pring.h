@@ -6,7 +6,7 @@
  * allocates nothing.
  *
  * A ring is 16 bytes, so that a port keeps the queues of its two busy
- * classes in one cache line (net/fabric.h): its capacity (a power of two)
+ * classes in one cache line (net/port.h): its capacity (a power of two)
  * rides in the low bits of the slots' address, which is cache-line aligned.
  * Read them with pring_slots and pring_cap, never the field itself.
  *

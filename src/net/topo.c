@@ -7,6 +7,10 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "net/fabric.h"
+#include "net/host.h"
+#include "net/port.h"
+#include "net/switch.h"
 
 static struct host *host_n(struct fabric *f, uint32_t i)
 {
@@ -55,7 +59,7 @@ static void star_size(const void *pp, struct topo_size *sz)
 	};
 }
 
-static const struct topo_ops star_topo = {
+static const struct topo_ops star_topo_ops = {
 	.name = "star",
 	.summary = "N hosts on one switch",
 	.opts = star_opts,
@@ -113,7 +117,7 @@ static void dumbbell_size(const void *pp, struct topo_size *sz)
 				  .nexthops = 2 };
 }
 
-static const struct topo_ops dumbbell_topo = {
+static const struct topo_ops dumbbell_topo_ops = {
 	.name = "dumbbell",
 	.summary =
 	    "two switches joined by one bottleneck link; hosts h0.. on the left, then the right",
@@ -230,7 +234,7 @@ static const struct opt_desc leaf_spine_opts[] = {
 	OPT_END
 };
 
-static const struct topo_ops leaf_spine_topo = {
+static const struct topo_ops leaf_spine_topo_ops = {
 	.name = "leaf_spine",
 	.summary = "two-tier fat tree; oversubscription = hosts_per_leaf*host_rate / "
 		   "(uplinks_per_leaf*fabric_rate)",
@@ -383,7 +387,7 @@ static const struct opt_desc fat_tree_opts[] = {
 	OPT_END
 };
 
-static const struct topo_ops fat_tree_topo = {
+static const struct topo_ops fat_tree_topo_ops = {
 	.name = "fat_tree",
 	.summary = "three-tier fat tree with pods (k-ary, or explicit counts as in UDMP)",
 	.opts = fat_tree_opts,
@@ -393,8 +397,9 @@ static const struct topo_ops fat_tree_topo = {
 	.build = fat_tree_build,
 };
 
+/* The topologies, in `mpsim list`'s order. */
 const struct topo_ops *const topo_registry[] = {
-	&star_topo, &dumbbell_topo, &leaf_spine_topo, &fat_tree_topo, NULL,
+	&star_topo_ops, &dumbbell_topo_ops, &leaf_spine_topo_ops, &fat_tree_topo_ops, NULL,
 };
 
 const struct topo_ops *topo_find(const char *name)

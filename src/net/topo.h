@@ -36,6 +36,9 @@ struct topo_ops {
 	void (*size)(const void *params, struct topo_size *sz);
 };
 
+/* Every topology (NULL-terminated, in `mpsim list`'s order), and the one
+ * named `name` (NULL: none). Adding one is one ops table and one line in the
+ * registry (net/topo.c). */
 extern const struct topo_ops *const topo_registry[];
 const struct topo_ops *topo_find(const char *name);
 /* Bytes the fabric of `o` with `params` will take (0 without a size op). */

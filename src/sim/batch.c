@@ -3,6 +3,7 @@
 #include "sim/batch.h"
 #include "sim/load.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -20,6 +21,7 @@
 
 #include "core/hash.h"
 #include "core/mem.h"
+#include "io/csv.h"
 #include "io/experiment.h"
 #include "io/metrics.h"
 #include "io/plot.h"
@@ -58,16 +60,44 @@ struct point_out {
 	double wall_s;
 	bool ok;
 	bool reused;   /* --resume: completed in an earlier run, kept */
+	bool in_tmp;   /* reused from a killed run's partial folder: moved in already */
 	int status;    /* exit status when it failed (0 when ok) */
 	char why[120]; /* what happened to a point that is not ok */
 };
 
-/* A point's figures in its folder, for --resume. */
+/* A point's figures in its folder, for --resume, then "files N" and a line
+ * per results file of the folder: "file SIZE HASH NAME", its size in bytes and the
+ * FNV-1a hash of its bytes, so that --resume keeps a point only while its
+ * files are what it wrote. A hash of the bytes is the sturdiest of the cheap
+ * checks: it reads each file once (as parsing would) and catches what a
+ * parse or a row count misses (a figure changed in place, a row cut at a
+ * comma, a file of another run copied over) in every file alike, without
+ * knowing their formats. The drawn files (plots/, report.html) are left
+ * out: they are drawn again from the rest. */
 #define POINT_FILE ".mpsim-point"
+
+/* a file's size and the FNV-1a hash of its bytes; false when it cannot be read */
+static bool file_fnv(const char *path, unsigned long long *size, uint64_t *h)
+{
+	char buf[65536];
+	size_t k;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return false;
+	*h = MP_FNV_INIT;
+	*size = 0;
+	while ((k = fread(buf, 1, sizeof buf, f)) > 0) {
+		*h = mp_fnv1a(*h, buf, k);
+		*size += k;
+	}
+	bool ok = !ferror(f);
+	fclose(f);
+	return ok;
+}
 
 static int write_point_file(const char *dir, const struct point_out *o)
 {
-	char path[4800];
+	char path[5000]; /* a point folder (4700) and a file name */
 	snprintf(path, sizeof path, "%s/%s", dir, POINT_FILE);
 	FILE *f = fopen(path, "w");
 	if (!f)
@@ -76,7 +106,72 @@ static int write_point_file(const char *dir, const struct point_out *o)
 	for (int m = 0; m < M_N; m++)
 		fprintf(f, "%.17g\n", o->m[m]);
 	fprintf(f, "%.17g\n", o->wall_s);
-	return fclose(f) ? -1 : 0;
+	int rc = 0;
+	struct sbuf recs = { 0 };
+	size_t nrec = 0;
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && !rc && (de = readdir(d)) != NULL) {
+		struct stat st;
+		unsigned long long size;
+		uint64_t h;
+		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+		if (de->d_name[0] == '.' || results_is_drawn(de->d_name) || lstat(path, &st) != 0 ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		if (file_fnv(path, &size, &h)) {
+			sb_printf(&recs, "file %llu %016llx %s\n", size, (unsigned long long)h,
+				  de->d_name);
+			nrec++;
+		} else {
+			rc = -1;
+		}
+	}
+	if (d)
+		closedir(d);
+	else
+		rc = -1;
+	fprintf(f, "files %zu\n%s", nrec, recs.s ? recs.s : "");
+	mp_free(recs.s);
+	return fclose(f) || rc ? -1 : 0;
+}
+
+/* Are the results files of point folder dir the bytes its POINT_FILE
+ * recorded, every one of the N its "files N" line announced? A point file
+ * from before the records (no "files" line) is taken on its word, as it was
+ * then, when summary.json and flows.csv are there. */
+static bool point_files_ok(const char *dir)
+{
+	char path[4800], line[600], name[300], file[5200];
+	unsigned long long size, fsize, want;
+	uint64_t h;
+	size_t nrec = 0, nwant = 0;
+	bool ok = true, recorded = false;
+	snprintf(path, sizeof path, "%s/%s", dir, POINT_FILE);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (ok && fgets(line, sizeof line, f)) {
+		if (!strncmp(line, "files ", 6)) {
+			recorded = sscanf(line, "files %zu", &nwant) == 1;
+			continue;
+		}
+		if (strncmp(line, "file ", 5))
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		ok = sscanf(line, "file %llu %llx %299[^/]", &size, &want, name) == 3;
+		snprintf(file, sizeof file, "%s/%s", dir, name);
+		ok = ok && file_fnv(file, &fsize, &h) && fsize == size && h == want;
+		nrec++;
+	}
+	fclose(f);
+	if (recorded || nrec)
+		return recorded && ok && nrec == nwant;
+	struct stat st;
+	snprintf(path, sizeof path, "%s/summary.json", dir);
+	ok = stat(path, &st) == 0;
+	snprintf(path, sizeof path, "%s/flows.csv", dir);
+	return ok && stat(path, &st) == 0;
 }
 
 static bool read_point_file(const char *dir, struct point_out *o)
@@ -166,11 +261,41 @@ static void point_values(const struct sweep *sw, size_t p, char *buf, size_t n)
 				      sw->keys[k].values[sweep_value_at(sw, p, k)]);
 }
 
+/* pre and then s as one CSV field (io/csv.h) */
+static void sb_csv(struct sbuf *b, const char *pre, const char *s, bool always)
+{
+	char *q = csv_field(s, always);
+	sb_printf(b, "%s%s", pre, q);
+	mp_free(q);
+}
+
+/* paper.csv's last two cells of entry pe at point p: ratio_of, the swept keys
+ * a ratio changes as sweep.csv's header names them (one CSV record in one
+ * field), and ratio_point, the point it divides by this one (its folder, as
+ * sweep.csv's point column names it); both empty for a plain entry. io/plot.c
+ * draws a ratio's figure from them. */
+static void ratio_cells(const struct sweep *sw, const struct paper_entry *pe, size_t p,
+			struct sbuf *csv)
+{
+	struct sbuf keys = { 0 };
+	char other[256] = "";
+	size_t q = p;
+	for (size_t j = 0; j < pe->nratio; j++) {
+		sb_csv(&keys, j ? "," : "", sw->keys[pe->ratio_key[j]].key, false);
+		q = sweep_point_with(sw, q, pe->ratio_key[j], pe->ratio_value[j]);
+	}
+	if (pe->nratio)
+		sweep_point_name(sw, q, other, sizeof other);
+	sb_csv(csv, ",", keys.s ? keys.s : "", pe->nratio > 0);
+	sb_csv(csv, ",", other, pe->nratio > 0);
+	mp_free(keys.s);
+}
+
 /* paper.csv, and the same as a table on stdout */
 static void paper_table(const struct sweep *sw, const struct point_out *po, struct sbuf *csv,
 			FILE *out)
 {
-	sb_printf(csv, "point,metric,unit,paper,ours,ours_over_paper,note\n");
+	sb_printf(csv, "point,metric,unit,paper,ours,ours_over_paper,note,ratio_of,ratio_point\n");
 	if (out)
 		fprintf(out, "\n  beside the paper: %s\n  %-30s %-14s %12s %12s %8s  %s\n",
 			sw->source, "point", "metric", "paper", "ours", "ours/p", "note");
@@ -208,9 +333,12 @@ static void paper_table(const struct sweep *sw, const struct point_out *po, stru
 				v = metric_display(pe->metric, v);
 			}
 			double ratio = shown_paper != 0 ? v / shown_paper : NAN;
-			sb_printf(csv, "\"%s\",\"%s\",%s,%.6g,%.6g,%.4g,\"%s\"\n",
-				  sw->nkeys ? pv : "run", mname, unit, shown_paper, v, ratio,
-				  pe->note);
+			sb_csv(csv, "", sw->nkeys ? pv : "run", true);
+			sb_csv(csv, ",", mname, true);
+			sb_printf(csv, ",%s,%.6g,%.6g,%.4g", unit, shown_paper, v, ratio);
+			sb_csv(csv, ",", pe->note, true);
+			ratio_cells(sw, pe, p, csv);
+			sb_printf(csv, "\n");
 			if (out)
 				fprintf(out, "  %-30s %-14s %12s %12s %8.3f  %s\n",
 					sw->nkeys ? pv : "-", mname, paper, ours, ratio, pe->note);
@@ -229,7 +357,7 @@ static void sweep_table(const struct sweep *sw, const struct point_out *po, stru
 	char col[64];
 	sb_printf(csv, "point");
 	for (size_t k = 0; k < sw->nkeys; k++)
-		sb_printf(csv, ",%s", sw->keys[k].key);
+		sb_csv(csv, ",", sw->keys[k].key, false);
 	for (int m = 0; m < M_N; m++) {
 		metric_col(m, col, sizeof col);
 		sb_printf(csv, ",%s", col);
@@ -257,13 +385,14 @@ static void sweep_table(const struct sweep *sw, const struct point_out *po, stru
 		char name[256], pv[256];
 		sweep_point_name(sw, p, name, sizeof name);
 		point_values(sw, p, pv, sizeof pv);
-		sb_printf(csv, "%s", name);
+		sb_csv(csv, "", name, false);
 		for (size_t k = 0; k < sw->nkeys; k++)
-			sb_printf(csv, ",%s", sw->keys[k].values[sweep_value_at(sw, p, k)]);
+			sb_csv(csv, ",", sw->keys[k].values[sweep_value_at(sw, p, k)], false);
 		for (int m = 0; m < M_N; m++)
 			sb_printf(csv, ",%.6g", po[p].ok ? metric_display(m, po[p].m[m]) : NAN);
 		/* "ok", or what happened, e.g. "failed: killed by signal 9 (Killed)" */
-		sb_printf(csv, ",\"%s\",%.2f\n", po[p].ok ? "ok" : po[p].why, po[p].wall_s);
+		sb_csv(csv, ",", po[p].ok ? "ok" : po[p].why, true);
+		sb_printf(csv, ",%.2f\n", po[p].wall_s);
 		if (!out)
 			continue;
 		fprintf(out, "  %-30s", pv);
@@ -281,18 +410,28 @@ static void sweep_table(const struct sweep *sw, const struct point_out *po, stru
 
 /* The figures and report.html of a folder just written (a run, or a sweep's
  * own level: its points drew theirs). Plots need gnuplot; without it the
- * report says how to get them. A failure here leaves the results valid: a
- * warning, not an error. */
-static void finish_folder(const struct batch_args *a, const char *dir)
+ * report says how to get them. A failure here (a full disk) leaves the
+ * results valid but the command failed: its status (MP_EIO), the results
+ * named as complete. */
+static int finish_folder(const struct batch_args *a, const char *dir)
 {
 	struct mp_err e = { 0 };
 	char gp[4096];
+	int rc = MP_OK;
 	bool off = a->no_plots || (getenv("MPSIM_NO_PLOTS") && *getenv("MPSIM_NO_PLOTS"));
-	if (!off && plot_have_gnuplot(gp, sizeof gp) && plot_dir(dir, false, &e))
-		fprintf(stderr, "mpsim: warning: plots: %s\n", e.msg);
+	if (!off && plot_have_gnuplot(gp, sizeof gp) && plot_dir(dir, false, &e)) {
+		fprintf(stderr,
+			"mpsim: plots: %s (the results in %s are complete; `mpsim plot %s` "
+			"draws them again)\n",
+			e.msg, dir, dir);
+		rc = e.status;
+	}
 	mp_err_clear(&e);
-	if (report_dir(dir, &e))
-		fprintf(stderr, "mpsim: warning: report: %s\n", e.msg);
+	if (report_dir(dir, &e)) {
+		fprintf(stderr, "mpsim: report: %s\n", e.msg);
+		rc = rc ? rc : e.status;
+	}
+	return rc;
 }
 
 /* Run point p to completion; write its folder under dir (when dir) and its
@@ -324,6 +463,11 @@ static int run_point(const struct batch_args *a, const struct sweep *sw, size_t 
 	if (a->progress)
 		s.show_progress = s.progress_plain = true;
 	sim_run(&s);
+	if (s.err.status) { /* a limit reached while running: nothing is written */
+		fprintf(stderr, "mpsim: %s\n", s.err.msg);
+		rc = s.err.status;
+		goto out;
+	}
 	struct run_result r;
 	sim_collect(&s, &r);
 	if (print && !a->quiet)
@@ -355,7 +499,8 @@ static int run_point(const struct batch_args *a, const struct sweep *sw, size_t 
 		fprintf(stderr, "mpsim: %s\n", e.msg);
 		rc = e.status;
 	} else if (dir) {
-		finish_folder(a, dir);
+		int frc = finish_folder(a, dir);
+		rc = rc ? rc : frc;
 	}
 	mp_free(paper.s);
 	run_result_free(&r);
@@ -492,30 +637,84 @@ static void wait_end(int status, int *code, int *sig)
 static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
 #define NSTOP (sizeof stop_sigs / sizeof *stop_sigs)
 
+/* ---- the dispatch loop ------------------------------------------------------------
+ *
+ * One loop runs a sweep's points in child processes, `jobs` at a time, each
+ * writing its folder (and its figures in POINT_FILE) under one folder, in
+ * every way this process takes part in a sweep: alone (-j), as rank 0 of a
+ * sweep over MPI ranks, or as another rank. The ways differ only in where a
+ * point comes from and where its result goes, and in what a stop signal
+ * ends: the ops below. Starting a child, reaping it and the stop signal
+ * itself are the loop's. A point that fails does not stop the others.
+ */
+#define NO_POINT SIZE_MAX
+
+struct dispatch;
+
+/* How a point ended: code and sig as wait_end, or fork_errno when its child
+ * could not be started. */
+struct point_end {
+	int code, sig;
+	int fork_errno;
+};
+
+struct dispatch_ops {
+	/* the next point to start here, now taken; NO_POINT when none is ready */
+	size_t (*next)(struct dispatch *d);
+	/* point p's child ended (or never started): where its result goes */
+	void (*ended)(struct dispatch *d, size_t p, const struct point_end *end);
+	/* take the other ranks' messages; true when there were any. NULL alone:
+	 * the loop then waits in wait() for its children */
+	bool (*talk)(struct dispatch *d);
+	/* the first stop signal arrived: true when the loop ends at once */
+	bool (*stop)(struct dispatch *d);
+	/* with no child running here: is this process's part of the sweep over? */
+	bool (*over)(struct dispatch *d);
+};
+
+struct dispatch {
+	const struct dispatch_ops *ops;
+	const struct batch_args *a;
+	const struct sweep *sw;
+	const char *under;    /* the folder the children write their points in */
+	struct point_out *po; /* every point's figures; NULL on a rank other than 0 */
+	pid_t *pids;	      /* per point: its running child, or 0 */
+	size_t running;	      /* children running */
+	size_t next;	      /* the points before it are done or handed out */
+	size_t ndone_ok;      /* points completed, for the progress lines */
+	unsigned jobs;	      /* children at once */
+	int self;	      /* the rank progress lines name, -1 alone */
+	int rc;		      /* 0, or the exit status of the first failure */
+	pid_t parent;
+	struct sigaction old[NSTOP]; /* the handlers before the loop: the children's */
+	/* under MPI, rank 0: */
+	bool *handed; /* points handed to some rank */
+	int byes;     /* the other ranks that ended their part */
+	/* under MPI, the other ranks: */
+	bool asked;   /* a point is asked for */
+	bool over;    /* no point to take any more */
+	bool stopped; /* rank 0 stopped the sweep: what ends is not sent */
+};
+
 /* Start point p in a child process that writes its folder at dir (and its
- * figures in POINT_FILE). Returns its pid, or -1 with *po saying why. */
-static pid_t spawn_point(const struct batch_args *a, const struct sweep *sw, size_t p,
-			 const char *dir, pid_t parent, const struct sigaction *old,
-			 struct point_out *po)
+ * figures in POINT_FILE). Returns its pid, or -1 with errno saying why. */
+static pid_t spawn_point(const struct dispatch *d, size_t p, const char *dir)
 {
 	fflush(NULL);
 	pid_t pid = fork();
-	if (pid < 0) {
-		snprintf(po->why, sizeof po->why, "failed: fork: %s", strerror(errno));
-		po->status = 3;
+	if (pid < 0)
 		return -1;
-	}
 	if (pid == 0) {
 #ifdef __linux__
 		/* a sweep that dies takes its children along */
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 #endif
-		if (getppid() != parent)
+		if (getppid() != d->parent)
 			_exit(3);
 		for (size_t i = 0; i < NSTOP; i++)
-			sigaction(stop_sigs[i], &old[i], NULL);
+			sigaction(stop_sigs[i], &d->old[i], NULL);
 		struct point_out o = { 0 };
-		int st = run_point(a, sw, p, dir, false, &o);
+		int st = run_point(d->a, d->sw, p, dir, false, &o);
 		if (!st && write_point_file(dir, &o))
 			st = 4;
 		fflush(NULL);
@@ -567,22 +766,18 @@ static void point_dir(const struct sweep *sw, size_t p, const char *under, char 
 	snprintf(dir, n, "%s/%s", under, name);
 }
 
-/* Point p's process ended with status: its result, the tally and its line
- * (rank as point_line). */
-static void point_reaped(const struct batch_args *a, const struct sweep *sw, size_t p,
-			 const char *tmp, int status, struct point_out *po, size_t *ndone_ok,
-			 int *rc, int rank)
+/* The reap step: point p ended (code, sig as wait_end) with its folder at
+ * dir, run here or by rank: its figures or what happened, the tally and its
+ * line (rank as point_line). */
+static void point_reap(struct dispatch *d, size_t p, const char *dir, int code, int sig, int rank)
 {
-	int code, sig;
-	char dir[4700];
-	point_dir(sw, p, tmp, dir, sizeof dir);
-	wait_end(status, &code, &sig);
-	point_ended(code, sig, dir, &po[p]);
-	if (po[p].ok)
-		(*ndone_ok)++;
-	else if (!*rc)
-		*rc = po[p].status;
-	point_line(a, sw, p, &po[p], *ndone_ok, rank);
+	struct point_out *po = &d->po[p];
+	point_ended(code, sig, dir, po);
+	if (po->ok)
+		d->ndone_ok++;
+	else if (!d->rc)
+		d->rc = po->status;
+	point_line(d->a, d->sw, p, po, d->ndone_ok, rank);
 }
 
 /* After a stop signal: the points that did not complete and were not
@@ -598,79 +793,178 @@ static void mark_interrupted(const struct sweep *sw, struct point_out *po)
 		}
 }
 
-/* Run every point not already done (po[p].ok); children write their folders
- * under tmp, each with its figures in POINT_FILE. A point that fails does not
- * stop the others. Returns 0, the status of the first failure, or 128 + the
- * signal that interrupted the sweep. */
-static int run_points(const struct batch_args *a, const struct sweep *sw, const char *tmp,
-		      struct point_out *po)
+/* Start point p here; one that cannot start has ended at once. */
+static void start_point(struct dispatch *d, size_t p)
 {
-	unsigned jobs = a->jobs ? a->jobs : default_jobs();
-	size_t next = 0, done = 0, running = 0, todo = 0, ndone_ok = 0;
-	pid_t *pids = mp_calloc(sw->npoints, sizeof *pids);
-	int rc = 0;
-	pid_t parent = getpid();
-	struct sigaction sa = { .sa_handler = on_stop }, old[NSTOP];
+	char dir[4700];
+	point_dir(d->sw, p, d->under, dir, sizeof dir);
+	pid_t pid = spawn_point(d, p, dir);
+	if (pid < 0) {
+		struct point_end end = { .code = -1, .fork_errno = errno };
+		d->ops->ended(d, p, &end);
+		return;
+	}
+	d->pids[p] = pid;
+	d->running++;
+}
+
+/* Child pid ended with wait status: true when it ran a point, whose end
+ * goes where the ops say. */
+static bool child_ended(struct dispatch *d, pid_t pid, int status)
+{
+	size_t p = 0;
+	while (p < d->sw->npoints && d->pids[p] != pid)
+		p++;
+	if (p == d->sw->npoints)
+		return false;
+	d->pids[p] = 0;
+	d->running--;
+	struct point_end end = { 0 };
+	wait_end(status, &end.code, &end.sig);
+	d->ops->ended(d, p, &end);
+	return true;
+}
+
+/* Reap the children that ended. Alone, wait for one (nothing else can
+ * happen meanwhile; a stop signal interrupts the wait); with other ranks,
+ * take those that ended without waiting. Sets *busy when something
+ * happened; false when there is no child to wait for. */
+static bool reap_children(struct dispatch *d, bool *busy)
+{
+	int status;
+	pid_t pid;
+	if (!d->ops->talk) {
+		*busy = true;
+		pid = wait(&status);
+		if (pid > 0)
+			child_ended(d, pid, status);
+		return pid > 0 || errno == EINTR;
+	}
+	while (d->running && (pid = waitpid(-1, &status, WNOHANG)) > 0)
+		*busy |= child_ended(d, pid, status);
+	return true;
+}
+
+/* Tell every running child to stop. */
+static void end_children(struct dispatch *d)
+{
+	for (size_t p = 0; p < d->sw->npoints; p++)
+		if (d->pids[p] > 0)
+			kill(d->pids[p], SIGTERM);
+}
+
+static void nap(void)
+{
+	struct timespec ts = { 0, RANKS_POLL_US * 1000L };
+	nanosleep(&ts, NULL);
+}
+
+/* The loop: start points while a slot is free, reap them, take the other
+ * ranks' messages, until this process's part is over or a stop signal ends
+ * it. With the sweep's table here, what a stop left is marked "not run".
+ * Returns 0, the status of the first failure, or 128 + the signal that
+ * interrupted the sweep. */
+static int dispatch_run(struct dispatch *d)
+{
+	bool stopping = false;
+	struct sigaction sa = { .sa_handler = on_stop };
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < NSTOP; i++)
-		sigaction(stop_sigs[i], &sa, &old[i]);
-	for (size_t p = 0; p < sw->npoints; p++)
-		todo += !po[p].ok;
-	for (size_t p = 0; p < sw->npoints; p++)
-		ndone_ok += po[p].ok;
+		sigaction(stop_sigs[i], &sa, &d->old[i]);
 	fflush(stdout);
-	while (done < todo && !stop_signal) {
-		while (running < jobs && next < sw->npoints && !stop_signal) {
-			if (po[next].ok) { /* kept from an earlier run */
-				next++;
-				continue;
-			}
-			char dir[4700];
-			point_dir(sw, next, tmp, dir, sizeof dir);
-			pid_t pid = spawn_point(a, sw, next, dir, parent, old, &po[next]);
-			if (pid < 0) {
-				if (!rc)
-					rc = 3;
-				next++;
-				done++;
-				continue;
-			}
-			pids[next++] = pid;
-			running++;
+	for (;;) {
+		bool busy = false;
+		size_t p;
+		if (stop_signal && !stopping) {
+			stopping = true;
+			if (d->ops->stop(d))
+				break;
 		}
-		if (!running)
-			break;
-		int status;
-		pid_t pid = wait(&status);
-		if (pid < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
+		while (d->running < d->jobs && !stop_signal && (p = d->ops->next(d)) != NO_POINT) {
+			start_point(d, p);
+			busy = true;
 		}
-		size_t p = 0;
-		while (p < sw->npoints && pids[p] != pid)
-			p++;
-		if (p == sw->npoints)
-			continue;
-		pids[p] = -1;
-		running--;
-		done++;
-		point_reaped(a, sw, p, tmp, status, po, &ndone_ok, &rc, -1);
+		if (!d->running && d->ops->over(d))
+			break;
+		if (!reap_children(d, &busy))
+			break;
+		if (d->ops->talk && d->ops->talk(d))
+			busy = true;
+		if (!busy)
+			nap();
 	}
-	if (stop_signal) {
-		for (size_t p = 0; p < next; p++)
-			if (pids[p] > 0)
-				kill(pids[p], SIGTERM);
-		while (wait(NULL) > 0 || errno == EINTR)
-			;
-		mark_interrupted(sw, po);
-		rc = 128 + stop_signal;
+	if (stop_signal && d->po) {
+		mark_interrupted(d->sw, d->po);
+		d->rc = 128 + stop_signal;
 	}
 	for (size_t i = 0; i < NSTOP; i++)
-		sigaction(stop_sigs[i], &old[i], NULL);
-	mp_free(pids);
-	return rc;
+		sigaction(stop_sigs[i], &d->old[i], NULL);
+	return d->rc;
 }
+
+/* ---- alone (-j) ----------------------------------------------------------------------
+ *
+ * The points come from the sweep's table in order, skipping those done
+ * (--resume); a point's result goes into the table and its progress line. */
+
+/* the next point from d->next on that is neither done nor handed out */
+static size_t next_point(struct dispatch *d)
+{
+	size_t p = d->next;
+	while (p < d->sw->npoints && (d->po[p].ok || (d->handed && d->handed[p])))
+		p++;
+	d->next = p;
+	return p;
+}
+
+/* Take the next point (handed out, under MPI); NO_POINT when none is left. */
+static size_t take_point(struct dispatch *d)
+{
+	size_t p = next_point(d);
+	if (p == d->sw->npoints)
+		return NO_POINT;
+	if (d->handed)
+		d->handed[p] = true;
+	d->next = p + 1;
+	return p;
+}
+
+/* A point run here ended: reaped into the table. */
+static void own_ended(struct dispatch *d, size_t p, const struct point_end *end)
+{
+	char dir[4700];
+	if (end->fork_errno) {
+		snprintf(d->po[p].why, sizeof d->po[p].why, "failed: fork: %s",
+			 strerror(end->fork_errno));
+		d->po[p].status = 3;
+		if (!d->rc)
+			d->rc = 3;
+		return;
+	}
+	point_dir(d->sw, p, d->under, dir, sizeof dir);
+	point_reap(d, p, dir, end->code, end->sig, d->self);
+}
+
+/* Stop at once: end the children and wait for them; what completed is kept. */
+static bool stop_now(struct dispatch *d)
+{
+	end_children(d);
+	while (wait(NULL) > 0 || errno == EINTR)
+		;
+	return true;
+}
+
+static bool no_point_left(struct dispatch *d)
+{
+	return next_point(d) == d->sw->npoints;
+}
+
+static const struct dispatch_ops local_ops = {
+	.next = take_point,
+	.ended = own_ended,
+	.stop = stop_now,
+	.over = no_point_left,
+};
 
 /* ---- a sweep over MPI ranks ------------------------------------------------------
  *
@@ -697,133 +991,74 @@ enum { TAG_ASK = 1, TAG_WORK, TAG_DONE, TAG_BYE };
 #define WORK_NONE (-1)
 #define WORK_STOP (-2)
 
-static void nap(void)
+/* Rank 0: a point another rank ran (TAG_DONE: its end, then its folder's
+ * bytes) is written where a local child would have written it, then
+ * reaped. */
+static void root_received(struct dispatch *d, int src)
 {
-	struct timespec ts = { 0, RANKS_POLL_US * 1000L };
-	nanosleep(&ts, NULL);
+	size_t n = 0;
+	int64_t *h = ranks_recv(src, TAG_DONE, &n);
+	char *bytes = ranks_recv(src, TAG_DONE, &n);
+	size_t p = (size_t)h[0];
+	struct mp_err e = { 0 };
+	char dir[4700];
+	MP_ASSERT(p < d->sw->npoints && d->handed[p]);
+	point_dir(d->sw, p, d->under, dir, sizeof dir);
+	if (n && results_unpack(dir, bytes, n, &e))
+		fprintf(stderr, "mpsim: point from rank %d: %s\n", src, e.msg);
+	point_reap(d, p, dir, (int)h[1], (int)h[2], src);
+	mp_free(h);
+	mp_free(bytes);
 }
 
-/* the next point from p on that is neither done nor handed out */
-static size_t next_point(const struct sweep *sw, const struct point_out *po, const bool *handed,
-			 size_t p)
+/* Rank 0: answer the asks with points, take the points run elsewhere and
+ * the goodbyes. */
+static bool root_talk(struct dispatch *d)
 {
-	while (p < sw->npoints && (po[p].ok || handed[p]))
-		p++;
-	return p;
+	bool busy = false;
+	int src, tag;
+	while (ranks_probe(&src, &tag)) {
+		size_t n = 0;
+		busy = true;
+		if (tag == TAG_ASK) {
+			mp_free(ranks_recv(src, tag, &n));
+			size_t p = take_point(d);
+			ranks_post(src, TAG_WORK, p == NO_POINT ? WORK_NONE : (int64_t)p);
+		} else if (tag == TAG_DONE) {
+			root_received(d, src);
+		} else {
+			mp_free(ranks_recv(src, tag, &n));
+			d->byes += tag == TAG_BYE;
+		}
+	}
+	return busy;
 }
 
-/* Rank 0's side: like run_points, with the other ranks as further slots. */
-static int run_points_root(const struct batch_args *a, const struct sweep *sw, const char *tmp,
-			   struct point_out *po, int *byes)
+/* Rank 0 stops at once: what completed is written first, at once: mpirun
+ * gives its ranks a second (odls_base_sigkill_timeout) after its TERM
+ * before it kills them; the ranks are told to stop, and their goodbyes are
+ * taken after the commit (ranks_drain). */
+static bool root_stop(struct dispatch *d)
 {
-	unsigned jobs = a->jobs ? a->jobs : 1;
-	int nranks = ranks_size(), rc = 0;
-	size_t next = 0, running = 0, ndone_ok = 0;
-	pid_t *pids = mp_calloc(sw->npoints, sizeof *pids);
-	bool *handed = mp_calloc(sw->npoints, sizeof *handed);
-	pid_t parent = getpid();
-	struct sigaction sa = { .sa_handler = on_stop }, old[NSTOP];
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < NSTOP; i++)
-		sigaction(stop_sigs[i], &sa, &old[i]);
-	for (size_t p = 0; p < sw->npoints; p++)
-		ndone_ok += po[p].ok;
-	fflush(stdout);
-	for (;;) {
-		bool busy = false;
-		if (stop_signal) {
-			/* what completed is written first, at once: mpirun gives
-			 * its ranks a second (odls_base_sigkill_timeout) after its
-			 * TERM before it kills them; the ranks are told to stop, and
-			 * their goodbyes are taken after the commit (ranks_drain) */
-			for (size_t p = 0; p < sw->npoints; p++)
-				if (pids[p] > 0)
-					kill(pids[p], SIGTERM);
-			while (wait(NULL) > 0 || errno == EINTR)
-				;
-			for (int r = 1; r < nranks; r++)
-				ranks_post(r, TAG_WORK, WORK_STOP);
-			break;
-		}
-		while (running < jobs && (next = next_point(sw, po, handed, next)) < sw->npoints) {
-			char dir[4700];
-			point_dir(sw, next, tmp, dir, sizeof dir);
-			handed[next] = true;
-			pid_t pid = spawn_point(a, sw, next, dir, parent, old, &po[next]);
-			if (pid < 0) {
-				if (!rc)
-					rc = 3;
-				continue;
-			}
-			pids[next] = pid;
-			running++;
-			busy = true;
-		}
-		int status, src, tag;
-		pid_t pid;
-		while (running && (pid = waitpid(-1, &status, WNOHANG)) > 0) {
-			size_t p = 0;
-			while (p < sw->npoints && pids[p] != pid)
-				p++;
-			if (p == sw->npoints)
-				continue;
-			pids[p] = -1;
-			running--;
-			busy = true;
-			point_reaped(a, sw, p, tmp, status, po, &ndone_ok, &rc, 0);
-		}
-		while (ranks_probe(&src, &tag)) {
-			size_t n = 0;
-			busy = true;
-			if (tag == TAG_ASK) {
-				mp_free(ranks_recv(src, tag, &n));
-				next = next_point(sw, po, handed, next);
-				if (next == sw->npoints) {
-					ranks_post(src, TAG_WORK, WORK_NONE);
-				} else {
-					handed[next] = true;
-					ranks_post(src, TAG_WORK, (int64_t)next);
-				}
-			} else if (tag == TAG_DONE) {
-				int64_t *h = ranks_recv(src, tag, &n);
-				char *bytes = ranks_recv(src, tag, &n);
-				size_t p = (size_t)h[0];
-				struct mp_err e = { 0 };
-				char dir[4700];
-				MP_ASSERT(p < sw->npoints && handed[p]);
-				point_dir(sw, p, tmp, dir, sizeof dir);
-				if (n && results_unpack(dir, bytes, n, &e))
-					fprintf(stderr, "mpsim: point from rank %d: %s\n", src,
-						e.msg);
-				point_ended((int)h[1], (int)h[2], dir, &po[p]);
-				if (po[p].ok)
-					ndone_ok++;
-				else if (!rc)
-					rc = po[p].status;
-				point_line(a, sw, p, &po[p], ndone_ok, src);
-				mp_free(h);
-				mp_free(bytes);
-			} else {
-				mp_free(ranks_recv(src, tag, &n));
-				*byes += tag == TAG_BYE;
-			}
-		}
-		if (!running && *byes == nranks - 1 &&
-		    next_point(sw, po, handed, next) == sw->npoints)
-			break;
-		if (!busy)
-			nap();
-	}
-	if (stop_signal) {
-		mark_interrupted(sw, po);
-		rc = 128 + stop_signal;
-	}
-	for (size_t i = 0; i < NSTOP; i++)
-		sigaction(stop_sigs[i], &old[i], NULL);
-	mp_free(handed);
-	mp_free(pids);
-	return rc;
+	stop_now(d);
+	for (int r = 1; r < ranks_size(); r++)
+		ranks_post(r, TAG_WORK, WORK_STOP);
+	return true;
 }
+
+/* Rank 0 is done when every point is and every other rank said goodbye. */
+static bool root_over(struct dispatch *d)
+{
+	return d->byes == ranks_size() - 1 && no_point_left(d);
+}
+
+static const struct dispatch_ops root_ops = {
+	.next = take_point,
+	.ended = own_ended,
+	.talk = root_talk,
+	.stop = root_stop,
+	.over = root_over,
+};
 
 /* Rank 0 after an interrupted sweep's commit: take every message until each
  * other rank said goodbye (a point it still reports comes too late). */
@@ -843,160 +1078,205 @@ static void ranks_drain(int byes)
 	}
 }
 
-/* Any other rank's side: ask for points, run them in a scratch folder, send
- * each folder to rank 0. Returns 0, or an exit status when its scratch
- * folder cannot be made. */
+/* Another rank: a point comes from rank 0, asked for with a slot free; the
+ * answer arrives in rank_talk, which starts it. */
+static size_t rank_next(struct dispatch *d)
+{
+	if (!d->asked && !d->over) {
+		ranks_send(0, TAG_ASK, NULL, 0);
+		d->asked = true;
+	}
+	return NO_POINT;
+}
+
+/* Another rank: a point's end, and its folder's bytes, go to rank 0 (a
+ * point that could not start as an internal error); the scratch folder is
+ * emptied. */
+static void rank_ended(struct dispatch *d, size_t p, const struct point_end *end)
+{
+	char dir[4700], *bytes = NULL;
+	size_t n = 0;
+	int code = end->code;
+	struct mp_err e = { 0 };
+	struct stat st;
+	if (end->fork_errno) {
+		int64_t h[3] = { (int64_t)p, 3, 0 };
+		ranks_send(0, TAG_DONE, h, sizeof h);
+		ranks_send(0, TAG_DONE, NULL, 0);
+		return;
+	}
+	point_dir(d->sw, p, d->under, dir, sizeof dir);
+	if (d->stopped) { /* rank 0 has written the sweep without it */
+		results_discard(dir);
+		return;
+	}
+	if (stat(dir, &st) == 0 && results_pack(dir, &bytes, &n, &e)) {
+		fprintf(stderr, "mpsim: rank %d: %s\n", ranks_rank(), e.msg);
+		if (!code && !end->sig)
+			code = 4;
+	}
+	int64_t h[3] = { (int64_t)p, code, end->sig };
+	ranks_send(0, TAG_DONE, h, sizeof h);
+	ranks_send(0, TAG_DONE, bytes, n);
+	mp_free(bytes);
+	results_discard(dir);
+}
+
+/* Another rank: rank 0's answers. A point is started, or, when this rank
+ * is stopping, reported as -j would report it; WORK_NONE and WORK_STOP end
+ * the taking. */
+static bool rank_talk(struct dispatch *d)
+{
+	bool busy = false;
+	int src, tag;
+	while (ranks_probe(&src, &tag)) {
+		busy = true;
+		if (tag != TAG_WORK) { /* nothing else comes to this rank */
+			size_t n;
+			mp_free(ranks_recv(src, tag, &n));
+			continue;
+		}
+		int64_t v = ranks_take(src, tag);
+		d->asked = false;
+		if (v == WORK_STOP) { /* rank 0 was interrupted */
+			d->stopped = true;
+			if (!d->over)
+				end_children(d);
+		}
+		if (v >= 0 && d->over) { /* this rank is stopping: said as -j would */
+			int64_t h[3] = { v, -1, stop_signal ? stop_signal : SIGTERM };
+			ranks_send(0, TAG_DONE, h, sizeof h);
+			ranks_send(0, TAG_DONE, NULL, 0);
+		}
+		if (v < 0 || d->over) {
+			d->over = true;
+			continue;
+		}
+		start_point(d, (size_t)v);
+	}
+	return busy;
+}
+
+/* Another rank's own stop signal: take no more points, end the children and
+ * report them as they end. */
+static bool rank_stop(struct dispatch *d)
+{
+	if (!d->over) {
+		d->over = true;
+		end_children(d);
+	}
+	return false;
+}
+
+static bool rank_over(struct dispatch *d)
+{
+	return d->over;
+}
+
+static const struct dispatch_ops rank_ops = {
+	.next = rank_next,
+	.ended = rank_ended,
+	.talk = rank_talk,
+	.stop = rank_stop,
+	.over = rank_over,
+};
+
+/* Rank 0 or alone: run every point not already done (po[p].ok), the
+ * children writing their folders under tmp; under MPI, with the other
+ * ranks as further slots, *byes their goodbyes. Returns as dispatch_run. */
+static int run_points(const struct batch_args *a, const struct sweep *sw, const char *tmp,
+		      struct point_out *po, bool mpi, int *byes)
+{
+	struct dispatch d = {
+		.ops = mpi ? &root_ops : &local_ops,
+		.a = a,
+		.sw = sw,
+		.under = tmp,
+		.po = po,
+		.jobs = a->jobs ? a->jobs
+			: mpi	? 1
+				: default_jobs(),
+		.self = mpi ? 0 : -1,
+		.parent = getpid(),
+	};
+	d.pids = mp_calloc(sw->npoints, sizeof *d.pids);
+	d.handed = mpi ? mp_calloc(sw->npoints, sizeof *d.handed) : NULL;
+	for (size_t p = 0; p < sw->npoints; p++)
+		d.ndone_ok += po[p].ok;
+	int rc = dispatch_run(&d);
+	*byes = d.byes;
+	mp_free(d.handed);
+	mp_free(d.pids);
+	return rc;
+}
+
+/* Any other rank: ask for points, run them in a scratch folder, send each
+ * folder to rank 0. Returns 0, or an exit status when its scratch folder
+ * cannot be made. */
 static int run_points_rank(const struct batch_args *a, const struct sweep *sw)
 {
-	unsigned jobs = a->jobs ? a->jobs : 1;
-	pid_t *pids = mp_calloc(jobs, sizeof *pids);
-	size_t *pts = mp_calloc(jobs, sizeof *pts), running = 0;
-	bool asked = false, over = false, stopped = false;
-	int rc = 0;
-	pid_t parent = getpid();
 	char scratch[4200];
 	const char *td = getenv("TMPDIR");
+	struct dispatch d = {
+		.ops = &rank_ops,
+		.a = a,
+		.sw = sw,
+		.under = scratch,
+		.jobs = a->jobs ? a->jobs : 1,
+		.self = ranks_rank(),
+		.parent = getpid(),
+	};
 	snprintf(scratch, sizeof scratch, "%s/mpsim-rank%d-XXXXXX", td && *td ? td : "/tmp",
 		 ranks_rank());
 	if (!mkdtemp(scratch)) {
 		fprintf(stderr, "mpsim: rank %d: cannot create a scratch folder '%s': %s\n",
 			ranks_rank(), scratch, strerror(errno));
-		over = true; /* takes no point, says goodbye */
-		rc = 4;
+		d.over = true; /* takes no point, says goodbye */
+		d.rc = 4;
 	}
-	struct sigaction sa = { .sa_handler = on_stop }, old[NSTOP];
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < NSTOP; i++)
-		sigaction(stop_sigs[i], &sa, &old[i]);
-	for (;;) {
-		bool busy = false;
-		int src, tag, status;
-		if ((stop_signal || stopped) && !over) {
-			over = true;
-			for (size_t j = 0; j < jobs; j++)
-				if (pids[j] > 0)
-					kill(pids[j], SIGTERM);
-		}
-		if (!asked && !over && running < jobs) {
-			ranks_send(0, TAG_ASK, NULL, 0);
-			asked = true;
-		}
-		while (ranks_probe(&src, &tag)) {
-			busy = true;
-			if (tag != TAG_WORK) { /* nothing else comes to this rank */
-				size_t n;
-				mp_free(ranks_recv(src, tag, &n));
-				continue;
-			}
-			int64_t v = ranks_take(src, tag);
-			asked = false;
-			if (v == WORK_STOP) { /* rank 0 was interrupted */
-				stopped = true;
-				if (!over)
-					for (size_t j = 0; j < jobs; j++)
-						if (pids[j] > 0)
-							kill(pids[j], SIGTERM);
-			}
-			if (v >= 0 && over) { /* this rank is stopping: said as -j would */
-				int64_t h[3] = { v, -1, stop_signal ? stop_signal : SIGTERM };
-				ranks_send(0, TAG_DONE, h, sizeof h);
-				ranks_send(0, TAG_DONE, NULL, 0);
-			}
-			if (v < 0 || over) {
-				over = true;
-				continue;
-			}
-			size_t j = 0;
-			while (pids[j] > 0)
-				j++;
-			char dir[4700];
-			struct point_out o = { 0 };
-			point_dir(sw, (size_t)v, scratch, dir, sizeof dir);
-			pid_t pid = spawn_point(a, sw, (size_t)v, dir, parent, old, &o);
-			if (pid < 0) { /* reported as an internal error */
-				int64_t h[3] = { v, 3, 0 };
-				ranks_send(0, TAG_DONE, h, sizeof h);
-				ranks_send(0, TAG_DONE, NULL, 0);
-				continue;
-			}
-			pids[j] = pid;
-			pts[j] = (size_t)v;
-			running++;
-		}
-		pid_t pid;
-		while (running && (pid = waitpid(-1, &status, WNOHANG)) > 0) {
-			size_t j = 0;
-			while (j < jobs && pids[j] != pid)
-				j++;
-			if (j == jobs)
-				continue;
-			pids[j] = 0;
-			running--;
-			busy = true;
-			int code, sig;
-			wait_end(status, &code, &sig);
-			if (stopped) { /* rank 0 has written the sweep without it */
-				char dir[4700];
-				point_dir(sw, pts[j], scratch, dir, sizeof dir);
-				results_discard(dir);
-				continue;
-			}
-			char dir[4700], *bytes = NULL;
-			size_t n = 0;
-			struct mp_err e = { 0 };
-			point_dir(sw, pts[j], scratch, dir, sizeof dir);
-			struct stat st;
-			if (stat(dir, &st) == 0 && results_pack(dir, &bytes, &n, &e)) {
-				fprintf(stderr, "mpsim: rank %d: %s\n", ranks_rank(), e.msg);
-				if (!code && !sig)
-					code = 4;
-			}
-			int64_t h[3] = { (int64_t)pts[j], code, sig };
-			ranks_send(0, TAG_DONE, h, sizeof h);
-			ranks_send(0, TAG_DONE, bytes, n);
-			mp_free(bytes);
-			results_discard(dir);
-		}
-		if (over && !running)
-			break;
-		if (!busy)
-			nap();
-	}
+	d.pids = mp_calloc(sw->npoints, sizeof *d.pids);
+	int rc = dispatch_run(&d);
 	ranks_send(0, TAG_BYE, NULL, 0);
 	if (!rc) /* with what a killed point left half-written in it */
 		results_discard(scratch);
-	for (size_t i = 0; i < NSTOP; i++)
-		sigaction(stop_sigs[i], &old[i], NULL);
-	mp_free(pts);
-	mp_free(pids);
+	mp_free(d.pids);
 	return rc;
 }
 
+/* Did point p complete in folder dir with the same effective configuration,
+ * and are its files still what it wrote (point_files_ok)? Then *o holds its
+ * figures. */
+static bool point_complete(const struct batch_args *a, const struct sweep *sw, size_t p,
+			   const char *dir, struct point_out *o)
+{
+	memset(o, 0, sizeof *o);
+	if (!read_point_file(dir, o))
+		return false;
+	struct experiment x;
+	struct mp_err e = { 0 };
+	bool same = false;
+	if (!exp_load_point(&x, a->file, a->sets, a->nsets, a->seed, sw, p, &e)) {
+		size_t n = 0;
+		char *t = effective_text(&x, &n);
+		same = t && same_file_text(dir, "config.yaml", t, n);
+		free(t);
+	}
+	exp_free(&x);
+	return same && point_files_ok(dir);
+}
+
 /* --resume: the points of an earlier run of this sweep in outdir that
- * completed with the same effective configuration are kept (po[p].ok and
- * reused); returns how many. */
+ * completed with the same effective configuration, their files intact, are
+ * kept (po[p].ok and reused); a damaged one runs again. Returns how many. */
 static size_t resume_points(const struct batch_args *a, const struct sweep *sw, const char *outdir,
 			    struct point_out *po)
 {
 	size_t kept = 0;
 	for (size_t p = 0; p < sw->npoints; p++) {
-		char dir[4700], name[SWEEP_NAME_MAX + 2];
-		sweep_point_name(sw, p, name, sizeof name);
-		snprintf(dir, sizeof dir, "%s/%s", outdir, name);
-		struct point_out o = { 0 };
-		if (!read_point_file(dir, &o))
-			continue;
-		struct experiment x;
-		struct mp_err e = { 0 };
-		bool same = false;
-		if (!exp_load_point(&x, a->file, a->sets, a->nsets, a->seed, sw, p, &e)) {
-			size_t n = 0;
-			char *t = effective_text(&x, &n);
-			same = t && same_file_text(dir, "config.yaml", t, n);
-			free(t);
-		}
-		exp_free(&x);
-		if (!same)
+		char dir[4700];
+		struct point_out o;
+		point_dir(sw, p, outdir, dir, sizeof dir);
+		if (!point_complete(a, sw, p, dir, &o))
 			continue;
 		o.ok = o.reused = true;
 		po[p] = o;
@@ -1005,20 +1285,43 @@ static size_t resume_points(const struct batch_args *a, const struct sweep *sw, 
 	return kept;
 }
 
+/* --resume after a sweep whose parent was killed (SIGKILL) before it could
+ * commit: the completed points of its partial folder (results_stale: its
+ * process is gone) that outdir does not hold already move into this run's
+ * tmp, then the folder is removed. */
+struct adopt {
+	const struct batch_args *a;
+	const struct sweep *sw;
+	const char *tmp;
+	struct point_out *po;
+	size_t kept;
+};
+
+static void adopt_stale(const char *stale, void *arg)
+{
+	struct adopt *ad = arg;
+	for (size_t p = 0; p < ad->sw->npoints; p++) {
+		char from[4700], to[4700];
+		struct point_out o;
+		if (ad->po[p].ok)
+			continue;
+		point_dir(ad->sw, p, stale, from, sizeof from);
+		point_dir(ad->sw, p, ad->tmp, to, sizeof to);
+		if (!point_complete(ad->a, ad->sw, p, from, &o) || rename(from, to) != 0)
+			continue;
+		o.ok = o.reused = o.in_tmp = true;
+		ad->po[p] = o;
+		ad->kept++;
+	}
+	results_discard(stale);
+}
+
 /* a file's bytes, hashed (0 when it cannot be read) */
 static uint64_t file_hash(const char *path)
 {
-	uint64_t h = MP_FNV_INIT;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return 0;
-	int c;
-	while ((c = fgetc(f)) != EOF) {
-		unsigned char b = (unsigned char)c;
-		h = mp_fnv1a(h, &b, 1);
-	}
-	fclose(f);
-	return h;
+	unsigned long long size;
+	uint64_t h;
+	return file_fnv(path, &size, &h) ? h : 0;
 }
 
 /* Under MPI, before anything runs: did every rank read the same file and
@@ -1054,6 +1357,195 @@ static int ranks_agree(const struct batch_args *a, int lrc, const struct mp_err 
 	return 0;
 }
 
+/* Read the file's sweep; under MPI every rank reads it and they agree that
+ * they read the same bytes. Prints what went wrong; returns the exit
+ * status. */
+static int load_sweep(const struct batch_args *a, bool mpi, struct sweep *sw)
+{
+	struct cfg_doc doc;
+	struct mp_err e = { 0 };
+	memset(sw, 0, sizeof *sw);
+	int rc = cfg_load_file(a->file, &doc, &e);
+	if (!rc) {
+		rc = sweep_parse(sw, &doc, a->sets, a->nsets, &e);
+		cfg_free(&doc);
+	}
+	if (mpi)
+		rc = ranks_agree(a, rc, &e);
+	else if (rc)
+		fprintf(stderr, "mpsim: %s\n", e.msg);
+	return rc;
+}
+
+/* --resume without a sweep: does outdir hold the complete results
+ * (summary.json) of this effective configuration? */
+static bool single_complete(const struct experiment *x, const char *outdir)
+{
+	size_t n = 0;
+	char *t = effective_text(x, &n);
+	struct stat st;
+	char sum[4200];
+	snprintf(sum, sizeof sum, "%s/summary.json", outdir);
+	bool done = t && stat(sum, &st) == 0 && same_file_text(outdir, "config.yaml", t, n);
+	free(t);
+	return done;
+}
+
+/* A run without a sweep, checked as it is built: its results folder
+ * (kept by --resume when complete), the run, its summary table. */
+static int run_single(const struct batch_args *a, const struct sweep *sw, struct point_out *po)
+{
+	struct experiment x;
+	struct mp_err e = { 0 };
+	char given[4400], outdir[4096];
+	if (exp_load(&x, a->file, a->sets, a->nsets, a->seed, &e)) {
+		fprintf(stderr, "mpsim: %s\n", e.msg);
+		exp_free(&x);
+		return e.status;
+	}
+	snprintf(given, sizeof given, "%s%s", a->out ? "" : "results/",
+		 a->out ? a->out : x.gen.name);
+	bool done = !results_resolve(given, outdir, sizeof outdir, &e) && a->resume &&
+		    single_complete(&x, outdir);
+	exp_free(&x);
+	if (e.status || results_prepare(outdir, &e)) {
+		fprintf(stderr, "mpsim: %s\n", e.msg);
+		return e.status;
+	}
+	if (done) {
+		if (!a->quiet)
+			printf("  results in %s/ are complete (--resume)\n", outdir);
+		return 0;
+	}
+	int rc = run_point(a, sw, 0, outdir, true, &po[0]);
+	if (!rc && !a->quiet)
+		printf("\n  results in %s/ (open %s/report.html)\n", outdir, outdir);
+	return rc;
+}
+
+/* --resume: the points an earlier run left complete in outdir, and those a
+ * killed run left in its partial folder (moved into tmp). Returns how
+ * many. */
+static size_t resume_sweep(const struct batch_args *a, const struct sweep *sw, const char *outdir,
+			   const char *tmp, struct point_out *po)
+{
+	size_t kept = resume_points(a, sw, outdir, po);
+	struct adopt ad = { a, sw, tmp, po, 0 };
+	results_stale(outdir, adopt_stale, &ad);
+	return kept + ad.kept;
+}
+
+/* The sweep's first line: its points and how many run at once. */
+static void sweep_announce(const struct batch_args *a, const struct sweep *sw, const char *name,
+			   size_t kept, bool mpi)
+{
+	if (a->quiet)
+		return;
+	if (mpi)
+		printf("%s: %zu points over %d MPI ranks, %u at a time on each", name, sw->npoints,
+		       ranks_size(), a->jobs ? a->jobs : 1);
+	else
+		printf("%s: %zu points, %u at a time", name, sw->npoints,
+		       a->jobs ? a->jobs : default_jobs());
+	if (a->resume)
+		printf(" (%zu kept from the earlier run)", kept);
+	printf("\n");
+}
+
+/* The points --resume kept in outdir move into tmp (those of a killed
+ * run's partial folder are there already). */
+static int adopt_kept(const struct sweep *sw, const struct point_out *po, const char *outdir,
+		      const char *tmp, struct mp_err *e)
+{
+	for (size_t p = 0; p < sw->npoints; p++) {
+		char pn[SWEEP_NAME_MAX + 2];
+		sweep_point_name(sw, p, pn, sizeof pn);
+		if (po[p].reused && !po[p].in_tmp && results_adopt(outdir, tmp, pn, e))
+			return e->status;
+	}
+	return 0;
+}
+
+/* After the points (rc their status): the kept points moved in, sweep.csv
+ * and paper.csv written and printed, the partial folder tmp renamed to
+ * outdir and its figures drawn, what did not complete said. Nothing is
+ * written when no point completed. Returns the sweep's exit status. */
+static int commit_sweep(const struct batch_args *a, const struct sweep *sw,
+			const struct point_out *po, const char *outdir, const char *tmp, int rc)
+{
+	struct mp_err e = { 0 };
+	size_t nok = 0;
+	for (size_t p = 0; p < sw->npoints; p++)
+		nok += po[p].ok;
+	if (!nok) {
+		results_discard(tmp);
+		fprintf(stderr, "mpsim: no point of the sweep completed; nothing was written\n");
+		return rc;
+	}
+	if (adopt_kept(sw, po, outdir, tmp, &e)) {
+		fprintf(stderr, "mpsim: %s\n", e.msg);
+		results_discard(tmp);
+		return e.status;
+	}
+	struct sbuf sc = { 0 }, pc = { 0 };
+	sweep_table(sw, po, &sc, a->quiet ? NULL : stdout);
+	if (sw->source)
+		paper_table(sw, po, &pc, a->quiet ? NULL : stdout);
+	int wrc = 0;
+	if (results_write_text(tmp, "sweep.csv", sc.s, &e) ||
+	    (sw->source && results_write_text(tmp, "paper.csv", pc.s, &e)) ||
+	    results_commit(tmp, outdir, &e)) {
+		fprintf(stderr, "mpsim: %s\n", e.msg);
+		results_discard(tmp);
+		wrc = e.status;
+	} else {
+		wrc = finish_folder(a, outdir);
+		if (rc)
+			fprintf(stderr,
+				"mpsim: %zu of %zu points did not complete (sweep.csv says why); "
+				"the others are in %s/, and `mpsim run %s --out %s --resume` runs "
+				"only what is missing\n",
+				sw->npoints - nok, sw->npoints, outdir, a->file, outdir);
+		else if (!a->quiet)
+			printf("\n  results in %s/ (report.html, sweep.csv,%s a folder per "
+			       "point)\n",
+			       outdir, sw->source ? " paper.csv," : "");
+	}
+	mp_free(sc.s);
+	mp_free(pc.s);
+	return wrc ? wrc : rc;
+}
+
+/* A sweep, by rank 0 or alone (its points checked): its partial folder
+ * and what --resume keeps, its points (under MPI after rank 0's go to the
+ * other ranks, whose goodbyes are taken after the commit), then the
+ * commit. Returns the sweep's exit status. */
+static int run_sweep(const struct batch_args *a, const struct sweep *sw, const char *name,
+		     struct point_out *po, bool mpi)
+{
+	char given[4400], outdir[4096], tmp[4400];
+	struct mp_err e = { 0 };
+	int byes = 0;
+	snprintf(given, sizeof given, "%s%s", a->out ? "" : "results/", a->out ? a->out : name);
+	if (results_resolve(given, outdir, sizeof outdir, &e) ||
+	    results_tmpdir(outdir, tmp, sizeof tmp, &e)) {
+		fprintf(stderr, "mpsim: %s\n", e.msg);
+		MP_ASSERT(e.status); /* under MPI, the other ranks' "no go" */
+		return e.status;
+	}
+	size_t kept = a->resume ? resume_sweep(a, sw, outdir, tmp, po) : 0;
+	sweep_announce(a, sw, name, kept, mpi);
+	if (mpi) {
+		int64_t go = 0;
+		ranks_bcast(&go, sizeof go);
+	}
+	int rc = run_points(a, sw, tmp, po, mpi, &byes);
+	rc = commit_sweep(a, sw, po, outdir, tmp, rc);
+	if (mpi)
+		ranks_drain(byes);
+	return rc;
+}
+
 /* A rank other than 0 in a sweep: wait for rank 0's go (its checks of the
  * file, the results folder and --resume), take points, then share the
  * sweep's exit status. */
@@ -1068,31 +1560,40 @@ static int batch_rank(const struct batch_args *a, const struct sweep *sw)
 	return fin ? (int)fin : rc;
 }
 
+/* Rank 0, or alone: check the points (validate stops there), then the
+ * single run or the sweep. Under MPI the other ranks wait for rank 0's go
+ * or its end: a failure before the go is their status too, and so is the
+ * sweep's. */
+static int batch_here(const struct batch_args *a, const struct sweep *sw, bool mpi)
+{
+	char name[256] = "experiment";
+	struct point_out *po = mp_calloc(sw->npoints, sizeof *po);
+	int rc = 0;
+	/* a single run is checked as it is built; a sweep checks every point first */
+	if (sw->nkeys || !a->run)
+		rc = check_points(a, sw, name, sizeof name);
+	if (!rc && a->run)
+		rc = sw->nkeys ? run_sweep(a, sw, name, po, mpi) : run_single(a, sw, po);
+	if (mpi) {
+		int64_t v = rc;
+		ranks_bcast(&v, sizeof v);
+	}
+	mp_free(po);
+	return rc;
+}
+
 int batch_main(const struct batch_args *a)
 {
-	struct cfg_doc doc;
-	struct mp_err e = { 0 };
 	struct sweep sw;
-	int rc = 0;
 	/* under mpirun with several ranks: a sweep's points spread over them;
 	 * validate and a run without a sweep are rank 0's alone */
-	bool mpi = ranks_active() && ranks_size() > 1, go_sent = false;
-	int byes = 0; /* the other ranks that ended their part of the sweep */
+	bool mpi = ranks_active() && ranks_size() > 1;
 	if (mpi && !a->run) {
 		if (ranks_rank())
 			return 0;
 		mpi = false;
 	}
-	memset(&sw, 0, sizeof sw);
-	rc = cfg_load_file(a->file, &doc, &e);
-	if (!rc) {
-		rc = sweep_parse(&sw, &doc, a->sets, a->nsets, &e);
-		cfg_free(&doc);
-	}
-	if (mpi)
-		rc = ranks_agree(a, rc, &e);
-	else if (rc)
-		fprintf(stderr, "mpsim: %s\n", e.msg);
+	int rc = load_sweep(a, mpi, &sw);
 	if (rc) {
 		sweep_free(&sw);
 		return rc;
@@ -1110,138 +1611,7 @@ int batch_main(const struct batch_args *a)
 		}
 		mpi = false;
 	}
-	if (mpi && ranks_rank()) {
-		rc = batch_rank(a, &sw);
-		sweep_free(&sw);
-		return rc;
-	}
-	char name[256] = "experiment", given[4400], outdir[4096], tmp[4400];
-	struct point_out *po = mp_calloc(sw.npoints, sizeof *po);
-	/* a single run is checked as it is built; a sweep checks every point first */
-	if (sw.nkeys || !a->run) {
-		rc = check_points(a, &sw, name, sizeof name);
-		if (rc || !a->run)
-			goto out;
-	}
-	if (!sw.nkeys) {
-		struct experiment x;
-		if (exp_load(&x, a->file, a->sets, a->nsets, a->seed, &e)) {
-			fprintf(stderr, "mpsim: %s\n", e.msg);
-			exp_free(&x);
-			rc = e.status;
-			goto out;
-		}
-		snprintf(given, sizeof given, "%s%s", a->out ? "" : "results/",
-			 a->out ? a->out : x.gen.name);
-		bool done = false;
-		if (!results_resolve(given, outdir, sizeof outdir, &e) && a->resume) {
-			size_t n = 0;
-			char *t = effective_text(&x, &n);
-			struct stat st;
-			char sum[4200];
-			snprintf(sum, sizeof sum, "%s/summary.json", outdir);
-			done =
-			    t && stat(sum, &st) == 0 && same_file_text(outdir, "config.yaml", t, n);
-			free(t);
-		}
-		exp_free(&x);
-		if (e.status || results_prepare(outdir, &e)) {
-			fprintf(stderr, "mpsim: %s\n", e.msg);
-			rc = e.status;
-			goto out;
-		}
-		if (done) {
-			if (!a->quiet)
-				printf("  results in %s/ are complete (--resume)\n", outdir);
-			goto out;
-		}
-		rc = run_point(a, &sw, 0, outdir, true, &po[0]);
-		if (!rc && !a->quiet)
-			printf("\n  results in %s/ (open %s/report.html)\n", outdir, outdir);
-		goto out;
-	}
-	snprintf(given, sizeof given, "%s%s", a->out ? "" : "results/", a->out ? a->out : name);
-	if (results_resolve(given, outdir, sizeof outdir, &e) ||
-	    results_tmpdir(outdir, tmp, sizeof tmp, &e)) {
-		fprintf(stderr, "mpsim: %s\n", e.msg);
-		rc = e.status;
-		goto out;
-	}
-	size_t kept = a->resume ? resume_points(a, &sw, outdir, po) : 0;
-	if (!a->quiet) {
-		if (mpi)
-			printf("%s: %zu points over %d MPI ranks, %u at a time on each", name,
-			       sw.npoints, ranks_size(), a->jobs ? a->jobs : 1);
-		else
-			printf("%s: %zu points, %u at a time", name, sw.npoints,
-			       a->jobs ? a->jobs : default_jobs());
-		if (a->resume)
-			printf(" (%zu kept from the earlier run)", kept);
-		printf("\n");
-	}
-	if (mpi) {
-		int64_t go = 0;
-		ranks_bcast(&go, sizeof go);
-		go_sent = true;
-		rc = run_points_root(a, &sw, tmp, po, &byes);
-	} else {
-		rc = run_points(a, &sw, tmp, po);
-	}
-	size_t nok = 0;
-	for (size_t p = 0; p < sw.npoints; p++)
-		nok += po[p].ok;
-	if (!nok) {
-		results_discard(tmp);
-		fprintf(stderr, "mpsim: no point of the sweep completed; nothing was written\n");
-		goto out;
-	}
-	for (size_t p = 0; p < sw.npoints; p++) {
-		char pn[SWEEP_NAME_MAX + 2];
-		sweep_point_name(&sw, p, pn, sizeof pn);
-		if (po[p].reused && results_adopt(outdir, tmp, pn, &e)) {
-			fprintf(stderr, "mpsim: %s\n", e.msg);
-			results_discard(tmp);
-			rc = e.status;
-			goto out;
-		}
-	}
-	struct sbuf sc = { 0 }, pc = { 0 };
-	sweep_table(&sw, po, &sc, a->quiet ? NULL : stdout);
-	if (sw.source)
-		paper_table(&sw, po, &pc, a->quiet ? NULL : stdout);
-	int wrc = 0;
-	if (results_write_text(tmp, "sweep.csv", sc.s, &e) ||
-	    (sw.source && results_write_text(tmp, "paper.csv", pc.s, &e)) ||
-	    results_commit(tmp, outdir, &e)) {
-		fprintf(stderr, "mpsim: %s\n", e.msg);
-		results_discard(tmp);
-		wrc = e.status;
-	} else {
-		finish_folder(a, outdir);
-		if (rc)
-			fprintf(stderr,
-				"mpsim: %zu of %zu points did not complete (sweep.csv says why); "
-				"the others are in %s/, and `mpsim run %s --out %s --resume` runs "
-				"only what is missing\n",
-				sw.npoints - nok, sw.npoints, outdir, a->file, outdir);
-		else if (!a->quiet)
-			printf("\n  results in %s/ (report.html, sweep.csv,%s a folder per "
-			       "point)\n",
-			       outdir, sw.source ? " paper.csv," : "");
-	}
-	if (wrc)
-		rc = wrc;
-	mp_free(sc.s);
-	mp_free(pc.s);
-out:
-	if (mpi) { /* the other ranks wait for rank 0's go, or its end */
-		int64_t v = rc;
-		MP_ASSERT(go_sent || rc);
-		if (go_sent)
-			ranks_drain(byes);
-		ranks_bcast(&v, sizeof v);
-	}
-	mp_free(po);
+	rc = mpi && ranks_rank() ? batch_rank(a, &sw) : batch_here(a, &sw, mpi);
 	sweep_free(&sw);
 	return rc;
 }

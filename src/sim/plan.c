@@ -18,6 +18,9 @@
 
 #include "core/mem.h"
 #include "net/topo.h"
+#include "transport/conn.h"
+#include "transport/tp_world.h"
+#include "transport/transport.h"
 
 /* what does not grow with the experiment (pools' first chunks, the binary) */
 #define PLAN_MARGIN (64ull << 20)
@@ -46,6 +49,18 @@ int sim_plan_fabric(const struct experiment *x, struct mp_err *e)
 				"buffer: %llu B cannot hold one %llu B packet, so every packet "
 				"would be dropped; expected at least the mtu",
 				(unsigned long long)x->sw.buffer, (unsigned long long)pkt);
+	/* lossy admission: a queue may hold dt_alpha x the free buffer, so even
+	 * an empty switch refuses a packet larger than dt_alpha x buffer */
+	if (x->sw.mode != BUF_LOSSLESS && x->sw.dt_alpha * (double)x->sw.buffer < (double)pkt)
+		return exp_errf(e, x, "switch",
+				"dt_alpha: %g lets an egress queue hold %g x the free buffer, "
+				"%.0f B of the %llu B buffer even when all of it is free, less "
+				"than one %llu B packet, so every packet would be dropped; "
+				"expected at least %.3g (or a larger buffer)",
+				x->sw.dt_alpha, x->sw.dt_alpha,
+				x->sw.dt_alpha * (double)x->sw.buffer,
+				(unsigned long long)x->sw.buffer, (unsigned long long)pkt,
+				(double)pkt / (double)x->sw.buffer);
 	if (x->sw.queue_limit && x->sw.queue_limit < pkt)
 		return exp_errf(e, x, "switch",
 				"queue_limit: %llu B cannot hold one %llu B packet, so every "
@@ -166,6 +181,23 @@ int sim_plan_flows(const struct sim *s, const char *section, struct mp_err *e)
 				(unsigned)(pair >> 32), (unsigned)(pair & 0xffffffffu),
 				(unsigned long long)job_pkts, (unsigned long long)pl,
 				UINT32_MAX - 1);
+	/* a workload that starts when the run has ended would report every flow
+	 * as not completed "by 0.0 us" */
+	simtime_t end = x->gen.stop_time ? x->gen.stop_time : x->gen.time_limit, first = UINT64_MAX;
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].start < first)
+			first = l->v[i].start;
+	if (l->n && first >= end) {
+		const struct opt_desc *opts = x->wl ? x->wl->opts : coll_opts;
+		char fs[32], es[32];
+		opt_format_time(first, fs, sizeof fs);
+		opt_format_time(end, es, sizeof es);
+		const char *by = x->gen.stop_time ? "stop_time" : "time_limit";
+		return exp_errf(e, x, section,
+				"%sthe first flow starts at %s, when the run has ended (%s %s), "
+				"so no flow would run: expected a start before %s",
+				opt_find(opts, "start") ? "start: " : "", fs, by, es, by);
+	}
 	uint64_t limit = limit_bytes();
 	double have = (double)l->n * (double)l->flow_bytes;
 	if (state + have > (double)limit)
@@ -180,6 +212,42 @@ int sim_plan_flows(const struct sim *s, const char *section, struct mp_err *e)
 	return MP_OK;
 }
 
+/* The time series: samples every interval from 0 to the run's end. With
+ * stop_time that end is known. Without it the run ends when its flows
+ * complete, which only running tells, and time_limit is a bound that real
+ * runs seldom approach (estimating from it refused the 180 us quickstart
+ * under MPSIM_MEM_LIMIT=64MiB). So a run that fits to time_limit runs; one
+ * that does not is refused here unless it fits to PLAN_TS_SLACK times the
+ * workload's ideal end (plain flows: start + serialisation at the slowest
+ * host link, the soonest each could end; with dependencies the end is not
+ * known and time_limit stands). Such a run gets the rows the memory leaves as
+ * the series' ceiling (ts_buf.max_rows, grown by doubling): one that reaches
+ * it (a link down, a stall) stops with a sentence, status 2, and writes
+ * nothing (sim/run.c, ts_over). The slack also keeps a sampling interval of
+ * a few ps, which would take hours to reach the ceiling, refused up front. */
+#define PLAN_TS_SLACK 1000.0
+
+static double ideal_end(const struct sim *s)
+{
+	uint64_t rate = UINT64_MAX;
+	for (uint32_t h = 0; h < s->fab.nhosts; h++)
+		for (uint16_t p = 0; p < s->fab.hosts[h]->node.nports; p++)
+			if (s->fab.hosts[h]->node.ports[p].rate_bps < rate)
+				rate = s->fab.hosts[h]->node.ports[p].rate_bps;
+	if (!rate || rate == UINT64_MAX)
+		return -1;
+	double end = 0;
+	for (size_t i = 0; i < s->flows.n; i++) {
+		const struct flow_spec *f = &s->flows.v[i];
+		if (f->ndeps)
+			return -1;
+		double t = (double)f->start + (double)f->bytes * 8.0 / (double)rate * 1e12;
+		if (t > end)
+			end = t;
+	}
+	return end;
+}
+
 int sim_plan_series(const struct sim *s, struct mp_err *e)
 {
 	const struct experiment *x = s->x;
@@ -187,17 +255,25 @@ int sim_plan_series(const struct sim *s, struct mp_err *e)
 		return MP_OK;
 	simtime_t span = x->gen.stop_time ? x->gen.stop_time : x->gen.time_limit;
 	const char *by = x->gen.stop_time ? "stop_time" : "time_limit";
+	double row = s->nsamplers * sizeof(struct ts_row);
 	double samples = (double)span / (double)x->out.interval + 1;
-	double need = samples * s->nsamplers * sizeof(struct ts_row);
+	double need = samples * row;
 	double have = (double)s->flows.n * (double)s->flows.flow_bytes;
 	uint64_t limit = limit_bytes();
+	double rows = ((double)limit - have) / sizeof(struct ts_row);
 	if (need + have <= (double)limit)
 		return MP_OK;
+	double end = x->gen.stop_time ? -1 : ideal_end(s);
+	if (end >= 0 &&
+	    (PLAN_TS_SLACK * end / (double)x->out.interval + 1) * row + have <= (double)limit) {
+		s->ts->max_rows = rows < 1e18 ? (size_t)rows : 0;
+		return MP_OK;
+	}
 	char iv[32], sp[32], iv2[32];
 	opt_format_time(x->out.interval, iv, sizeof iv);
 	opt_format_time(span, sp, sizeof sp);
 	double fit = (double)limit - have;
-	double min_iv = fit > 0 ? (double)span * s->nsamplers * sizeof(struct ts_row) / fit : 0;
+	double min_iv = fit > 0 ? (double)span * row / fit : 0;
 	opt_format_time(min_iv > 0 && min_iv < 1.8e19 ? (uint64_t)min_iv + 1 : span, iv2,
 			sizeof iv2);
 	return exp_errf(e, x, "output",

@@ -14,7 +14,9 @@ int sim_plan_fabric(const struct experiment *x, struct mp_err *e);
 void sim_plan_flow_limit(const struct experiment *x, struct flow_list *l);
 /* After it: the flows fit, in memory and in 32-bit packet numbers. */
 int sim_plan_flows(const struct sim *s, const char *section, struct mp_err *e);
-/* After the samplers are set up: the time series fits. */
+/* After the samplers are set up: the time series fits (to stop_time or
+ * time_limit, or else to well past the workload's ideal end: it then sets
+ * s->ts->max_rows, what the memory leaves them while the run goes on). */
 int sim_plan_series(const struct sim *s, struct mp_err *e);
 
 #endif

@@ -13,6 +13,14 @@
 
 #include "core/mem.h"
 #include "core/rng.h"
+#include "net/fabric.h"
+#include "net/lb.h"
+#include "net/node.h"
+#include "net/port.h"
+#include "net/switch.h"
+#include "transport/conn.h"
+#include "transport/tp_world.h"
+#include "transport/transport.h"
 
 enum samp_kind {
 	SAMP_QUEUE_PORT,
@@ -103,7 +111,8 @@ static void sampler_add(struct sim *s, struct ts_sampler sp)
 	s->samplers[s->nsamplers++] = sp;
 }
 
-static int setup_samplers(struct sim *s, struct mp_err *e)
+/* `output.queues`: a port's queue, or the largest of a group's. */
+static int add_queue_samplers(struct sim *s, struct mp_err *e)
 {
 	const struct exp_output *o = &s->x->out;
 	char name[300];
@@ -134,7 +143,15 @@ static int setup_samplers(struct sim *s, struct mp_err *e)
 		sp.series = ts_series(s->ts, name);
 		sampler_add(s, sp);
 	}
-	/* one series per listed port group */
+	return MP_OK;
+}
+
+/* `output.utilisation`, `pauses`, `drops`, `paused`: one series per listed
+ * port group or link. */
+static int add_group_samplers(struct sim *s, struct mp_err *e)
+{
+	const struct exp_output *o = &s->x->out;
+	char name[300];
 	const struct {
 		const struct opt_strlist *list;
 		enum samp_kind kind;
@@ -161,6 +178,14 @@ static int setup_samplers(struct sim *s, struct mp_err *e)
 			sp.series = ts_series(s->ts, name);
 			sampler_add(s, sp);
 		}
+	return MP_OK;
+}
+
+/* `output.ingress`: a switch port's ingress bytes. */
+static int add_ingress_samplers(struct sim *s, struct mp_err *e)
+{
+	const struct exp_output *o = &s->x->out;
+	char name[300];
 	for (size_t i = 0; i < o->ingress.n; i++) {
 		const char *q = o->ingress.v[i];
 		struct ts_sampler sp = { .kind = SAMP_INGRESS, .port = find_port(&s->fab, q) };
@@ -174,6 +199,16 @@ static int setup_samplers(struct sim *s, struct mp_err *e)
 		sp.series = ts_series(s->ts, name);
 		sampler_add(s, sp);
 	}
+	return MP_OK;
+}
+
+/* `output.flow_throughput` and `output.traces`: per connection (its goodput;
+ * its cwnd, rate, RTT and path), and per channel of a collective scheduler
+ * with a window. */
+static void add_conn_samplers(struct sim *s)
+{
+	const struct exp_output *o = &s->x->out;
+	char name[300];
 	if (o->flow_throughput)
 		for (uint32_t i = 0; i < s->w.nconns && i < o->flow_throughput_max; i++) {
 			snprintf(name, sizeof name, "goodput_gbps:flow%u", i);
@@ -181,29 +216,36 @@ static int setup_samplers(struct sim *s, struct mp_err *e)
 							    .series = ts_series(s->ts, name),
 							    .conn = s->w.conns[i] });
 		}
-	if (o->traces) {
-		tp_world_trace(&s->w);
-		static const char *const fam[] = { "cwnd_bytes", "rate_gbps", "rtt_us", "path" };
-		for (uint32_t i = 0; i < s->w.nconns && i < o->traces_max; i++) {
-			struct ts_sampler sp = { .kind = SAMP_TRACE, .conn = s->w.conns[i] };
-			for (int k = 0; k < 4; k++) {
-				snprintf(name, sizeof name, "%s:flow%u", fam[k], i);
-				uint32_t id = ts_series(s->ts, name);
-				if (k == 0)
-					sp.series = id;
-			}
-			sampler_add(s, sp);
+	if (!o->traces)
+		return;
+	tp_world_trace(&s->w);
+	static const char *const fam[] = { "cwnd_bytes", "rate_gbps", "rtt_us", "path" };
+	for (uint32_t i = 0; i < s->w.nconns && i < o->traces_max; i++) {
+		struct ts_sampler sp = { .kind = SAMP_TRACE, .conn = s->w.conns[i] };
+		for (int k = 0; k < 4; k++) {
+			snprintf(name, sizeof name, "%s:flow%u", fam[k], i);
+			uint32_t id = ts_series(s->ts, name);
+			if (k == 0)
+				sp.series = id;
 		}
-		/* a collective scheduler with a window (MCC): each channel's, chunks */
-		const struct ccl_sched_ops *so = s->x->coll ? s->ccl.ops : NULL;
-		for (uint32_t i = 0; so && so->window && i < s->ccl.nchans && i < o->traces_max;
-		     i++) {
-			snprintf(name, sizeof name, "ccl_window:ch%u", i);
-			sampler_add(s, (struct ts_sampler){ .kind = SAMP_CCL_WINDOW,
-							    .series = ts_series(s->ts, name),
-							    .chan = s->ccl.chans[i] });
-		}
+		sampler_add(s, sp);
 	}
+	/* a collective scheduler with a window (MCC): each channel's, chunks */
+	const struct ccl_sched_ops *so = s->x->coll ? s->ccl.ops : NULL;
+	for (uint32_t i = 0; so && so->window && i < s->ccl.nchans && i < o->traces_max; i++) {
+		snprintf(name, sizeof name, "ccl_window:ch%u", i);
+		sampler_add(s, (struct ts_sampler){ .kind = SAMP_CCL_WINDOW,
+						    .series = ts_series(s->ts, name),
+						    .chan = s->ccl.chans[i] });
+	}
+}
+
+/* The samplers of the `output:` section, in the order of their series. */
+static int setup_samplers(struct sim *s, struct mp_err *e)
+{
+	if (add_queue_samplers(s, e) || add_group_samplers(s, e) || add_ingress_samplers(s, e))
+		return e->status;
+	add_conn_samplers(s);
 	return MP_OK;
 }
 
@@ -224,98 +266,155 @@ static void sample_trace(struct sim *s, struct ts_sampler *sp, simtime_t now, si
 			ts_push(s->ts, now, sp->series + k, v[k]);
 }
 
+static void progress_tick(struct sim *s);
+
+/* The time series reached the rows sim_plan_series left them: stop the run
+ * with a sentence (a run without stop_time ends when its flows complete,
+ * which cannot be known before it runs; plan.c refuses before the first event
+ * what cannot fit to well past the workload's ideal end). */
+static void ts_over(struct sim *s, simtime_t now)
+{
+	const struct experiment *x = s->x;
+	char iv[32], at[32];
+	opt_format_time(x->out.interval, iv, sizeof iv);
+	opt_format_time(now, at, sizeof at);
+	exp_errf(&s->err, x, "output",
+		 "interval: the time series of %u series every %s outgrew the memory at %s "
+		 "of simulated time (%zu rows, about %.1f MB; the machine's memory or "
+		 "MPSIM_MEM_LIMIT), and the run was stopped: expected a longer interval, "
+		 "fewer series or a stop_time",
+		 s->nsamplers, iv, at, s->ts->n,
+		 (double)s->ts->n * (double)sizeof(struct ts_row) / 1e6);
+	s->q.stop = true;
+}
+
+/* A port-group sampler's value over the ports it covers: the largest
+ * queue, the mean utilisation, the pauses or drops since the last sample,
+ * or the mean paused share of dt. */
+static double sample_ports(struct sim *s, struct ts_sampler *sp, simtime_t now, simtime_t dt)
+{
+	struct fabric *f = &s->fab;
+	double v = 0;
+	switch (sp->kind) {
+	case SAMP_QUEUE_MAX:
+		for (uint32_t n = 0; n < f->nnodes; n++)
+			for (uint16_t p = 0; p < f->nodes[n]->nports; p++) {
+				struct port *pt = &f->nodes[n]->ports[p];
+				if (port_in_group(pt, sp->group) && pt->qbytes_total > v)
+					v = (double)pt->qbytes_total;
+			}
+		break;
+	case SAMP_UTIL: {
+		double sum = 0;
+		uint32_t cnt = 0;
+		for (uint32_t n = 0; n < f->nnodes; n++)
+			for (uint16_t p = 0; p < f->nodes[n]->nports; p++) {
+				struct port *pt = &f->nodes[n]->ports[p];
+				if (!sampler_has(sp, pt))
+					continue;
+				uint64_t b = pt->tx_bytes - pt->ts_tx_bytes;
+				sum += (double)b * 8.0 / ((double)pt->rate_bps * time_to_s(dt));
+				cnt++;
+			}
+		v = cnt ? sum / cnt : 0;
+		break;
+	}
+	case SAMP_PAUSES:
+	case SAMP_DROPS: {
+		uint64_t sum = 0;
+		for (uint32_t n = 0; n < f->nnodes; n++)
+			for (uint16_t p = 0; p < f->nodes[n]->nports; p++) {
+				struct port *pt = &f->nodes[n]->ports[p];
+				if (sampler_has(sp, pt))
+					sum += sp->kind == SAMP_PAUSES
+						   ? pt->st.pause_sent
+						   : pt->st.drops_buffer + pt->st.drops_link;
+			}
+		v = (double)(sum - sp->prev);
+		sp->prev = sum;
+		break;
+	}
+	case SAMP_PAUSED: { /* mean over the ports of the paused share of dt */
+		uint64_t sum = 0, cnt = 0;
+		for (uint32_t n = 0; n < f->nnodes; n++)
+			for (uint16_t p = 0; p < f->nodes[n]->nports; p++) {
+				struct port *pt = &f->nodes[n]->ports[p];
+				if (!sampler_has(sp, pt))
+					continue;
+				sum += port_paused_time(pt, now);
+				cnt++;
+			}
+		v = cnt ? (double)(sum - sp->prev) / (double)cnt / (double)dt : 0;
+		sp->prev = sum;
+		break;
+	}
+	default:
+		MP_PANIC("sampler kind %d walks no ports", (int)sp->kind);
+	}
+	return v;
+}
+
+/* Take one sampler's sample at now into its series. */
+static void sample_one(struct sim *s, struct ts_sampler *sp, simtime_t now, simtime_t dt)
+{
+	double v = 0;
+	switch (sp->kind) {
+	case SAMP_QUEUE_PORT:
+		v = (double)sp->port->qbytes_total;
+		break;
+	case SAMP_QUEUE_MAX:
+	case SAMP_UTIL:
+	case SAMP_PAUSES:
+	case SAMP_DROPS:
+	case SAMP_PAUSED:
+		v = sample_ports(s, sp, now, dt);
+		break;
+	case SAMP_INGRESS:
+		v = (double)(sp->port->ingress_bytes[CLS_DATA] + sp->port->hdrm_used);
+		break;
+	case SAMP_TRACE:
+		sample_trace(s, sp, now, dt);
+		return;
+	case SAMP_CCL_WINDOW:
+		v = s->ccl.ops->window(sp->chan);
+		if (isnan(v))
+			return;
+		break;
+	case SAMP_FLOW_TPUT:
+		v = (double)(sp->conn->acked_bytes - sp->conn->ts_acked_bytes) * 8.0 /
+		    time_to_s(dt) / 1e9;
+		sp->conn->ts_acked_bytes = sp->conn->acked_bytes;
+		break;
+	}
+	ts_push(s->ts, now, sp->series, v);
+}
+
+/* The sampling event: every sampler's sample, the next sampling event
+ * while flows run or stop_time is ahead, the time series' bound and the
+ * progress line. */
 static void sample(void *obj, uint64_t arg)
 {
 	struct sim *s = obj;
 	simtime_t now = s->q.now, dt = s->x->out.interval;
 	struct fabric *f = &s->fab;
 	(void)arg;
-	for (uint32_t i = 0; i < s->nsamplers; i++) {
-		struct ts_sampler *sp = &s->samplers[i];
-		double v = 0;
-		switch (sp->kind) {
-		case SAMP_QUEUE_PORT:
-			v = (double)sp->port->qbytes_total;
-			break;
-		case SAMP_QUEUE_MAX:
-			for (uint32_t n = 0; n < f->nnodes; n++)
-				for (uint16_t p = 0; p < f->nodes[n]->nports; p++) {
-					struct port *pt = &f->nodes[n]->ports[p];
-					if (port_in_group(pt, sp->group) && pt->qbytes_total > v)
-						v = (double)pt->qbytes_total;
-				}
-			break;
-		case SAMP_UTIL: {
-			double sum = 0;
-			uint32_t cnt = 0;
-			for (uint32_t n = 0; n < f->nnodes; n++)
-				for (uint16_t p = 0; p < f->nodes[n]->nports; p++) {
-					struct port *pt = &f->nodes[n]->ports[p];
-					if (!sampler_has(sp, pt))
-						continue;
-					uint64_t b = pt->tx_bytes - pt->ts_tx_bytes;
-					sum += (double)b * 8.0 /
-					       ((double)pt->rate_bps * time_to_s(dt));
-					cnt++;
-				}
-			v = cnt ? sum / cnt : 0;
-			break;
-		}
-		case SAMP_PAUSES:
-		case SAMP_DROPS: {
-			uint64_t sum = 0;
-			for (uint32_t n = 0; n < f->nnodes; n++)
-				for (uint16_t p = 0; p < f->nodes[n]->nports; p++) {
-					struct port *pt = &f->nodes[n]->ports[p];
-					if (sampler_has(sp, pt))
-						sum +=
-						    sp->kind == SAMP_PAUSES
-							? pt->st.pause_sent
-							: pt->st.drops_buffer + pt->st.drops_link;
-				}
-			v = (double)(sum - sp->prev);
-			sp->prev = sum;
-			break;
-		}
-		case SAMP_PAUSED: { /* mean over the ports of the paused share of dt */
-			uint64_t sum = 0, cnt = 0;
-			for (uint32_t n = 0; n < f->nnodes; n++)
-				for (uint16_t p = 0; p < f->nodes[n]->nports; p++) {
-					struct port *pt = &f->nodes[n]->ports[p];
-					if (!sampler_has(sp, pt))
-						continue;
-					sum += port_paused_time(pt, now);
-					cnt++;
-				}
-			v = cnt ? (double)(sum - sp->prev) / (double)cnt / (double)dt : 0;
-			sp->prev = sum;
-			break;
-		}
-		case SAMP_INGRESS:
-			v = (double)(sp->port->ingress_bytes[CLS_DATA] + sp->port->hdrm_used);
-			break;
-		case SAMP_TRACE:
-			sample_trace(s, sp, now, dt);
-			continue;
-		case SAMP_CCL_WINDOW:
-			v = s->ccl.ops->window(sp->chan);
-			if (isnan(v))
-				continue;
-			break;
-		case SAMP_FLOW_TPUT:
-			v = (double)(sp->conn->acked_bytes - sp->conn->ts_acked_bytes) * 8.0 /
-			    time_to_s(dt) / 1e9;
-			sp->conn->ts_acked_bytes = sp->conn->acked_bytes;
-			break;
-		}
-		ts_push(s->ts, now, sp->series, v);
-	}
+	for (uint32_t i = 0; i < s->nsamplers; i++)
+		sample_one(s, &s->samplers[i], now, dt);
 	/* utilisation baselines move after every sampler has read them */
 	for (uint32_t n = 0; n < f->nnodes; n++)
 		for (uint16_t p = 0; p < f->nodes[n]->nports; p++)
 			f->nodes[n]->ports[p].ts_tx_bytes = f->nodes[n]->ports[p].tx_bytes;
 	if (s->nflows_done < s->flows.n || (s->x->gen.stop_time && now + dt <= s->x->gen.stop_time))
 		evq_at(&s->q, &s->evs, now + dt, sample, s, 0);
+	if (s->ts->over && !s->err.status) {
+		ts_over(s, now);
+		return;
+	}
+	/* a sample walks every port: where samples are most of the events
+	 * (flows done, stop_time ahead) a batch of events takes long, so the
+	 * clock is read here too */
+	if (s->show_progress)
+		progress_tick(s);
 }
 
 static void conn_start(void *obj, uint64_t arg)
@@ -537,16 +636,6 @@ static void link_event(void *obj, uint64_t arg)
 			apply_link(f, ev, l);
 }
 
-static void shuffle_head(struct mp_rng *r, uint32_t *v, uint32_t n, uint64_t k)
-{
-	for (uint64_t i = 0; i < k; i++) { /* partial Fisher-Yates */
-		uint64_t j = i + rng_below(r, n - i);
-		uint32_t t = v[i];
-		v[i] = v[j];
-		v[j] = t;
-	}
-}
-
 /* The lower end of link l (the leaf of a leaf-spine link). */
 static uint32_t link_low(const struct fabric *f, uint32_t l)
 {
@@ -600,12 +689,12 @@ static int pick_random_links(struct sim *s, uint8_t tier, uint64_t k, uint32_t *
 	rng_init(&r, s->x->gen.seed, RNG_TOPOLOGY, tier);
 	*down = mp_realloc(*down, (*ndown + k + 1) * sizeof **down);
 	if (!nsw) {
-		shuffle_head(&r, cand, n, k);
+		rng_shuffle_head(&r, cand, n, (uint32_t)k);
 		memcpy(*down + *ndown, cand, k * sizeof *cand);
 		*ndown += k;
 		goto out;
 	}
-	shuffle_head(&r, sw, nlow, nsw);
+	rng_shuffle_head(&r, sw, nlow, (uint32_t)nsw);
 	for (uint64_t i = 0; i < nsw; i++) {
 		uint32_t m = 0;
 		for (uint32_t j = 0; j < n; j++)
@@ -614,7 +703,7 @@ static int pick_random_links(struct sim *s, uint8_t tier, uint64_t k, uint32_t *
 				cand[m++] = cand[j];
 				cand[j] = t;
 			}
-		shuffle_head(&r, cand, m, k / nsw);
+		rng_shuffle_head(&r, cand, m, (uint32_t)(k / nsw));
 		memcpy(*down + *ndown, cand, k / nsw * sizeof *cand);
 		*ndown += k / nsw;
 	}
@@ -641,26 +730,28 @@ static int event_errf(struct mp_err *e, const struct experiment *x, size_t i, co
 	return cfg_errf_line(e, &x->doc, kn ? kn->line : x->events[i].line, dotted, "%s", msg);
 }
 
-int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
+/* The topology's nodes and links, before failures; *info receives what the
+ * workload needs of it. */
+static int build_topology(struct sim *s, struct topo_info *info, struct mp_err *e)
 {
-	memset(s, 0, sizeof *s);
-	s->x = x;
-	s->ts = mp_calloc(1, sizeof *s->ts);
-	evq_init(&s->q);
-	pool_init(&s->pkts, lb_pkt_size(x->lb), 4096);
-	fab_init(&s->fab, &s->q, &s->pkts, x->gen.seed, &x->sw);
-	s->fab.lb = x->lb;
-	s->fab.lb_params = x->lb_params;
-	s->evs.id = 0;
-	struct topo_info info = { 0 };
+	const struct experiment *x = s->x;
 	if (sim_plan_fabric(x, e))
 		return e->status;
-	x->topo->build(x->topo_params, &s->fab, &info);
+	x->topo->build(x->topo_params, &s->fab, info);
 	if (s->fab.nnodes + 1 + 2 * s->fab.nlinks >= TP_ENTITY_BASE)
 		return exp_errf(e, x, "topology",
 				"the fabric has too many ports for mpsim's "
 				"event keys (%u nodes, %u links)",
 				s->fab.nnodes, s->fab.nlinks);
+	return MP_OK;
+}
+
+/* The links that are down from the start (random per tier, then named,
+ * each once), the fabric finalized around them, and the lossy links' loss
+ * rates. */
+static int build_failures(struct sim *s, struct mp_err *e)
+{
+	const struct experiment *x = s->x;
 	uint32_t *down = NULL;
 	size_t ndown = 0;
 	if (pick_random_links(s, TIER_1, x->fail.random_tier1, &down, &ndown, e) ||
@@ -675,21 +766,45 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 				 x->fail.links.v[i]);
 			goto fail_down;
 		}
+		for (size_t j = 0; j < i; j++)
+			if (fab_find_link(&s->fab, x->fail.links.v[j]) == l) {
+				exp_errf(e, x, "failures",
+					 "links: '%s' (item %zu) is the link '%s' (item %zu) "
+					 "names again: expected each link once",
+					 x->fail.links.v[i], i + 1, x->fail.links.v[j], j + 1);
+				goto fail_down;
+			}
 		down = mp_realloc(down, (ndown + 1) * sizeof *down);
 		down[ndown++] = l;
 	}
 	if (fab_finalize(&s->fab, down, ndown, e)) {
-		exp_reraise(e, x, ndown ? "failures" : "topology");
+		if (!strncmp(e->msg, "lb: ", 4)) { /* the scheme's own check (lb_ops.init) */
+			char msg[sizeof e->msg];
+			snprintf(msg, sizeof msg, "%s", e->msg + 4);
+			mp_err_clear(e);
+			exp_errf(e, x, "lb", "%s", msg);
+		} else {
+			exp_reraise(e, x, ndown ? "failures" : "topology");
+		}
 		goto fail_down;
 	}
 	mp_free(down);
-	down = NULL;
 	for (uint32_t i = 0; i < s->fab.nlinks; i++) {
 		double lr =
 		    s->fab.links[i].tier == TIER_HOST ? x->fail.host_loss_rate : x->fail.loss_rate;
 		if (lr > 0)
 			fab_link_set_loss(&s->fab, i, lr);
 	}
+	return MP_OK;
+fail_down:
+	mp_free(down);
+	return e->status;
+}
+
+/* The `events:` section: each event on its node or link, at its time. */
+static int schedule_events(struct sim *s, struct mp_err *e)
+{
+	const struct experiment *x = s->x;
 	for (size_t i = 0; i < x->nevents; i++) {
 		const struct exp_event *ev = &x->events[i];
 		if (*ev->node) {
@@ -713,14 +828,18 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 		evq_at(&s->q, &s->evs, ev->at, link_event, s, ((uint64_t)i << 32) | l);
 		plan_event(&s->fab, ev, l);
 	}
-	if (fab_check_buffer(&s->fab, e))
-		return exp_reraise(e, x, "switch");
-	if (intra_check(&x->server, s->fab.nhosts, e))
-		return exp_reraise(e, x, "server");
+	return MP_OK;
+}
+
+/* The workload's flows and the collectives' messages, checked against what
+ * a run can hold. */
+static int build_workload(struct sim *s, const struct topo_info *info, struct mp_err *e)
+{
+	const struct experiment *x = s->x;
 	struct wl_env env = { .nhosts = s->fab.nhosts,
 			      .gpus_per_server = (uint32_t)x->server.gpus,
-			      .hosts_per_tor = info.hosts_per_tor,
-			      .host_rate_bps = info.host_rate_bps,
+			      .hosts_per_tor = info->hosts_per_tor,
+			      .host_rate_bps = info->host_rate_bps,
 			      .seed = x->gen.seed,
 			      .base_dir = x->doc.dir };
 	sim_plan_flow_limit(x, &s->flows);
@@ -736,6 +855,29 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 		return exp_errf(e, x, x->wl ? "workload" : "collective",
 				"%zu messages: mpsim's message ids hold fewer than %u", s->flows.n,
 				TP_ENTITY_BASE);
+	return MP_OK;
+}
+
+int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
+{
+	memset(s, 0, sizeof *s);
+	s->x = x;
+	s->ts = mp_calloc(1, sizeof *s->ts);
+	evq_init(&s->q);
+	pool_init(&s->pkts, lb_pkt_size(x->lb), 4096);
+	fab_init(&s->fab, &s->q, &s->pkts, x->gen.seed, &x->sw);
+	s->fab.lb = x->lb;
+	s->fab.lb_params = x->lb_params;
+	s->evs.id = 0;
+	struct topo_info info = { 0 };
+	if (build_topology(s, &info, e) || build_failures(s, e) || schedule_events(s, e))
+		return e->status;
+	if (fab_check_buffer(&s->fab, e))
+		return exp_reraise(e, x, "switch");
+	if (intra_check(&x->server, s->fab.nhosts, e))
+		return exp_reraise(e, x, "server");
+	if (build_workload(s, &info, e))
+		return e->status;
 	tp_world_init(&s->w, &s->q, &s->fab, x->tp, x->tp_params, x->gen.seed);
 	s->w.on_msg = on_msg;
 	s->w.ctx = s;
@@ -750,9 +892,6 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 	s->show_progress = x->out.progress && isatty(STDERR_FILENO) && !getenv("CI");
 	sim_load_setup(s);
 	return MP_OK;
-fail_down:
-	mp_free(down);
-	return e->status;
 }
 
 static void progress(struct sim *s, bool final)
@@ -782,22 +921,41 @@ static void progress(struct sim *s, bool final)
 	fflush(stderr);
 }
 
+/* A progress line when its period has passed (10 s plain, 0.5 s on a
+ * terminal): one clock read. */
+static void progress_tick(struct sim *s)
+{
+	double now = sim_wall_now();
+	if (now - s->progress_last > (s->progress_plain ? 10.0 : 0.5)) {
+		progress(s, false);
+		s->progress_last = now;
+	}
+}
+
+/* Events run in batches of SIM_BATCH between looks at the clock (and at the
+ * end conditions): at 10-50 million events a second that is a look every
+ * 0.3-1.6 ms, a clock read the packet path does not see; a run whose events
+ * are slow (time-series samples over a large fabric) also looks from the
+ * sampling event. */
+#define SIM_BATCH (1u << 14)
+
+uint64_t sim_fuzz_max_events;
+
 void sim_run(struct sim *s)
 {
 	simtime_t until = s->x->gen.stop_time ? s->x->gen.stop_time : s->x->gen.time_limit;
 	s->wall_start = sim_wall_now();
-	double last = s->wall_start;
+	s->progress_last = s->wall_start;
 	for (;;) {
-		evq_run_n(&s->q, until, 1u << 20);
-		if (s->q.stop || evq_empty(&s->q) || evq_next_time(&s->q) > until)
+		uint64_t budget = SIM_BATCH, cap = sim_fuzz_max_events;
+		if (cap && cap - s->q.processed < budget)
+			budget = cap - s->q.processed;
+		evq_run_n(&s->q, until, budget);
+		if (s->q.stop || evq_empty(&s->q) || evq_next_time(&s->q) > until ||
+		    (cap && s->q.processed >= cap))
 			break;
-		if (s->show_progress) {
-			double now = sim_wall_now();
-			if (now - last > (s->progress_plain ? 10.0 : 0.5)) {
-				progress(s, false);
-				last = now;
-			}
-		}
+		if (s->show_progress)
+			progress_tick(s);
 	}
 	if (s->x->gen.stop_time && s->q.now < s->x->gen.stop_time)
 		s->q.now = s->x->gen.stop_time;
@@ -919,66 +1077,68 @@ static void collect_colls(struct sim *s, struct run_result *r)
 	}
 }
 
-void sim_collect(struct sim *s, struct run_result *r)
+/* Flow i's record: what its connection (or, for a message on the ccl's
+ * queue pairs, the runner) saw of it, and whether it is measured. */
+static void collect_flow(struct sim *s, size_t i, struct flow_rec *fr, struct run_result *r)
 {
-	memset(r, 0, sizeof *r);
-	r->wall_s = sim_wall_now() - s->wall_start;
-	r->events = s->q.processed;
-	r->events_peak_pending = s->q.peak;
-	r->sim_end = s->q.now;
+	const struct flow_spec *fs = &s->flows.v[i];
+	const struct conn *c = s->fconn[i];
+	fr->id = (uint32_t)i;
+	fr->src = fs->src;
+	fr->dst = fs->dst;
+	fr->job = fs->job;
+	fr->iter = fs->iter;
+	fr->bytes = fs->bytes;
+	fr->delivered = s->rx_at[i];
+	if (c) {
+		fr->start = c->start;
+		fr->ideal_fct = c->ideal_fct;
+		fr->completed = c->done;
+		fr->retx_bytes = c->retx_bytes;
+		fr->sent_bytes = c->sent_bytes;
+		fr->rcvd_bytes = c->rcvd_bytes;
+		fr->dup_bytes = c->dup_bytes;
+		fr->data_pkts = c->rx_data_pkts;
+		fr->reordered = c->rx_reordered;
+		fr->blocked = fab_hol_blocked(&s->fab, c->id);
+	} else { /* a message on the ccl's queue pairs */
+		fr->on_qps = true;
+		fr->start = s->rel_at[i] == SIMTIME_MAX ? 0 : s->rel_at[i];
+		fr->ideal_fct = ccl_ideal_fct(&s->ccl, s->fchan[i], fs->bytes);
+		fr->completed = s->tx_at[i] != 0;
+		fr->rcvd_bytes = s->rx_at[i] ? fs->bytes : 0;
+	}
+	if (fr->completed) {
+		fr->finish = c ? c->finish : s->tx_at[i];
+		fr->fct = fr->finish - fr->start;
+		fr->slowdown = (double)fr->fct / (double)fr->ideal_fct;
+		r->ncompleted++;
+	}
+	const struct exp_output *o = &s->x->out;
+	simtime_t life = fr->completed ? fr->fct : s->q.now - fr->start;
+	fr->hol = o->pfc_counters && (double)fr->blocked > o->hol_fraction * (double)life;
+	fr->measured = fr->start >= o->fct_from && (!o->fct_until || fr->start < o->fct_until);
+	r->nmeasured += fr->measured;
+}
+
+/* A record per flow (markers have none). */
+static void collect_flows(struct sim *s, struct run_result *r)
+{
 	size_t nrec = 0;
 	for (size_t i = 0; i < s->flows.n; i++)
 		nrec += !flow_is_marker(&s->flows.v[i]);
 	r->nflows = nrec;
 	r->dag = s->flows.ndeps || s->ccl.nchans;
 	r->flows = mp_calloc(nrec ? nrec : 1, sizeof *r->flows);
-	for (size_t i = 0, k = 0; i < s->flows.n; i++) {
-		const struct flow_spec *fs = &s->flows.v[i];
-		if (flow_is_marker(fs))
-			continue;
-		struct flow_rec *fr = &r->flows[k++];
-		const struct conn *c = s->fconn[i];
-		fr->id = (uint32_t)i;
-		fr->src = fs->src;
-		fr->dst = fs->dst;
-		fr->job = fs->job;
-		fr->iter = fs->iter;
-		fr->bytes = fs->bytes;
-		fr->delivered = s->rx_at[i];
-		if (c) {
-			fr->start = c->start;
-			fr->ideal_fct = c->ideal_fct;
-			fr->completed = c->done;
-			fr->retx_bytes = c->retx_bytes;
-			fr->sent_bytes = c->sent_bytes;
-			fr->rcvd_bytes = c->rcvd_bytes;
-			fr->dup_bytes = c->dup_bytes;
-			fr->data_pkts = c->rx_data_pkts;
-			fr->reordered = c->rx_reordered;
-			fr->blocked = fab_hol_blocked(&s->fab, c->id);
-		} else { /* a message on the ccl's queue pairs */
-			fr->on_qps = true;
-			fr->start = s->rel_at[i] == SIMTIME_MAX ? 0 : s->rel_at[i];
-			fr->ideal_fct = ccl_ideal_fct(&s->ccl, s->fchan[i], fs->bytes);
-			fr->completed = s->tx_at[i] != 0;
-			fr->rcvd_bytes = s->rx_at[i] ? fs->bytes : 0;
-		}
-		if (fr->completed) {
-			fr->finish = c ? c->finish : s->tx_at[i];
-			fr->fct = fr->finish - fr->start;
-			fr->slowdown = (double)fr->fct / (double)fr->ideal_fct;
-			r->ncompleted++;
-		}
-		const struct exp_output *o = &s->x->out;
-		simtime_t life = fr->completed ? fr->fct : s->q.now - fr->start;
-		fr->hol = o->pfc_counters && (double)fr->blocked > o->hol_fraction * (double)life;
-		fr->measured =
-		    fr->start >= o->fct_from && (!o->fct_until || fr->start < o->fct_until);
-		r->nmeasured += fr->measured;
-	}
-	r->pfc_counters = s->x->out.pfc_counters;
-	/* the queue pairs' own counters, credited to the first message of a job
-	 * (a queue pair's retransmissions belong to no one message) */
+	for (size_t i = 0, k = 0; i < s->flows.n; i++)
+		if (!flow_is_marker(&s->flows.v[i]))
+			collect_flow(s, i, &r->flows[k++], r);
+}
+
+/* The queue pairs' own counters, credited to the first message of a job
+ * (a queue pair's retransmissions belong to no one message). */
+static void collect_qps(struct sim *s, struct run_result *r)
+{
 	size_t first_job = 0;
 	while (first_job < r->nflows && !r->flows[first_job].job)
 		first_job++;
@@ -992,10 +1152,12 @@ void sim_collect(struct sim *s, struct run_result *r)
 		r->qp_data_pkts += c->rx_data_pkts;
 		r->qp_reordered += c->rx_reordered;
 	}
-	collect_colls(s, r);
-	r->qp_trace = s->ccl.trace; /* the scheduler's trace, if it kept one */
-	r->qp_trace_len = s->ccl.trace_len;
-	s->ccl.trace = NULL;
+}
+
+/* The 99th percentile (nearest rank) and the largest out-of-order distance
+ * of the run's arrivals. */
+static void collect_ood(struct sim *s, struct run_result *r)
+{
 	uint64_t nood = 0, k = 0, seen = 0;
 	r->ood_p99 = r->ood_max = NAN;
 	for (uint32_t i = 0; i <= TP_OOD_MAX; i++)
@@ -1009,6 +1171,12 @@ void sim_collect(struct sim *s, struct run_result *r)
 		if (s->w.ood_hist[i])
 			r->ood_max = i;
 	}
+}
+
+/* The network's totals over every port (each port's counters synced to the
+ * end of the run first) and switch. */
+static void collect_net(struct sim *s, struct run_result *r)
+{
 	struct net_totals *t = &r->net;
 	struct fabric *f = &s->fab;
 	for (uint32_t n = 0; n < f->nnodes; n++) {
@@ -1030,9 +1198,28 @@ void sim_collect(struct sim *s, struct run_result *r)
 			t->max_buffer_used = ((struct sw *)nd)->buf_peak;
 	}
 	t->drops_no_route = f->no_route_drops;
+}
+
+void sim_collect(struct sim *s, struct run_result *r)
+{
+	memset(r, 0, sizeof *r);
+	r->wall_s = sim_wall_now() - s->wall_start;
+	r->events = s->q.processed;
+	r->events_peak_pending = s->q.peak;
+	r->sim_end = s->q.now;
+	collect_flows(s, r);
+	r->pfc_counters = s->x->out.pfc_counters;
+	collect_qps(s, r);
+	collect_colls(s, r);
+	r->qp_trace = s->ccl.trace; /* the scheduler's trace, if it kept one */
+	r->qp_trace_len = s->ccl.trace_len;
+	s->ccl.trace = NULL;
+	collect_ood(s, r);
+	collect_net(s, r);
 	collect_ports(s, r);
+	struct fabric *f = &s->fab;
 	sim_load_collect(s, r);
-	t->lossless_overflow = f->lossless_overflow;
+	r->net.lossless_overflow = f->lossless_overflow;
 	fab_assert_lossless(f);
 	r->ts = *s->ts;
 	memset(s->ts, 0, sizeof *s->ts);

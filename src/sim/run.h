@@ -15,10 +15,11 @@
 #include "core/pool.h"
 #include "io/experiment.h"
 #include "net/fabric.h"
+#include "transport/conn.h"
+#include "transport/tp_world.h"
 #include "stats/result.h"
 #include "stats/stats.h"
 #include "ccl/ccl.h"
-#include "transport/transport.h"
 #include "workload/collective.h"
 
 /* The live simulation: exposed so tests can drive it step by step. */
@@ -58,14 +59,24 @@ struct sim {
 	bool progress_plain;	    /* one line per report (logs), not a \r-rewritten one */
 	const char *progress_label; /* names the sweep point, or NULL */
 	double wall_start;
-	uint64_t progress_next;
+	double progress_last; /* wall clock of the last progress line, s */
+	/* a run stopped by a limit it reached while running (the time series
+	 * outgrew the memory): MP_EUSER and a sentence; nothing is collected */
+	struct mp_err err;
 	struct sim_load *load; /* sim/load.c: the window's byte snapshots, or NULL */
 };
 
 /* Build everything (no event has run). Errors: MP_EUSER with file:line. */
 int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e);
-/* Run to completion (every flow done), stop_time or time_limit. */
+/* Run to completion (every flow done), stop_time or time_limit. A run that
+ * reaches a limit on the way (s->err.status set) is not to be collected:
+ * report s->err and write nothing. */
 void sim_run(struct sim *s);
+/* A hook for fuzz/values.c alone: when nonzero, sim_run handles at most this
+ * many events (a fuzz case that goes through `mpsim run`'s own path, sweep
+ * points included, stays a fraction of a second). 0, always in mpsim, is no
+ * cap. */
+extern uint64_t sim_fuzz_max_events;
 /* Gather results (call once after sim_run). */
 void sim_collect(struct sim *s, struct run_result *r);
 void sim_free(struct sim *s);

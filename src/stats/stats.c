@@ -57,7 +57,14 @@ uint32_t ts_series(struct ts_buf *b, const char *name)
 void ts_push(struct ts_buf *b, simtime_t t, uint32_t series, double value)
 {
 	if (b->n == b->cap) {
-		b->cap = b->cap ? b->cap * 2 : 1024;
+		size_t cap = b->cap ? b->cap * 2 : 1024;
+		if (b->max_rows && cap > b->max_rows)
+			cap = b->max_rows;
+		if (cap <= b->n) {
+			b->over++;
+			return;
+		}
+		b->cap = cap;
 		b->rows = mp_realloc(b->rows, b->cap * sizeof *b->rows);
 	}
 	b->rows[b->n++] = (struct ts_row){ .t = t, .series = series, .value = value };

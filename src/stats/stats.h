@@ -25,9 +25,13 @@ struct ts_row {
 	double value;
 };
 
+/* Rows grow by doubling; with max_rows set (0 = none) the buffer never holds
+ * more, and a row past it is counted in `over` and dropped (the runner stops
+ * the run and says so: sim/run.c). */
 struct ts_buf {
 	struct ts_row *rows;
-	size_t n, cap;
+	size_t n, cap, max_rows;
+	size_t over;
 	char **names;
 	uint32_t nnames;
 };

@@ -45,6 +45,12 @@
  * per RTT). cwnd never falls below one packet [A]. (Ours, cwnd_validation:
  * an unmarked ACK grows cwnd only while half of it or more is in the network,
  * so a NIC-limited flow does not grow it without bound; see the option.)
+ * Per RTT these rules gain 1 - p and lose cwnd p / 2 for a fraction p of
+ * marked ACKs, so cwnd settles at 2 (1 - p) / p: flows share a bottleneck
+ * equally only while they see equal fractions. Under a step marker (Kmin =
+ * Kmax) flows started together can lock into unequal ones, and after a cut a
+ * window regains one packet per RTT; both follow from [A]'s ReceivedAck and
+ * are kept (tests/test_fairness.c, experiments/udmp/README.md).
  * First window [A]: sprayed, each packet on a new VP.
  * Multi-path ACK clocking [A, T, U]: each ACK echoes the VP its data took; the
  * window it frees is spent on new packets on that same VP, at most two per ACK
@@ -92,7 +98,7 @@
  * WRITEs whose data may be placed in any order, and completion already waits
  * for every PSN.
  *
- * Stream connections (a queue pair, transport.h): cwnd, slow start, srtt,
+ * Stream connections (a queue pair, transport/conn.h): cwnd, slow start, srtt,
  * snd_ooh, the recovery state and the VPs carry from one message to the next
  * (mprdma_post).
  *
@@ -106,6 +112,9 @@
 #include "core/bits.h"
 #include "core/mem.h"
 #include "core/rng.h"
+#include "transport/conn.h"
+#include "transport/pktbook.h"
+#include "transport/rxmap.h"
 #include "transport/transport.h"
 
 enum mprdma_probe { PROBE_OFF, PROBE_CWND, PROBE_RANDOM };
@@ -418,9 +427,9 @@ static void mprdma_sender(struct conn *c, struct packet *p)
 	const struct mprdma_params *pp = tp_params(c);
 	struct mprdma_state *s = tp_priv(c);
 	simtime_t now = tp_now(c);
-	bool nack = p->type == PKT_NACK, discarded = nack && (p->aux16 & 1);
+	bool nack = p->type == PKT_NACK, discarded = nack && tp_nack_discarded(p);
 	bool retx = p->flags & PKT_F_RETX;
-	uint32_t psn = p->p0;
+	uint32_t psn = tp_ack_psn(p);
 	uint32_t una_before = s->b.snd_una;
 	uint16_t vp = p->entropy;
 	if (tp_book_ack(c, &s->b, p, discarded))

@@ -10,14 +10,31 @@
  * every PSN sent but not yet acknowledged is sent again.
  *
  * Packet fields: DATA psn = PSN; ACK p0 = PSN acknowledged, p1 = cumulative
- * (every PSN below it arrived), ECE flag echoes CE, ts echoes the data's ts.
+ * (every PSN below it arrived), ECE flag echoes CE, ts echoes the data's ts
+ * (ack_psn, ack_cum).
  */
 #include <string.h>
 
 #include "core/bits.h"
 #include "core/mem.h"
 #include "core/rng.h"
+#include "transport/conn.h"
 #include "transport/transport.h"
+
+/* An ACK's fields (see above). */
+static inline uint32_t ack_psn(const struct packet *p)
+{
+	return p->p0;
+}
+static inline uint32_t ack_cum(const struct packet *p)
+{
+	return p->p1;
+}
+static inline void ack_set(struct packet *p, uint32_t psn, uint32_t cum)
+{
+	p->p0 = psn;
+	p->p1 = cum;
+}
 
 enum ref_entropy { REF_FIXED, REF_RR, REF_RANDOM };
 
@@ -162,8 +179,7 @@ static void ref_receiver(struct conn *c, struct packet *p)
 	p->size = (uint16_t)tp_common(c)->ack_size;
 	p->src = c->dst_hid;
 	p->dst = c->src_hid;
-	p->p0 = psn;
-	p->p1 = s->rcv_cum;
+	ack_set(p, psn, s->rcv_cum);
 	p->flags = ce ? PKT_F_ECE : 0;
 	tp_send(c, c->dst, p);
 }
@@ -181,8 +197,8 @@ static void ref_sender(struct conn *c, struct packet *p)
 {
 	struct ref_state *s = tp_priv(c);
 	uint32_t before = s->nacked;
-	ack_one(c, s, p->p0);
-	while (s->cum < p->p1)
+	ack_one(c, s, ack_psn(p));
+	while (s->cum < ack_cum(p))
 		ack_one(c, s, s->cum++);
 	while (s->cum < s->npkts && bit_get(s->acked, s->cum))
 		s->cum++;

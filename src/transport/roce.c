@@ -54,6 +54,8 @@
 #include <math.h>
 
 #include "transport/rocev2.h"
+#include "transport/conn.h"
+#include "transport/transport.h"
 
 enum roce_bc_mode { BC_PRESET, BC_ON, BC_OFF };
 enum roce_clamp { CLAMP_PRESET, CLAMP_ON, CLAMP_OFF };

@@ -4,6 +4,9 @@
 
 #include "core/mem.h"
 #include "core/rng.h"
+#include "transport/conn.h"
+#include "transport/rxmap.h"
+#include "transport/transport.h"
 
 const char *const rocev2_qp_modes[] = { "stripe", "rr", NULL };
 
@@ -179,7 +182,7 @@ struct packet *rocev2_next_packet(struct conn *c, unsigned flow)
 	uint32_t psn = q->snd_nxt++;
 	struct packet *pk = tp_pkt_new(c, PKT_DATA, true);
 	pk->psn = psn;
-	pk->aux16 = (uint16_t)flow;
+	rocev2_pkt_set_qp(pk, flow);
 	pk->size = (uint16_t)(qp_payload(c, q, psn) + p->common.header);
 	pk->entropy = q->entropy;
 	if (p->ect)
@@ -209,12 +212,12 @@ struct packet *rocev2_next_packet(struct conn *c, unsigned flow)
 }
 
 /* ---- receiver (responder, notification point) ---------------------------------- */
-static void send_ctrl(struct conn *c, enum pkt_type type, unsigned qpi, uint32_t p0, bool ece,
+static void send_ctrl(struct conn *c, enum pkt_type type, unsigned qpi, uint32_t epsn, bool ece,
 		      const struct packet *echo)
 {
 	struct packet *a = tp_pkt_new(c, type, false);
-	a->aux16 = (uint16_t)qpi;
-	a->p0 = p0;
+	rocev2_pkt_set_qp(a, qpi);
+	rocev2_ack_set_epsn(a, epsn);
 	a->entropy = echo->entropy;
 	a->ts = echo->ts;
 	if (ece)
@@ -225,7 +228,7 @@ static void send_ctrl(struct conn *c, enum pkt_type type, unsigned qpi, uint32_t
 static void receiver(struct conn *c, struct packet *pk)
 {
 	const struct rocev2_params *p = tp_params(c);
-	unsigned qpi = pk->aux16;
+	unsigned qpi = rocev2_pkt_qp(pk);
 	struct rocev2_qp *q = rocev2_qp(c, qpi);
 	simtime_t now = tp_now(c);
 	if (pk->flags & PKT_F_CE) {
@@ -313,10 +316,10 @@ static void acked_to(struct conn *c, struct rocev2_state *s, struct rocev2_qp *q
 static void sender(struct conn *c, struct packet *pk)
 {
 	struct rocev2_state *s = tp_priv(c);
-	unsigned qpi = pk->aux16;
+	unsigned qpi = rocev2_pkt_qp(pk);
 	struct rocev2_qp *q = rocev2_qp(c, qpi);
 	if (pk->type == PKT_ACK || pk->type == PKT_NACK)
-		acked_to(c, s, q, pk->p0);
+		acked_to(c, s, q, rocev2_ack_epsn(pk));
 	s->cc->feedback(c, q, pk);
 	bool back = pk->type == PKT_NACK && q->snd_una < q->npkts; /* go back N */
 	if (back)
@@ -369,7 +372,7 @@ void rocev2_prefetch(const struct conn *c, const struct packet *pk, unsigned flo
 		}
 		return;
 	}
-	unsigned i = pk ? pk->aux16 : flow;
+	unsigned i = pk ? rocev2_pkt_qp(pk) : flow;
 	if (i >= s->nqp)
 		return;
 	const unsigned char *q = s->qp + (size_t)i * z;

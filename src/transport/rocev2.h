@@ -35,12 +35,35 @@
  * expected PSN (every PSN below it arrived), ECE = congestion echo, aux16 = QP,
  * ts = the ts of the data packet that triggered it (the NIC's hardware
  * timestamp, as TIMELY uses it); NACK p0 = expected PSN, aux16 = QP, ts as an
- * ACK's; CNP aux16 = QP.
+ * ACK's; CNP aux16 = QP (rocev2_pkt_qp, rocev2_ack_epsn).
  */
 #ifndef MPSIM_TRANSPORT_ROCEV2_H
 #define MPSIM_TRANSPORT_ROCEV2_H
 
+#include "net/packet.h"
+#include "transport/conn.h"
+#include "transport/rxmap.h"
 #include "transport/transport.h"
+
+/* The queue pair a packet of either direction belongs to (its destination
+ * QP number, which the BTH carries), and the PSN an ACK or NACK expects next
+ * (every PSN below it arrived). */
+static inline unsigned rocev2_pkt_qp(const struct packet *pk)
+{
+	return pk->aux16;
+}
+static inline void rocev2_pkt_set_qp(struct packet *pk, unsigned qp)
+{
+	pk->aux16 = (uint16_t)qp;
+}
+static inline uint32_t rocev2_ack_epsn(const struct packet *pk)
+{
+	return pk->p0;
+}
+static inline void rocev2_ack_set_epsn(struct packet *pk, uint32_t epsn)
+{
+	pk->p0 = epsn;
+}
 
 enum rocev2_qp_mode { ROCEV2_STRIPE, ROCEV2_RR };
 /* How the notification point reports CE marks; NONE is also roce's

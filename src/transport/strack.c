@@ -54,7 +54,71 @@
 
 #include "core/mem.h"
 #include "core/rng.h"
+#include "net/fabric.h"
+#include "transport/conn.h"
+#include "transport/rxmap.h"
+#include "transport/tp_world.h"
 #include "transport/transport.h"
+
+/* ---- the SACK's fields (Fig. 7) and the probe's -------------------------------- */
+/* Where a SACK keeps what Fig. 7 draws (the file's opening comment): the
+ * expected PSN is the packet's own psn and the echoed timestamp its ts. */
+#define SACK_OOO_MAX 0xfffu   /* the OOO count's 12 bits, saturating */
+#define SACK_PROBE (1u << 31) /* p2: the SACK answers a probe */
+
+static inline uint32_t sack_base(const struct packet *pk) /* the SACK base PSN */
+{
+	return pk->p0;
+}
+static inline uint64_t sack_bitmap(const struct packet *pk) /* bit i: PSN base + i arrived */
+{
+	return pk->u64;
+}
+static inline uint32_t sack_recv_bytes(const struct packet *pk) /* modulo 2^32 */
+{
+	return pk->p1;
+}
+static inline uint32_t sack_ooo(const struct packet *pk)
+{
+	return pk->p2 & SACK_OOO_MAX;
+}
+static inline bool sack_probe(const struct packet *pk)
+{
+	return pk->p2 >> 31;
+}
+static inline uint16_t sack_entropy(const struct packet *pk) /* of the data packet it answers */
+{
+	return pk->aux16;
+}
+static inline void sack_set_entropy(struct packet *ack, uint16_t entropy)
+{
+	ack->aux16 = entropy;
+}
+static inline void sack_set_base(struct packet *ack, uint32_t base)
+{
+	ack->p0 = base;
+}
+static inline void sack_set_recv_bytes(struct packet *ack, uint32_t recv_bytes)
+{
+	ack->p1 = recv_bytes;
+}
+static inline void sack_set_ooo_probe(struct packet *ack, uint32_t ooo, bool probe)
+{
+	ack->p2 = (ooo > SACK_OOO_MAX ? SACK_OOO_MAX : ooo) | (probe ? SACK_PROBE : 0);
+}
+static inline void sack_set_bitmap(struct packet *ack, uint64_t bitmap)
+{
+	ack->u64 = bitmap;
+}
+/* A probe asks for a SACK from this base PSN. */
+static inline uint32_t probe_sack_base(const struct packet *pk)
+{
+	return pk->p0;
+}
+static inline void probe_set_sack_base(struct packet *pk, uint32_t base)
+{
+	pk->p0 = base;
+}
 
 /* ---- Algorithm 3 -------------------------------------------------------------- */
 /* The listing's lines 5 and 8 store 0 for a marked path and 1 for a clean one,
@@ -249,8 +313,8 @@ struct strack_psn {
 /* A connection's constants, resolved at open from the parameters and its
  * path. Connections of one fabric share a few distinct values of them, so
  * they are interned (tp_intern) rather than kept in each connection: an ACK
- * reads all of them, and in the state they were two of its six lines (STrack
- * at 8192 hosts: bench/README.md, "A connection's constants, shared"). */
+ * reads all of them, and kept per connection they would take two lines of its
+ * state (bench/notes/2026-11-27-connection-constants-shared.md). */
 struct strack_consts {
 	struct strack_cc_cfg k;
 	simtime_t net_base_rtt, target_qdelay, probe_after, rto;
@@ -330,8 +394,8 @@ static inline struct strack_psn *psn_state(struct strack_state *s, uint32_t q)
 /* Beside the per-PSN state, in the same allocation, a bit per slot: set when
  * that PSN is acknowledged (PS_ACKED, mirrored). A SACK's bitmap segment
  * repeats the PSNs earlier SACKs carried: at 8192 hosts it holds 11 PSNs on
- * average and 92% of them were acknowledged already (bench/README.md, "A
- * SACK's repeated PSNs"), each a call that read its state (three bytes a
+ * average and 92% of them are acknowledged already
+ * (bench/notes/2026-11-28-sack-repeated-psns.md), each a call that read its state (three bytes a
  * PSN: a segment's span three or four lines of them). The bits take the
  * new ones out in a word or two. */
 static inline size_t ps_bits_at(uint32_t cap)
@@ -716,7 +780,7 @@ static void send_probe(struct conn *c)
 	struct strack_state *s = st(c);
 	struct packet *pk = tp_pkt_new(c, PKT_PROBE, true);
 	pk->cls = CLS_DATA; /* it must see the data queues to measure them */
-	pk->p0 = s->snd_una;
+	probe_set_sack_base(pk, s->snd_una);
 	pk->entropy = (uint16_t)(s->ent_base + s->lb.rr);
 	s->probe_out = true;
 	s->acked_since_probe = false;
@@ -735,18 +799,18 @@ static void strack_sender(struct conn *c, struct packet *pk)
 		return;
 	}
 	bool ecn = pk->flags & PKT_F_ECE;
-	bool probe = pk->p2 >> 31;
-	uint32_t ooo = pk->p2 & 0xfff;
-	uint32_t path_id = (uint16_t)(pk->aux16 - s->ent_base);
+	bool probe = sack_probe(pk);
+	uint32_t ooo = sack_ooo(pk);
+	uint32_t path_id = (uint16_t)(sack_entropy(pk) - s->ent_base);
 	simtime_t rtt = now - pk->ts;
 
 	/* the SACK's reliability fields: recv_bytes, EPSN, the bitmap segment */
 	uint64_t newly = 0;
-	int32_t d = (int32_t)(pk->p1 - s->recv32);
+	int32_t d = (int32_t)(sack_recv_bytes(pk) - s->recv32);
 	if (d > 0) { /* SACKs may overtake one another on different paths */
 		newly = (uint64_t)d;
 		s->bytes_recvd += d;
-		s->recv32 = pk->p1;
+		s->recv32 = sack_recv_bytes(pk);
 	}
 	uint32_t epsn = pk->psn < s->npkts ? pk->psn : s->npkts;
 	if (epsn > s->snd_una) {
@@ -758,9 +822,9 @@ static void strack_sender(struct conn *c, struct packet *pk)
 	}
 	/* the segment's PSNs outstanding ([snd_una, snd_nxt): below, they are
 	 * acknowledged) and not acknowledged yet */
-	uint64_t bm = pk->u64;
+	uint64_t bm = sack_bitmap(pk);
 	if (bm && s->ps) {
-		uint32_t p0 = pk->p0;
+		uint32_t p0 = sack_base(pk);
 		if (p0 < s->snd_una)
 			bm = s->snd_una - p0 >= 64 ? 0 : bm & (~0ull << (s->snd_una - p0));
 		if (s->snd_nxt <= p0)
@@ -889,13 +953,13 @@ static void send_sack(struct conn *c, struct packet *ack, const struct packet *e
 	ack->dst = c->src_hid;
 	ack->flags = ce ? PKT_F_ECE : 0;
 	ack->entropy = ent;
-	ack->aux16 = ent;
+	sack_set_entropy(ack, ent);
 	ack->ts = ts;
 	ack->psn = s->epsn;
-	ack->p0 = base;
-	ack->p1 = (uint32_t)c->rcvd_bytes;
-	ack->p2 = (s->ooo > 0xfff ? 0xfff : s->ooo) | (probe ? 1u << 31 : 0);
-	ack->u64 = tp_rxmap_bits64(&s->rx, base, c->npkts);
+	sack_set_base(ack, base);
+	sack_set_recv_bytes(ack, (uint32_t)c->rcvd_bytes);
+	sack_set_ooo_probe(ack, s->ooo, probe);
+	sack_set_bitmap(ack, tp_rxmap_bits64(&s->rx, base, c->npkts));
 	s->sack_low = UINT32_MAX;
 	s->sack_pending = 0;
 	tp_send(c, c->dst, ack);
@@ -907,7 +971,7 @@ static void strack_receiver(struct conn *c, struct packet *pk)
 	struct strack_state *s = st(c);
 	if (pk->type == PKT_PROBE) {
 		/* "issue a SACK using the SACK base immediately" */
-		send_sack(c, pk, pk, pk->p0, true);
+		send_sack(c, pk, pk, probe_sack_base(pk), true);
 		return;
 	}
 	uint32_t psn = pk->psn;
@@ -971,8 +1035,8 @@ static void strack_prefetch(const struct conn *c, const struct packet *pk, unsig
 			return;
 		}
 		__builtin_prefetch(&s->ps[s->snd_una & m]);
-		__builtin_prefetch(&s->ps[pk->p0 & m]);
-		__builtin_prefetch(&s->acked_bits[(pk->p0 & m) >> 6]);
+		__builtin_prefetch(&s->ps[sack_base(pk) & m]);
+		__builtin_prefetch(&s->acked_bits[(sack_base(pk) & m) >> 6]);
 	} else if (pk->type == PKT_DATA && s->rx.bits) {
 		__builtin_prefetch(&s->rx.bits[(pk->psn & (s->rx.cap - 1)) >> 6]);
 	}

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "core/time.h"
+#include "transport/conn.h"
 
 /* ---- Algorithm 3: adaptive load balancing ---------------------------------- */
 #define STRACK_MAX_PATHS 256 /* the paper's max_paths, and the bitmap's size */

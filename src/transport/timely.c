@@ -63,6 +63,8 @@
  *    paper has no idle state; rdma-hw.cc deletes the QP at completion).
  */
 #include "transport/rocev2.h"
+#include "transport/conn.h"
+#include "transport/transport.h"
 
 enum timely_hai { HAI_PAPER, HAI_HPCC };
 
@@ -151,7 +153,7 @@ static void timely_feedback(struct conn *c, struct rocev2_qp *rq, const struct p
 	struct timely_qp *q = (struct timely_qp *)rq;
 	if (pk->type != PKT_ACK && pk->type != PKT_NACK)
 		return;
-	if (q->have_rtt && pk->p0 <= q->update_psn)
+	if (q->have_rtt && rocev2_ack_epsn(pk) <= q->update_psn)
 		return; /* within the round trip of the last update */
 	simtime_t new_rtt = tp_now(c) - pk->ts;
 	if (q->have_rtt)

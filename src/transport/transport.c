@@ -9,10 +9,17 @@
 #include "core/err.h"
 #include "core/hash.h"
 #include "core/mem.h"
+#include "net/fabric.h"
+#include "net/host.h"
+#include "transport/conn.h"
+#include "transport/pktbook.h"
+#include "transport/rxmap.h"
+#include "transport/tp_world.h"
 
 extern const struct transport_ops ref_transport_ops, roce_transport_ops, strack_transport_ops,
     udmp_transport_ops, mprdma_transport_ops, timely_transport_ops;
 
+/* The protocols, in `mpsim list`'s order. */
 const struct transport_ops *const transport_registry[] = {
 	&ref_transport_ops,
 	&roce_transport_ops,
@@ -49,9 +56,10 @@ static struct packet *nic_pull(void *ctx, struct nic_flow *nf)
 	return w->ops->next_packet(c, nf->index);
 }
 
-/* The run loop's prefetchers (net/fabric.h): the lines of a connection and
+/* The run loop's prefetchers (net/host.h): the lines of a connection and
  * its protocol's state that a packet's arrival or a NIC's pull reads next
- * (at 8192 hosts they are far out of cache: bench/README.md). A data packet
+ * (at 8192 hosts they are far out of cache:
+ * bench/notes/2026-11-24-packet-hop-rounds-4-5.md). A data packet
  * or a probe reaches the receiver, which reads lines 0-2 of the connection
  * and the protocol's receiver part; anything else reaches the sender, which
  * reads lines 0-1 and 3 and the rest of the protocol's state, as does a
@@ -94,12 +102,11 @@ static void host_rx_prefetch(const void *ctx, const struct packet *p, bool late)
 /* A NIC's pull from the flow at the head of its round robin: the early
  * stage reads the flow (the run loop prefetched it: the end of
  * transmission's hint, net/port.c) and asks for its connection's sender
- * lines; the late one for what the protocol's state points to. The early
- * stage used to read nothing and ask for the lines a connection would have at
- * the flow's address, which are its connection's for flow 0 alone (conn.nf):
- * for a RoCEv2 connection's other queue pairs (c->xnf) six lines of other
- * allocations, and the late stage then waited for the protocol's state
- * (bench/README.md, "Prefetching what is not an address"). */
+ * lines; the late one for what the protocol's state points to. It reads the
+ * flow's connection rather than guess its lines from the flow's address,
+ * which are the connection's for flow 0 alone (conn.nf), not for a RoCEv2
+ * connection's other queue pairs (c->xnf)
+ * (bench/notes/2026-11-27-prefetching-non-addresses.md). */
 static void nic_pull_prefetch(const void *ctx, const struct nic_flow *nf, bool late)
 {
 	const struct tp_world *w = ctx;
@@ -121,8 +128,8 @@ static inline bool timer_wanted(const struct conn *c)
  * four lines (what timer_fire reads); then the sender's lines and state,
  * then what the protocol's state points to (a RoCEv2 connection's queue
  * pairs: every data packet of a paced queue pair is sent from its timer, and
- * the queue pair was that handler's costliest miss at 8192 hosts,
- * bench/README.md). A superseded event (timer_fire returns at once) costs
+ * the queue pair is what that handler reads first,
+ * bench/notes/2026-11-24-rocev2-8192-hosts.md). A superseded event (timer_fire returns at once) costs
  * these prefetches, nothing else. */
 static void timer_prefetch(const void *obj, uint64_t arg)
 {
@@ -517,10 +524,10 @@ void tp_set_flows(struct conn *c, unsigned n)
  * event of its own: that event wakes timer_fire, which then sets one for the
  * deadline. A deadline earlier than both gets an event, and the later of the
  * two is forgotten: it fires as a superseded one, which costs an event and
- * nothing else. Before the second was kept, every deadline set after a
- * timer fired pushed an event, and a RoCEv2 queue pair's RTO deadlines (67 ms
- * ahead, moved by every acknowledgement) piled up unfired: 1.9 M of the 2.2 M
- * events pending in RoCEv2's 8192-host permutation at 16 MB (bench/README.md). */
+ * nothing else. Without the second, every deadline set after a timer fired
+ * would push an event, and a RoCEv2 queue pair's RTO deadlines (67 ms ahead,
+ * moved by every acknowledgement) would pile up unfired in the queue
+ * (bench/notes/2026-11-24-rocev2-8192-hosts.md). */
 void tp_timer_set(struct conn *c, simtime_t t)
 {
 	/* a deadline already past (an RTO of a shrinking RTT estimate) is due now */
@@ -706,9 +713,7 @@ void tp_perpkt_rx(struct conn *c, struct packet *p, struct tp_rxmap *m, uint32_t
 	p->size = (uint16_t)tp_common(c)->ack_size;
 	p->src = c->dst_hid;
 	p->dst = c->src_hid;
-	p->p0 = psn;
-	p->p1 = m->rcv_nxt;
-	p->aux16 = discarded;
+	tp_ack_set(p, psn, m->rcv_nxt, discarded);
 	p->flags = fl;
 	tp_send(c, c->dst, p);
 }
@@ -934,7 +939,7 @@ static bool book_ack_one(struct conn *c, struct tp_pktbook *b, uint32_t psn)
 bool tp_book_ack(struct conn *c, struct tp_pktbook *b, const struct packet *p, bool discarded)
 {
 	bool progress = false;
-	uint32_t p0 = p->p0;
+	uint32_t p0 = tp_ack_psn(p);
 	if (p0 < b->snd_nxt) { /* the copy's feedback: it left the network */
 		uint8_t *n = book_in_ring(b, p0) ? &b->copies[book_slot(b, p0)] : NULL;
 		if (n && *n) {
@@ -945,7 +950,7 @@ bool tp_book_ack(struct conn *c, struct tp_pktbook *b, const struct packet *p, b
 			b->inflight--;
 		}
 	}
-	for (; b->snd_una < p->p1; b->snd_una++)
+	for (; b->snd_una < tp_ack_cum(p); b->snd_una++)
 		progress |= book_ack_one(c, b, b->snd_una);
 	if (!discarded) {
 		if (p0 >= b->snd_una)
@@ -963,10 +968,10 @@ void tp_book_nack(struct tp_pktbook *b, const struct packet *p, bool discarded, 
 		  simtime_t now)
 {
 	if (discarded)
-		tp_book_mark_lost(b, p->p0);
+		tp_book_mark_lost(b, tp_ack_psn(p));
 	if (p->ts >= b->recover_time) {
 		b->recover_time = now;
-		tp_book_mark_lost(b, p->p1);
+		tp_book_mark_lost(b, tp_ack_cum(p));
 	}
 	uint32_t i = b->scan_lo > b->snd_una ? b->scan_lo : b->snd_una;
 	for (; (uint64_t)i + delta < b->snd_ooh1; i++)

@@ -50,6 +50,9 @@
 #include "core/bits.h"
 #include "core/mem.h"
 #include "core/rng.h"
+#include "transport/conn.h"
+#include "transport/pktbook.h"
+#include "transport/rxmap.h"
 #include "transport/transport.h"
 
 enum udmp_spray { SPRAY_RANDOM, SPRAY_RR };
@@ -458,8 +461,8 @@ static void udmp_sender(struct conn *c, struct packet *p)
 {
 	const struct udmp_params *pp = tp_params(c);
 	struct udmp_state *s = tp_priv(c);
-	bool nack = p->type == PKT_NACK, discarded = nack && (p->aux16 & 1);
-	uint32_t psn = p->p0;
+	bool nack = p->type == PKT_NACK, discarded = nack && tp_nack_discarded(p);
+	uint32_t psn = tp_ack_psn(p);
 	/* OOO-aware path selection: judged against snd_ooh before this ACK */
 	bool out_of_window = pp->ooo_aware && !discarded && !(p->flags & PKT_F_RETX) &&
 			     (uint64_t)psn + s->delta + 1 < s->b.snd_ooh1;
@@ -473,7 +476,7 @@ static void udmp_sender(struct conn *c, struct packet *p)
 	if (nack) {
 		/* III-D adopts "a similar retransmission design as MPRDMA" and
 		 * gives no more, so (choice) the loss rule is tp_pktbook's
-		 * (transport.h), shared with mprdma.c. Taking only the first hole
+		 * (transport/pktbook.h), shared with mprdma.c. Taking only the first hole
 		 * per round repaired a burst of k losses in k rounds, each
 		 * overrunning the bitmap: ~5x MP-RDMA's retransmitted bytes. */
 		tp_book_nack(&s->b, p, discarded, s->delta, tp_now(c));

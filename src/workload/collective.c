@@ -392,6 +392,45 @@ static void gen_alltoall(struct gen *g)
 		}
 }
 
+/* ---- how many messages ------------------------------------------------------- */
+
+static double chunks64(const struct coll_params *p, uint64_t b)
+{
+	uint64_t m = (b + p->chunk - 1) / p->chunk;
+	return (double)(m ? m : 1);
+}
+
+/* The messages one iteration of one job of n ranks generates (halving-
+ * doubling: its per-step shares rounded down, a slight underestimate), from
+ * the parameters alone: the generators allocate arrays of chunks per rank, so
+ * the count is checked before any of them (coll_generate). */
+static double iter_messages(const struct coll_params *p, uint64_t n)
+{
+	bool ring = p->type == COLL_ALLGATHER || p->type == COLL_REDUCESCATTER ||
+		    (p->type == COLL_ALLREDUCE && p->algorithm == COLL_RING);
+	if (ring) {
+		double steps = p->type == COLL_ALLREDUCE ? 2.0 * (double)n - 2 : (double)n - 1;
+		double sum = 0;
+		for (uint64_t c = 0; c < p->channels; c++)
+			sum += chunks64(p, piece(p->size, c, p->channels) / n);
+		return steps * (double)n * sum;
+	}
+	if (p->type == COLL_ALLTOALL)
+		return (double)n * (double)(n - 1);
+	if (p->algorithm == COLL_DBT)
+		return 2.0 * (double)(n - 1) *
+		       (chunks64(p, p->size / 2) + chunks64(p, p->size - p->size / 2));
+	uint64_t p2 = 1, L = 0; /* halving-doubling */
+	while (p2 * 2 <= n) {
+		p2 *= 2;
+		L++;
+	}
+	double sum = 2.0 * (double)(n - p2) * chunks64(p, p->size);
+	for (uint64_t st = 0; st < L; st++)
+		sum += 2.0 * (double)p2 * chunks64(p, p->size >> (st + 1));
+	return sum;
+}
+
 /* ---- placement and jobs ----------------------------------------------------- */
 
 static int place(const struct coll_params *p, const struct wl_env *env, uint32_t n, uint32_t njobs,
@@ -410,12 +449,8 @@ static int place(const struct coll_params *p, const struct wl_env *env, uint32_t
 			all[i] = i;
 		rng_init(&r, env->seed, RNG_WORKLOAD,
 			 WORKLOAD_STREAM(WORKLOAD_STREAM_COLLECTIVE, 0));
-		for (uint32_t i = 0; i < n * njobs; i++) { /* partial Fisher-Yates */
-			uint32_t j = i + (uint32_t)rng_below(&r, H - i), t = all[i];
-			all[i] = all[j];
-			all[j] = t;
-			hosts[i] = all[i];
-		}
+		rng_shuffle_head(&r, all, H, n * njobs);
+		memcpy(hosts, all, (size_t)n * njobs * sizeof *hosts);
 		mp_free(all);
 		return MP_OK;
 	}
@@ -450,11 +485,7 @@ static int place(const struct coll_params *p, const struct wl_env *env, uint32_t
 			all[i] = i;
 		rng_init(&r, env->seed, RNG_WORKLOAD,
 			 WORKLOAD_STREAM(WORKLOAD_STREAM_COLLECTIVE, 1));
-		for (uint32_t i = 0; i < per * njobs; i++) { /* partial Fisher-Yates */
-			uint32_t j = i + (uint32_t)rng_below(&r, ns - i), t = all[i];
-			all[i] = all[j];
-			all[j] = t;
-		}
+		rng_shuffle_head(&r, all, ns, per * njobs);
 		for (uint32_t j = 0; j < njobs; j++)
 			for (uint32_t k = 0; k < n; k++)
 				hosts[j * n + k] = all[j * per + k / G] * G + k % G;
@@ -519,6 +550,31 @@ int coll_generate(const struct coll_params *p, const struct wl_env *env, struct 
 		return mp_errf(e, MP_EUSER,
 			       "size: expected at least 2 bytes per rank and channel (%llu)",
 			       (unsigned long long)(2 * n * p->channels));
+	/* every message's memory and id, before anything is allocated for them */
+	double iters = (double)(p->warmup + p->iterations);
+	double count = (double)njobs * (iters * iter_messages(p, n) + iters - 1);
+	struct mp_err ce = { 0 };
+	if (flow_list_reserve(out, count < 1.8e19 ? (uint64_t)count : UINT64_MAX, "chunk", &ce)) {
+		char ch[32], sz[32], why[256];
+		opt_format_size(p->chunk, ch, sizeof ch);
+		opt_format_size(p->size, sz, sizeof sz);
+		double need = ((double)out->n + count) * (double)out->flow_bytes;
+		if (out->mem_limit && need > (double)out->mem_limit)
+			snprintf(why, sizeof why,
+				 "about %.1f GB of memory at %llu bytes each; %.1f GB fit (the "
+				 "machine's memory or MPSIM_MEM_LIMIT)",
+				 need / 1e9, (unsigned long long)out->flow_bytes,
+				 (double)out->mem_limit / 1e9);
+		else
+			snprintf(why, sizeof why, "mpsim's message ids hold fewer than %zu",
+				 out->max_ids);
+		return mp_errf(e, MP_EUSER,
+			       "more than %.4g messages: chunk %s cuts size %s over %llu ranks, "
+			       "%u job%s and %.0f iteration%s into that many, %s: expected a "
+			       "larger chunk or less data",
+			       count, ch, sz, (unsigned long long)n, njobs, njobs == 1 ? "" : "s",
+			       iters, iters == 1 ? "" : "s", why);
+	}
 	jobs->njobs = njobs;
 	jobs->nranks = (uint32_t)n;
 	jobs->hosts = mp_malloc(n * njobs * sizeof *jobs->hosts);

@@ -97,13 +97,7 @@ static int incast_generate(const void *params, const struct wl_env *env, struct 
 		struct mp_rng r;
 
 		rng_init(&r, env->seed, RNG_WORKLOAD, WORKLOAD_STREAM(WORKLOAD_STREAM_INCAST, 0));
-		for (uint32_t i = 0; i < k; i++) {
-			uint32_t j = i + (uint32_t)rng_below(&r, (uint64_t)(n - 1 - i));
-			uint32_t t = cand[i];
-
-			cand[i] = cand[j];
-			cand[j] = t;
-		}
+		rng_shuffle_head(&r, cand, n - 1, k);
 		qsort(cand, k, sizeof(*cand), cmp_u32);
 	}
 	for (uint32_t i = 0; i < k; i++)

@@ -141,12 +141,7 @@ static void derange_cross_tor(uint32_t *p, uint32_t n, uint32_t hpt, uint32_t m,
 			continue; /* rejected */
 		/* A uniformly random ordered tuple of len distinct hosts: the
 		 * first len slots of pool after a partial Fisher-Yates. */
-		for (t = 0; t < len; t++) {
-			uint32_t j = t + (uint32_t)rng_below(r, (uint64_t)(n - t)), x = pool[t];
-
-			pool[t] = pool[j];
-			pool[j] = x;
-		}
+		rng_shuffle_head(r, pool, n, len);
 		h = pool;
 		/* Rotate: h[t] takes the destination of h[t+1] (h[len-1] that of
 		 * h[0]); accept only if every new pair crosses ToRs. */

@@ -14,6 +14,11 @@
 
 #include "core/mem.h"
 
+extern const struct workload_ops permutation_workload_ops, incast_workload_ops,
+    all_to_all_workload_ops, flows_file_workload_ops, htsim_cm_workload_ops, poisson_workload_ops,
+    dag_file_workload_ops;
+
+/* The generators, in `mpsim list`'s order. */
 const struct workload_ops *const workload_registry[] = {
 	&permutation_workload_ops, &incast_workload_ops,
 	&all_to_all_workload_ops,  &flows_file_workload_ops,
@@ -23,9 +28,9 @@ const struct workload_ops *const workload_registry[] = {
 
 const struct workload_ops *workload_find(const char *name)
 {
-	for (const struct workload_ops *const *w = workload_registry; *w; w++)
-		if (!strcmp((*w)->name, name))
-			return *w;
+	for (const struct workload_ops *const *o = workload_registry; *o; o++)
+		if (strcmp((*o)->name, name) == 0)
+			return *o;
 	return NULL;
 }
 
@@ -284,6 +289,12 @@ int workload_read_file(const char *path, const char *base_dir, char **text, size
 	}
 	fclose(f);
 	buf[n] = '\0';
+	if (n >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3)) {
+		/* a UTF-8 byte-order mark (some editors save one): not part of
+		 * the first line, as the YAML reader already agrees */
+		memmove(buf, buf + 3, n - 3 + 1);
+		n -= 3;
+	}
 	if (memchr(buf, '\0', n)) {
 		mp_free(buf);
 		return mp_errf(e, MP_EUSER, "%s: expected a text file (found a NUL byte)", path);

@@ -116,17 +116,11 @@ struct workload_ops {
 	void (*offered)(const void *params, struct wl_offer *out);
 };
 
-extern const struct workload_ops *const workload_registry[]; /* NULL-terminated */
+/* Every generator (NULL-terminated, in `mpsim list`'s order), and the one
+ * named `name` (NULL: none). Adding one is one file and one line in the
+ * registry (workload/workload.c). */
+extern const struct workload_ops *const workload_registry[];
 const struct workload_ops *workload_find(const char *name);
-
-/* Every generator in the registry. */
-extern const struct workload_ops permutation_workload_ops;
-extern const struct workload_ops incast_workload_ops;
-extern const struct workload_ops all_to_all_workload_ops;
-extern const struct workload_ops flows_file_workload_ops;
-extern const struct workload_ops htsim_cm_workload_ops;
-extern const struct workload_ops dag_file_workload_ops;
-extern const struct workload_ops poisson_workload_ops;
 
 /* ---- helpers shared by the generators ---- */
 

@@ -1,0 +1,279 @@
+/* test_plot.c - the gnuplot script of a results folder (src/io/plot.c) and
+ * the report beside it (src/io/report.c), without drawing: a stand-in gnuplot
+ * that does nothing is put first on PATH, and the script is read back.
+ *
+ * - A CDF's x axis is in the unit its data are written in: past 5 ms the
+ *   values are in ms, and so must the tick step be (it was computed in us, a
+ *   step of 500 on a 9-10.3 ms axis: the CDF a vertical line).
+ * - Text from the folder's files reaches the script in single quotes only,
+ *   and a file name never (a hostile time-series family).
+ * - A write that fails (/dev/full) is an MP_EIO that says why, and leaves no
+ *   half-written file; so is a figure gnuplot could not write (it says
+ *   nothing and exits 0). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/mem.h"
+#include "io/plot.h"
+#include "io/report.h"
+
+static char root[64];
+
+static void put(const char *rel, const char *text)
+{
+	char p[256];
+	snprintf(p, sizeof p, "%s/%s", root, rel);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static char *slurp(const char *rel)
+{
+	char p[256];
+	snprintf(p, sizeof p, "%s/%s", root, rel);
+	FILE *f = fopen(p, "rb");
+	if (!f)
+		return NULL;
+	char *b = mp_calloc(1, 1 << 20);
+	size_t n = fread(b, 1, (1 << 20) - 1, f);
+	b[n] = '\0';
+	fclose(f);
+	return b;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(root, sizeof root, "/tmp/mpsim_test_plot.XXXXXX");
+	assert_non_null(mkdtemp(root));
+	char p[256];
+	snprintf(p, sizeof p, "%s/bin", root);
+	assert_int_equal(mkdir(p, 0777), 0);
+	snprintf(p, sizeof p, "%s/bin/gnuplot", root);
+	/* what gnuplot would draw, as the ends of whole files (plot.c checks
+	 * them); with $GP_EMPTY, empty files, as gnuplot leaves on a full disk */
+	put("bin/gnuplot",
+	    "#!/bin/sh\n"
+	    "sed -n \"s/^set output '\\(.*\\)'$/\\1/p\" \"$1\" | while read -r f; do\n"
+	    "  if [ -n \"$GP_EMPTY\" ]; then : >\"$f\"\n"
+	    "  elif [ \"${f%.png}\" != \"$f\" ]; then printf 'IEND\\256B`\\202' >\"$f\"\n"
+	    "  else printf '</svg>\\n\\n' >\"$f\"; fi\n"
+	    "done\n");
+	assert_int_equal(chmod(p, 0755), 0);
+	snprintf(p, sizeof p, "%s/bin:/usr/bin:/bin", root);
+	setenv("PATH", p, 1);
+	snprintf(p, sizeof p, "%s/r", root);
+	assert_int_equal(mkdir(p, 0777), 0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* flows.csv of n flows whose FCTs run from lo_us to hi_us */
+static void flows(size_t n, double lo_us, double hi_us)
+{
+	char p[256];
+	snprintf(p, sizeof p, "%s/r/flows.csv", root);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs("id,bytes,fct_us,slowdown,completed\n", f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%zu,1000000,%.3f,1.5,1\n", i,
+			lo_us + (hi_us - lo_us) * (double)i / (double)(n - 1));
+	assert_int_equal(fclose(f), 0);
+}
+
+/* The figure `name` of plot.gp: its xlabel's unit and tick step, against the
+ * range of the x values of its data file. */
+static void check_cdf_axis(const char *name, const char *unit)
+{
+	char *gp = slurp("r/plots/plot.gp"), head[64], want[64], dat[96];
+	assert_non_null(gp);
+	snprintf(head, sizeof head, "\n# %s\n", name);
+	const char *fig = strstr(gp, head);
+	assert_non_null(fig);
+	snprintf(want, sizeof want, "(%s)", unit);
+	const char *xl = strstr(fig, "set xlabel ");
+	assert_non_null(xl);
+	assert_non_null(strstr(xl, want));
+	assert_true(strstr(xl, want) < strchr(xl, '\n'));
+	const char *xt = strstr(fig, "set xtics ");
+	assert_non_null(xt);
+	double step = strtod(xt + 10, NULL);
+	snprintf(dat, sizeof dat, "r/plots/%s.dat", name);
+	char *d = slurp(dat);
+	assert_non_null(d);
+	double lo = INFINITY, hi = -INFINITY;
+	for (char *line = strtok(d, "\n"); line; line = strtok(NULL, "\n")) {
+		if (line[0] == '#')
+			continue;
+		double x = strtod(line, NULL);
+		lo = fmin(lo, x);
+		hi = fmax(hi, x);
+	}
+	/* a handful of ticks over the data: not one, not dozens */
+	assert_true(step > 0);
+	assert_true((hi - lo) / step >= 2);
+	assert_true((hi - lo) / step <= 12);
+	mp_free(d);
+	mp_free(gp);
+}
+
+static void test_fct_cdf_ms(void **state)
+{
+	(void)state;
+	flows(32, 9113.46, 10262.4); /* experiments/strack/incast_32to1_strack.yaml */
+	struct mp_err e = { 0 };
+	char dir[128];
+	snprintf(dir, sizeof dir, "%s/r", root);
+	assert_int_equal(plot_dir(dir, false, &e), MP_OK);
+	check_cdf_axis("fct_cdf", "ms");
+}
+
+static void test_fct_cdf_us(void **state)
+{
+	(void)state;
+	flows(50, 12.5, 48.25);
+	struct mp_err e = { 0 };
+	char dir[128];
+	snprintf(dir, sizeof dir, "%s/r", root);
+	assert_int_equal(plot_dir(dir, false, &e), MP_OK);
+	check_cdf_axis("fct_cdf", "us");
+}
+
+static void test_cct_cdf_ms(void **state)
+{
+	(void)state;
+	flows(4, 10, 20);
+	char p[256];
+	snprintf(p, sizeof p, "%s/r/collectives.csv", root);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs("job,iter,cct_us,completed\n", f);
+	for (int i = 0; i < 16; i++)
+		fprintf(f, "%d,0,%.3f,1\n", i, 20000.0 + 700.0 * i);
+	assert_int_equal(fclose(f), 0);
+	struct mp_err e = { 0 };
+	char dir[128];
+	snprintf(dir, sizeof dir, "%s/r", root);
+	assert_int_equal(plot_dir(dir, false, &e), MP_OK);
+	check_cdf_axis("cct_cdf", "ms");
+	remove(p);
+}
+
+/* Names from timeseries.csv: a family that is no plain word names no file,
+ * and every string of the script is single-quoted (the only double quotes
+ * are those of "\n" joined into a title). */
+static void test_hostile_names(void **state)
+{
+	(void)state;
+	flows(4, 10, 20);
+	put("r/timeseries.csv", "time_us,series,value\n"
+				"1,../../x`touch pwned`:a'b\"c$(touch pwned2),1\n"
+				"2,../../x`touch pwned`:a'b\"c$(touch pwned2),2\n"
+				"1,\"queue_bytes:p\"\"q\nr\",5\n"
+				"2,\"queue_bytes:p\"\"q\nr\",6\n");
+	struct mp_err e = { 0 };
+	char dir[128];
+	snprintf(dir, sizeof dir, "%s/r", root);
+	assert_int_equal(plot_dir(dir, false, &e), MP_OK);
+	char *gp = slurp("r/plots/plot.gp");
+	assert_non_null(gp);
+	assert_non_null(strstr(gp, "set output 'ts_0.png'"));
+	assert_non_null(strstr(gp, "title 'p\"q'.\"\\n\".'r'"));
+	assert_null(strstr(gp, "ts_.."));
+	/* blank out the joins ("\n") and the two names' own quotes: none is left */
+	static const char *const ok[] = { "\"\\n\"", "p\"q", "b\"c" };
+	for (size_t i = 0; i < 3; i++)
+		for (char *q = gp; (q = strstr(q, ok[i])) != NULL;)
+			memset(q, ' ', strlen(ok[i]));
+	assert_null(strchr(gp, '"'));
+	char *figs = slurp("r/plots/figures.tsv");
+	assert_non_null(figs);
+	for (char *line = strtok(figs, "\n"); line; line = strtok(NULL, "\n"))
+		assert_non_null(strchr(line, '\t')); /* no caption broke its line */
+	mp_free(figs);
+	mp_free(gp);
+	char p[256];
+	snprintf(p, sizeof p, "%s/x`touch pwned`.dat", root);
+	assert_int_not_equal(access(p, F_OK), 0);
+	snprintf(p, sizeof p, "%s/r/timeseries.csv", root);
+	remove(p);
+}
+
+/* A full disk: the write's error names the file and why, the command's
+ * status is MP_EIO, and nothing half-written stays. */
+static void test_full_disk(void **state)
+{
+	(void)state;
+	if (access("/dev/full", W_OK) != 0)
+		skip();
+	flows(4, 10, 20);
+	char dir[128], p[256];
+	snprintf(dir, sizeof dir, "%s/r", root);
+	snprintf(p, sizeof p, "%s/r/plots", root);
+	mkdir(p, 0777);
+	snprintf(p, sizeof p, "%s/r/plots/fct_cdf.dat", root);
+	remove(p);
+	assert_int_equal(symlink("/dev/full", p), 0);
+	struct mp_err e = { 0 };
+	assert_int_equal(plot_dir(dir, false, &e), MP_EIO);
+	assert_non_null(strstr(e.msg, "fct_cdf.dat"));
+	assert_non_null(strstr(e.msg, "No space left on device"));
+	snprintf(p, sizeof p, "%s/r/plots/plot.gp", root);
+	assert_int_not_equal(access(p, F_OK), 0); /* the figures of a failed run went */
+	snprintf(p, sizeof p, "%s/r/plots/fct_cdf.dat", root);
+	remove(p);
+	/* gnuplot's figures empty */
+	setenv("GP_EMPTY", "1", 1);
+	mp_err_clear(&e);
+	assert_int_equal(plot_dir(dir, false, &e), MP_EIO);
+	unsetenv("GP_EMPTY");
+	assert_non_null(strstr(e.msg, "fct_cdf.png"));
+	snprintf(p, sizeof p, "%s/r/plots/fct_cdf.png", root);
+	assert_int_not_equal(access(p, F_OK), 0);
+	mp_err_clear(&e);
+	assert_int_equal(plot_dir(dir, false, &e), MP_OK);
+	assert_int_equal(access(p, F_OK), 0);
+	/* the report: written as report.html.tmp, renamed */
+	put("r/summary.json", "{\"name\": \"x\"}\n");
+	snprintf(p, sizeof p, "%s/r/report.html.tmp", root);
+	assert_int_equal(symlink("/dev/full", p), 0);
+	mp_err_clear(&e);
+	assert_int_equal(report_dir(dir, &e), MP_EIO);
+	assert_non_null(strstr(e.msg, "report.html"));
+	assert_non_null(strstr(e.msg, "No space left on device"));
+	assert_int_not_equal(access(p, F_OK), 0);
+	snprintf(p, sizeof p, "%s/r/report.html", root);
+	assert_int_not_equal(access(p, F_OK), 0);
+	snprintf(p, sizeof p, "%s/r/summary.json", root);
+	remove(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fct_cdf_ms), cmocka_unit_test(test_fct_cdf_us),
+		cmocka_unit_test(test_cct_cdf_ms), cmocka_unit_test(test_hostile_names),
+		cmocka_unit_test(test_full_disk),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
