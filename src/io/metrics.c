@@ -73,6 +73,13 @@ const struct metric_def metric_defs[M_N] = {
 			  "(first copies)" },
 	[M_REORDER_RATIO] = { "reorder_ratio", MK_RATIO,
 			      "reordered / data packets received (first copies)" },
+	[M_LOAD_HOST] = { "load_host", MK_RATIO,
+			  "open-loop workloads: bytes the source hosts sent over the statistics "
+			  "window / (window x their links' capacity), summary.json's load.host" },
+	[M_LOAD_FABRIC] = { "load_fabric", MK_RATIO,
+			    "open-loop workloads: the same on the busiest switch-to-switch tier "
+			    "(summary.json's load.fabric, beside load.nominal and "
+			    "load.fabric_implied)" },
 };
 
 int metric_find(const char *name)
@@ -288,6 +295,11 @@ static void net_metrics(const struct run_result *r, double v[M_N])
 	v[M_REORDERED] = (double)reord;
 	if (data)
 		v[M_REORDER_RATIO] = (double)reord / (double)data;
+	if (r->load.valid) {
+		v[M_LOAD_HOST] = r->load.host;
+		if (r->load.fabric_group >= 0)
+			v[M_LOAD_FABRIC] = r->load.fabric;
+	}
 	v[M_P99_OOD] = r->ood_p99;
 	v[M_MAX_OOD] = r->ood_max;
 }

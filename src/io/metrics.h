@@ -49,6 +49,8 @@ enum metric_id {
 	M_HOL_FLOWS,
 	M_REORDERED,
 	M_REORDER_RATIO,
+	M_LOAD_HOST,
+	M_LOAD_FABRIC,
 	M_N
 };
 

@@ -520,6 +520,37 @@ static void ports_table(FILE *f, const struct jkv *j)
 	fputs("</table></div>\n", f);
 }
 
+/* summary.json's "load" (an open-loop workload's offered and measured load
+ * over its statistics window; sim/load.c defines each figure) as one line */
+static void load_para(FILE *f, const struct jkv *j)
+{
+	const char *nom = jget(j, "load.nominal"), *host = jget(j, "load.host"),
+		   *fab = jget(j, "load.fabric"), *tier = jget(j, "load.fabric_tier"),
+		   *imp = jget(j, "load.fabric_implied"), *from = jget(j, "load.from_us"),
+		   *until = jget(j, "load.until_us"), *warn = jget(j, "load.warning");
+	if (!nom || !host)
+		return;
+	fprintf(f,
+		"<p class=\"load\">Load over [%.1f us, %.1f us), as fractions of capacity: "
+		"nominal %.3f of each source host's link; measured on the host links %.3f",
+		from ? strtod(from, NULL) : NAN, until ? strtod(until, NULL) : NAN,
+		strtod(nom, NULL), strtod(host, NULL));
+	if (fab && tier) {
+		fprintf(f, ", on the busiest fabric tier (");
+		esc(f, tier);
+		fprintf(f, ") %.3f", strtod(fab, NULL));
+	}
+	if (imp)
+		fprintf(f, ", against %.3f that the nominal load implies on the ToRs' uplinks",
+			strtod(imp, NULL));
+	fputs(".</p>\n", f);
+	if (warn) {
+		fputs("<p class=\"warn\">", f);
+		esc(f, warn);
+		fputs("</p>\n", f);
+	}
+}
+
 /* A run's flows: how many completed, and FCT and slowdown by size. */
 static void flows_section(FILE *f, const struct jkv *jp)
 {
@@ -595,6 +626,7 @@ static int run_page(FILE *f, const char *dir, const char *up)
 	      "<a href=\"#files\">files</a></nav>\n",
 	      f);
 	flows_section(f, &j);
+	load_para(f, &j);
 	if (jget(&j, "collectives.count")) {
 		fputs("<h3>Collectives</h3>\n", f);
 		kv_table(f, &j, "collectives.", "collectives");

@@ -109,6 +109,49 @@ static void coll_summarize(const struct run_result *r, struct coll_summary *cs)
 	mp_free(v);
 }
 
+/* "load": the offered and measured load of an open-loop workload over its
+ * statistics window (sim/load.c defines each figure); fabric keys only
+ * where the fabric has switch-to-switch ports, warning only when low. */
+static void json_load(FILE *f, const struct load_rec *l)
+{
+	if (!l->valid)
+		return;
+	fprintf(f, "  \"load\": {\"from_us\": %.6f, \"until_us\": %.6f, \"nominal\": %.6f, ",
+		time_to_us(l->from), time_to_us(l->until), l->nominal);
+	fprintf(f, "\"host\": %.6f", l->host);
+	if (l->fabric_group >= 0)
+		fprintf(f, ", \"fabric\": %.6f, \"fabric_tier\": \"%s\"", l->fabric,
+			port_group_names[l->fabric_group]);
+	if (isfinite(l->fabric_implied))
+		fprintf(f, ", \"fabric_implied\": %.6f", l->fabric_implied);
+	if (l->low) {
+		char w[320];
+		load_warning(l, w, sizeof w);
+		fputs(", \"warning\": ", f);
+		json_string(f, w);
+	}
+	fputs("},\n", f);
+}
+
+/* the load line of the printed summary */
+static void print_load(FILE *f, const struct load_rec *l)
+{
+	if (!l->valid)
+		return;
+	fprintf(f, "  load over [%.1f us, %.1f us): nominal %.3f, host links %.3f",
+		time_to_us(l->from), time_to_us(l->until), l->nominal, l->host);
+	if (l->fabric_group >= 0)
+		fprintf(f, ", fabric %.3f (%s)", l->fabric, port_group_names[l->fabric_group]);
+	if (isfinite(l->fabric_implied))
+		fprintf(f, ", implied %.3f", l->fabric_implied);
+	fputs("\n", f);
+	if (l->low) {
+		char w[320];
+		load_warning(l, w, sizeof w);
+		fprintf(f, "  warning: %s\n", w);
+	}
+}
+
 /* summary.json's "flows": counts, FCT and slowdown, and the same by size. */
 static void json_flows(FILE *f, const struct run_result *r)
 {
@@ -196,6 +239,7 @@ static int write_summary(FILE *f, const struct experiment *x, const struct run_r
 			r->nmeasured, ps.hol, ps.blocked_us_mean, (unsigned long long)ps.data_pkts,
 			(unsigned long long)ps.reordered);
 	}
+	json_load(f, &r->load);
 	json_ports(f, r);
 	if (r->ncolls) {
 		struct coll_summary cs;
@@ -442,6 +486,7 @@ void results_print_table(FILE *f, const struct experiment *x, const struct run_r
 		fprintf(f, "  FCT statistics count the %zu flows started in [%.1f us, %.1f us)\n",
 			r->nmeasured, time_to_us(x->out.fct_from),
 			x->out.fct_until ? time_to_us(x->out.fct_until) : INFINITY);
+	print_load(f, &r->load);
 	if (r->pfc_counters) {
 		struct pfc_summary ps;
 		pfc_summarize(r, &ps);

@@ -74,19 +74,25 @@
  *  - After a reroute the packet's t_td is the delay difference between its
  *    new path and the next alternative when that happens at the source edge
  *    (which has the table), and 0 downstream (its tolerance is spent).
- *  - in_order (ours; default `delivered`): a packet leaves its flow's path
- *    (by either algorithm) only when every earlier packet of its flow has
- *    reached the destination edge, whose arrival the source edge is modelled
- *    to learn at once (an echo would only make it later, never unsafe).
- *    Why: the paper claims Proteus reorders nothing (Fig. 12b), but its rules
- *    alone do not ensure it. Algorithm 1 compares path delays fed back at
+ *  - in_order (default `off`: the paper's rules alone, Algorithms 1-2 as
+ *    written; the receivers mask reordering with a reorder buffer, as the
+ *    paper's footnote 2 does for every scheme: "We use reordering buffer to
+ *    mask packet reordering"). Ours, as a named variant: with `delivered` a
+ *    packet leaves its flow's path (by either algorithm) only when every
+ *    earlier packet of its flow has reached the destination edge, whose
+ *    arrival the source edge is modelled to learn at once (an echo would
+ *    only make it later, never unsafe), which a switch cannot know.
+ *    Why it exists: the paper claims Proteus reorders nothing (Fig. 12b), but
+ *    its rules alone do not ensure it. Algorithm 1 compares path delays fed back at
  *    different times, so a flow hops between paths whose delays differ by
  *    less than their error (on the 8x8 fabric at 0.6 Web Search load, 44k
  *    moves for 550 flows, 24 MB resent by go-back-N when first measured;
  *    fig10_11.yaml's point, 3.6 GB at 3d7e91e); and a packet that
  *    waits at a paused egress for a pause that outlasts its prediction is
- *    overtaken by its rerouted successors. `local` only waits for the flow's
- *    packets still queued in this switch; `off` is the paper's rules alone.
+ *    overtaken by its rerouted successors; that reordering is a finding to
+ *    report, not a reason to change the algorithm, so the paper's rules are
+ *    the default. `local` only waits for the flow's packets still queued in
+ *    this switch.
  *  - Control packets (ACK, NACK, CNP) are not source routed: ECMP. They carry
  *    the piggybacked feedback like any packet.
  *  - The flow table is exact (no CRC16 collisions) and forgets a flow idle for
@@ -150,10 +156,10 @@ static const struct opt_desc pr_opts[] = {
 	{ "tolerate", OPT_BOOL, offsetof(struct pr_params, tolerate), "true", 0, 0,
 	  "wait up to the tolerable delay at a paused egress (false: leave a paused path at "
 	  "once, the 'kick out' strategy of the paper's Fig. 6)" },
-	{ "in_order", OPT_ENUM, offsetof(struct pr_params, in_order), "delivered", 0, 0,
-	  "ours, beyond the paper's rules: a packet leaves its flow's path only when every "
-	  "earlier packet of the flow has reached the destination edge (delivered), or has "
-	  "left this switch (local), or always as the rules allow (off)",
+	{ "in_order", OPT_ENUM, offsetof(struct pr_params, in_order), "off", 0, 0,
+	  "off: the paper's rules alone (Algorithms 1-2); ours, beyond the paper: a packet "
+	  "leaves its flow's path only when every earlier packet of the flow has reached the "
+	  "destination edge (delivered) or has left this switch (local)",
 	  pr_order_names },
 	{ "flow_idle", OPT_TIME, offsetof(struct pr_params, flow_idle), "10ms", 1e6, 1e15,
 	  "the edge's flow table forgets a flow idle this long (its next packet is a new "

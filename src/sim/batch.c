@@ -1,6 +1,7 @@
 /* batch.c - run one experiment file: its sweep points, results and tables
  * (see batch.h). */
 #include "sim/batch.h"
+#include "sim/load.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -479,6 +480,12 @@ static int run_point(const struct batch_args *a, const struct sweep *sw, size_t 
 		    sw->nkeys ? nm : "", sw->nkeys ? ": " : "", r.nflows - r.ncompleted, r.nflows,
 		    time_to_us(r.sim_end),
 		    r.ts.n ? " (the time series hold the result: timeseries.csv, plots/ts_*)" : "");
+	}
+	if (r.load.low) {
+		char nm[256] = "";
+		if (sw->nkeys)
+			sweep_point_name(sw, p, nm, sizeof nm);
+		sim_load_warn(stderr, &r.load, nm);
 	}
 	metrics_compute(&r, x.out.convergence_band, x.out.convergence_jain, x.out.settle_queue,
 			po->m);

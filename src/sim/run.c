@@ -1,5 +1,6 @@
 /* run.c - one experiment from a checked description to results; see run.h. */
 #include "sim/run.h"
+#include "sim/load.h"
 #include "sim/plan.h"
 
 #include <stdarg.h>
@@ -889,6 +890,7 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 	if (x->out.interval && s->nsamplers)
 		evq_at(&s->q, &s->evs, 0, sample, s, 0);
 	s->show_progress = x->out.progress && isatty(STDERR_FILENO) && !getenv("CI");
+	sim_load_setup(s);
 	return MP_OK;
 }
 
@@ -968,6 +970,11 @@ static int port_group_of(const struct port *pt)
 		if (port_in_group(pt, g))
 			return g;
 	return G_ALL;
+}
+
+int sim_port_group(const struct port *pt)
+{
+	return port_group_of(pt);
 }
 
 static void collect_ports(struct sim *s, struct run_result *r)
@@ -1211,6 +1218,7 @@ void sim_collect(struct sim *s, struct run_result *r)
 	collect_net(s, r);
 	collect_ports(s, r);
 	struct fabric *f = &s->fab;
+	sim_load_collect(s, r);
 	r->net.lossless_overflow = f->lossless_overflow;
 	fab_assert_lossless(f);
 	r->ts = *s->ts;
@@ -1234,6 +1242,7 @@ void sim_free(struct sim *s)
 	/* packets on the wire travel in pending events; queued ones are freed
 	 * with the fabric */
 	evq_drain(&s->q, free_wire_packet, &s->fab);
+	sim_load_free(s);
 	tp_world_free(&s->w);
 	ccl_free(&s->ccl);
 	coll_jobs_free(&s->jobs);

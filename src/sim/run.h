@@ -63,6 +63,7 @@ struct sim {
 	/* a run stopped by a limit it reached while running (the time series
 	 * outgrew the memory): MP_EUSER and a sentence; nothing is collected */
 	struct mp_err err;
+	struct sim_load *load; /* sim/load.c: the window's byte snapshots, or NULL */
 };
 
 /* Build everything (no event has run). Errors: MP_EUSER with file:line. */
@@ -81,5 +82,7 @@ void sim_collect(struct sim *s, struct run_result *r);
 void sim_free(struct sim *s);
 
 double sim_wall_now(void);
+/* The group (enum port_group, below G_ALL) a port reports in; G_ALL for none. */
+int sim_port_group(const struct port *pt);
 
 #endif

@@ -91,6 +91,20 @@ struct group_totals {
 	uint64_t drops, ecn_marks, pauses;
 };
 
+/* An open-loop workload's load, offered and measured (sim/load.c says
+ * precisely how), over its statistics window [from, until). All loads are
+ * fractions of capacity; NAN where the fabric has no such ports. */
+struct load_rec {
+	bool valid;	       /* the workload offers a load and the window is not empty */
+	simtime_t from, until; /* ps */
+	double nominal;	       /* the workload's load, of each source host's link */
+	double host;	       /* measured on the source hosts' links */
+	double fabric;	       /* measured on the busiest switch-to-switch tier */
+	int fabric_group;      /* enum port_group of that tier, -1 = none */
+	double fabric_implied; /* what `nominal` offers the ToRs' uplinks */
+	bool low;	       /* fabric is more than 15% below fabric_implied */
+};
+
 /* One iteration of one collective job. */
 struct coll_rec {
 	uint32_t job, iter, nranks;
@@ -118,6 +132,7 @@ struct run_result {
 	char *qp_trace; /* the ccl scheduler's per-QP trace (CSV), NULL = none */
 	size_t qp_trace_len;
 	struct net_totals net;
+	struct load_rec load;
 	struct ts_buf ts;
 	simtime_t sim_end; /* simulated time when the run stopped, ps */
 	uint64_t events;
@@ -132,5 +147,8 @@ struct run_result {
 };
 
 void run_result_free(struct run_result *r);
+/* The sentence for a load_rec with `low` set (summary.json, stderr,
+ * report.html): how far the fabric fell short and what to lengthen. */
+void load_warning(const struct load_rec *l, char *buf, size_t n);
 
 #endif

@@ -251,10 +251,22 @@ out:
 	return rc;
 }
 
+/* The nominal load: `load` of each source host's link, arrivals in
+ * [start, start + duration). */
+static void poisson_offered(const void *params, struct wl_offer *out)
+{
+	const struct poisson_params *P = params;
+	out->load = P->load;
+	out->start = P->start;
+	out->end = P->start + P->duration;
+	out->hosts = P->hosts;
+}
+
 const struct workload_ops poisson_workload_ops = {
 	.name = "poisson",
 	.summary = "Poisson flow arrivals per host at a target load, sizes from a CDF table",
 	.opts = poisson_opts,
 	.params_size = sizeof(struct poisson_params),
 	.generate = poisson_generate,
+	.offered = poisson_offered,
 };

@@ -92,6 +92,15 @@ struct wl_env {
 	const char *base_dir;	  /* folder of the experiment file, for relative paths */
 };
 
+/* What an open-loop generator offers (workload_ops.offered): `load`, a
+ * fraction of each source host's link rate, from hosts 0..hosts-1 (0 = all)
+ * to one another, with arrivals in [start, end) (ps). */
+struct wl_offer {
+	double load;
+	simtime_t start, end;
+	uint64_t hosts;
+};
+
 struct workload_ops {
 	const char *name;
 	const char *summary; /* one line for `mpsim list` */
@@ -102,6 +111,9 @@ struct workload_ops {
 	 * the caller prefixes file:line. */
 	int (*generate)(const void *params, const struct wl_env *env, struct flow_list *out,
 			struct mp_err *e);
+	/* Optional, for open-loop generators (Poisson): what they offer, so a
+	 * run can report its load as measured against it (sim/load.c). */
+	void (*offered)(const void *params, struct wl_offer *out);
 };
 
 /* Every generator (NULL-terminated, in `mpsim list`'s order), and the one
