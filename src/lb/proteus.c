@@ -86,8 +86,8 @@
  *    its rules alone do not ensure it. Algorithm 1 compares path delays fed back at
  *    different times, so a flow hops between paths whose delays differ by
  *    less than their error (on the 8x8 fabric at 0.6 Web Search load, 44k
- *    moves for 550 flows, 24 MB resent by go-back-N when first measured;
- *    fig10_11.yaml's point, 3.6 GB at 3d7e91e); and a packet that
+ *    moves for 550 flows, and gigabytes resent by go-back-N on
+ *    fig10_11.yaml's points); and a packet that
  *    waits at a paused egress for a pause that outlasts its prediction is
  *    overtaken by its rerouted successors; that reordering is a finding to
  *    report, not a reason to change the algorithm, so the paper's rules are
