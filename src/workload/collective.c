@@ -480,6 +480,24 @@ static void gen_alltoall(struct gen *g)
 		}
 }
 
+/* ---- broadcast ---------------------------------------------------------------- */
+
+/* NCCL's ring broadcast: rank 0 (the root) sends the buffer to rank 1, which
+ * forwards it to rank 2, and so on, chunk by chunk (pipelined). */
+static void gen_bcast(struct gen *g)
+{
+	uint32_t n = g->n, m = nchunks(g, g->p->size);
+	uint32_t *prev = mp_malloc((size_t)m * sizeof *prev);
+	for (uint32_t k = 0; k + 1 < n && !g->out->over; k++)
+		for (uint32_t j = 0; j < m && !g->out->over; j++) {
+			uint32_t id = msg(g, k, k + 1, piece(g->p->size, j, m), k == 0);
+			if (k > 0)
+				dep_data(g, prev[j]);
+			prev[j] = id;
+		}
+	mp_free(prev);
+}
+
 /* ---- how many messages ------------------------------------------------------- */
 
 static double chunks64(const struct coll_params *p, uint64_t b)
@@ -720,4 +738,46 @@ void coll_jobs_free(struct coll_jobs *j)
 {
 	mp_free(j->hosts);
 	memset(j, 0, sizeof *j);
+}
+
+uint64_t coll_min_size(const struct coll_params *p, uint32_t n)
+{
+	return 2ull * n * (p->channels ? p->channels : 1);
+}
+
+void coll_generate_one(const struct coll_params *p, const uint32_t *hosts, uint32_t n,
+		       uint32_t gpus, uint32_t job, uint32_t iter, uint32_t after,
+		       struct flow_list *out)
+{
+	MP_ASSERT(n >= 2 && p->size >= coll_min_size(p, n));
+	struct gen g = { .p = p,
+			 .out = out,
+			 .host = hosts,
+			 .n = n,
+			 .gpus = gpus > 1 ? gpus : 1,
+			 .job = job - 1,
+			 .iter = iter,
+			 .barrier = after,
+			 .first_id = out->n,
+			 .on_data = p->trigger == COLL_ON_ACK ? FLOW_DEP_SENT : 0,
+			 .B = (uint32_t)p->inflight };
+	switch (p->type) {
+	case COLL_ALLREDUCE:
+		if (p->algorithm == COLL_DBT)
+			gen_dbt(&g);
+		else if (p->algorithm == COLL_HD)
+			gen_hd(&g);
+		else
+			gen_ring(&g, 2 * n - 2);
+		break;
+	case COLL_ALLTOALL:
+		gen_alltoall(&g);
+		break;
+	case COLL_BROADCAST:
+		gen_bcast(&g);
+		break;
+	default:
+		gen_ring(&g, n - 1);
+		break;
+	}
 }
