@@ -655,9 +655,9 @@ static int ck_units(struct ck *c)
 				while (c->node[i].kind != CK_COLL || c->node[i].group != gi ||
 				       c->node[i].ord != o)
 					i++;
-				const struct ck_node *v0 = &c->node[c->mem[c->unit[u].mem0]];
-				if (k &&
-				    (c->node[i].coll != v0->coll || c->node[i].size != v0->size)) {
+				const struct ck_node *v0 =
+				    k ? &c->node[c->mem[c->unit[u].mem0]] : &c->node[i];
+				if (c->node[i].coll != v0->coll || c->node[i].size != v0->size) {
 					rc = ck_err(
 					    c, &c->node[i],
 					    "collective %u on group '%s' is comm_type %d of "
