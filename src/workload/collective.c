@@ -689,35 +689,12 @@ int coll_generate(const struct coll_params *p, const struct wl_env *env, struct 
 	/* a list over its limit is refused whole after generation (the caller
 	 * says how many fit), so generation stops as soon as it is over */
 	for (uint32_t j = 0; j < njobs && !out->over; j++) {
-		struct gen g = { .p = p,
-				 .out = out,
-				 .host = &jobs->hosts[(size_t)j * n],
-				 .n = (uint32_t)n,
-				 .gpus = env->gpus_per_server > 1 ? env->gpus_per_server : 1,
-				 .job = j,
-				 .barrier = UINT32_MAX,
-				 .on_data = p->trigger == COLL_ON_ACK ? FLOW_DEP_SENT : 0,
-				 .B = (uint32_t)p->inflight };
+		uint32_t barrier = UINT32_MAX;
 		uint64_t total = p->warmup + p->iterations;
 		for (uint32_t it = 0; it < total && !out->over; it++) {
-			g.iter = it;
-			g.first_id = out->n;
-			switch (p->type) {
-			case COLL_ALLREDUCE:
-				if (p->algorithm == COLL_DBT)
-					gen_dbt(&g);
-				else if (p->algorithm == COLL_HD)
-					gen_hd(&g);
-				else
-					gen_ring(&g, 2 * g.n - 2);
-				break;
-			case COLL_ALLTOALL:
-				gen_alltoall(&g);
-				break;
-			default:
-				gen_ring(&g, g.n - 1);
-				break;
-			}
+			size_t first_id = out->n;
+			coll_generate_one(p, &jobs->hosts[(size_t)j * n], (uint32_t)n,
+					  env->gpus_per_server, j + 1, it, barrier, out);
 			if (it + 1 < total && !out->over) { /* the barrier before the next one */
 				size_t last = out->n;
 				flow_list_marker(out, p->start);
@@ -725,9 +702,9 @@ int coll_generate(const struct coll_params *p, const struct wl_env *env, struct 
 				mk->job = j + 1;
 				mk->iter = it;
 				mk->delay = p->compute_gap;
-				for (size_t k = g.first_id; k < last; k++)
+				for (size_t k = first_id; k < last; k++)
 					flow_list_dep(out, (uint32_t)k);
-				g.barrier = mk->id;
+				barrier = mk->id;
 			}
 		}
 	}
