@@ -480,6 +480,24 @@ static void gen_alltoall(struct gen *g)
 		}
 }
 
+/* ---- broadcast ---------------------------------------------------------------- */
+
+/* NCCL's ring broadcast: rank 0 (the root) sends the buffer to rank 1, which
+ * forwards it to rank 2, and so on, chunk by chunk (pipelined). */
+static void gen_bcast(struct gen *g)
+{
+	uint32_t n = g->n, m = nchunks(g, g->p->size);
+	uint32_t *prev = mp_malloc((size_t)m * sizeof *prev);
+	for (uint32_t k = 0; k + 1 < n && !g->out->over; k++)
+		for (uint32_t j = 0; j < m && !g->out->over; j++) {
+			uint32_t id = msg(g, k, k + 1, piece(g->p->size, j, m), k == 0);
+			if (k > 0)
+				dep_data(g, prev[j]);
+			prev[j] = id;
+		}
+	mp_free(prev);
+}
+
 /* ---- how many messages ------------------------------------------------------- */
 
 static double chunks64(const struct coll_params *p, uint64_t b)
@@ -671,35 +689,12 @@ int coll_generate(const struct coll_params *p, const struct wl_env *env, struct 
 	/* a list over its limit is refused whole after generation (the caller
 	 * says how many fit), so generation stops as soon as it is over */
 	for (uint32_t j = 0; j < njobs && !out->over; j++) {
-		struct gen g = { .p = p,
-				 .out = out,
-				 .host = &jobs->hosts[(size_t)j * n],
-				 .n = (uint32_t)n,
-				 .gpus = env->gpus_per_server > 1 ? env->gpus_per_server : 1,
-				 .job = j,
-				 .barrier = UINT32_MAX,
-				 .on_data = p->trigger == COLL_ON_ACK ? FLOW_DEP_SENT : 0,
-				 .B = (uint32_t)p->inflight };
+		uint32_t barrier = UINT32_MAX;
 		uint64_t total = p->warmup + p->iterations;
 		for (uint32_t it = 0; it < total && !out->over; it++) {
-			g.iter = it;
-			g.first_id = out->n;
-			switch (p->type) {
-			case COLL_ALLREDUCE:
-				if (p->algorithm == COLL_DBT)
-					gen_dbt(&g);
-				else if (p->algorithm == COLL_HD)
-					gen_hd(&g);
-				else
-					gen_ring(&g, 2 * g.n - 2);
-				break;
-			case COLL_ALLTOALL:
-				gen_alltoall(&g);
-				break;
-			default:
-				gen_ring(&g, g.n - 1);
-				break;
-			}
+			size_t first_id = out->n;
+			coll_generate_one(p, &jobs->hosts[(size_t)j * n], (uint32_t)n,
+					  env->gpus_per_server, j + 1, it, barrier, out);
 			if (it + 1 < total && !out->over) { /* the barrier before the next one */
 				size_t last = out->n;
 				flow_list_marker(out, p->start);
@@ -707,9 +702,9 @@ int coll_generate(const struct coll_params *p, const struct wl_env *env, struct 
 				mk->job = j + 1;
 				mk->iter = it;
 				mk->delay = p->compute_gap;
-				for (size_t k = g.first_id; k < last; k++)
+				for (size_t k = first_id; k < last; k++)
 					flow_list_dep(out, (uint32_t)k);
-				g.barrier = mk->id;
+				barrier = mk->id;
 			}
 		}
 	}
@@ -720,4 +715,46 @@ void coll_jobs_free(struct coll_jobs *j)
 {
 	mp_free(j->hosts);
 	memset(j, 0, sizeof *j);
+}
+
+uint64_t coll_min_size(const struct coll_params *p, uint32_t n)
+{
+	return 2ull * n * (p->channels ? p->channels : 1);
+}
+
+void coll_generate_one(const struct coll_params *p, const uint32_t *hosts, uint32_t n,
+		       uint32_t gpus, uint32_t job, uint32_t iter, uint32_t after,
+		       struct flow_list *out)
+{
+	MP_ASSERT(n >= 2 && p->size >= coll_min_size(p, n));
+	struct gen g = { .p = p,
+			 .out = out,
+			 .host = hosts,
+			 .n = n,
+			 .gpus = gpus > 1 ? gpus : 1,
+			 .job = job - 1,
+			 .iter = iter,
+			 .barrier = after,
+			 .first_id = out->n,
+			 .on_data = p->trigger == COLL_ON_ACK ? FLOW_DEP_SENT : 0,
+			 .B = (uint32_t)p->inflight };
+	switch (p->type) {
+	case COLL_ALLREDUCE:
+		if (p->algorithm == COLL_DBT)
+			gen_dbt(&g);
+		else if (p->algorithm == COLL_HD)
+			gen_hd(&g);
+		else
+			gen_ring(&g, 2 * n - 2);
+		break;
+	case COLL_ALLTOALL:
+		gen_alltoall(&g);
+		break;
+	case COLL_BROADCAST:
+		gen_bcast(&g);
+		break;
+	default:
+		gen_ring(&g, n - 1);
+		break;
+	}
 }

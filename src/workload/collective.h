@@ -9,7 +9,15 @@
 #include "core/opt.h"
 #include "workload/workload.h"
 
-enum coll_type { COLL_ALLREDUCE, COLL_ALLTOALL, COLL_ALLGATHER, COLL_REDUCESCATTER };
+/* COLL_BROADCAST is reached through coll_generate_one only (a trace's
+ * collective nodes), not through the `collective:` section's `type`. */
+enum coll_type {
+	COLL_ALLREDUCE,
+	COLL_ALLTOALL,
+	COLL_ALLGATHER,
+	COLL_REDUCESCATTER,
+	COLL_BROADCAST
+};
 enum coll_algo { COLL_RING, COLL_DBT, COLL_HD };
 enum coll_place { PLACE_RANDOM, PLACE_PACKED, PLACE_RAIL, PLACE_LIST, PLACE_SERVERS };
 enum coll_trigger { COLL_ON_ARRIVAL, COLL_ON_ACK };
@@ -48,6 +56,22 @@ struct coll_jobs {
 int coll_generate(const struct coll_params *p, const struct wl_env *env, struct flow_list *out,
 		  struct coll_jobs *jobs, struct mp_err *e);
 void coll_jobs_free(struct coll_jobs *j);
+
+/* One collective of p's type, algorithm, chunk, channels and parallelism
+ * (p->size bytes, at least coll_min_size(p, n)) on n >= 2 ranks at hosts[],
+ * appended to `out` with the job field `job` and iteration `iter`: the
+ * messages that wait for nothing else of it wait for flow `after` (UINT32_MAX:
+ * none), and none starts before p->start. `gpus`: hosts per server (ring
+ * orders). p->iterations, warmup, jobs, placement and compute_gap are not
+ * read. Broadcast is NCCL's pipelined ring from ranks[0]: chunk j of hop k
+ * waits for chunk j of hop k - 1. Stops early when the list is over its
+ * limit (out->over; the caller refuses the run). */
+void coll_generate_one(const struct coll_params *p, const uint32_t *hosts, uint32_t n,
+		       uint32_t gpus, uint32_t job, uint32_t iter, uint32_t after,
+		       struct flow_list *out);
+/* The least size coll_generate_one can cut among n ranks (2 bytes per rank
+ * and channel). */
+uint64_t coll_min_size(const struct coll_params *p, uint32_t n);
 
 /* NCCL-tests' bus bandwidth factor: busbw = algbw x this (AllReduce
  * 2(n-1)/n; AllGather, ReduceScatter and AlltoAll (n-1)/n). */

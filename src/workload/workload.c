@@ -16,14 +16,13 @@
 
 extern const struct workload_ops permutation_workload_ops, incast_workload_ops,
     all_to_all_workload_ops, flows_file_workload_ops, htsim_cm_workload_ops, poisson_workload_ops,
-    dag_file_workload_ops;
+    dag_file_workload_ops, chakra_workload_ops;
 
 /* The generators, in `mpsim list`'s order. */
 const struct workload_ops *const workload_registry[] = {
-	&permutation_workload_ops, &incast_workload_ops,
-	&all_to_all_workload_ops,  &flows_file_workload_ops,
-	&htsim_cm_workload_ops,	   &poisson_workload_ops,
-	&dag_file_workload_ops,	   NULL,
+	&permutation_workload_ops, &incast_workload_ops,   &all_to_all_workload_ops,
+	&flows_file_workload_ops,  &htsim_cm_workload_ops, &poisson_workload_ops,
+	&dag_file_workload_ops,	   &chakra_workload_ops,   NULL,
 };
 
 const struct workload_ops *workload_find(const char *name)
