@@ -2,8 +2,9 @@
 # Installs the Debian packages mpsim needs when they are missing (as root), or
 # says which apt-get line to run. Used by `make demo`, `make test` and .ci/run.
 #   scripts/deps.sh            build dependencies and gnuplot (the plots of every run)
-#   scripts/deps.sh --test     also cmocka and Open MPI (the unit tests, and the
-#                              test of a sweep over MPI ranks; `make test`, the CI)
+#   scripts/deps.sh --test     also cmocka, Open MPI and python3 (the unit tests,
+#                              the test of a sweep over MPI ranks, the Chakra test
+#                              traces' writer; `make test`, the CI)
 #   scripts/deps.sh --mpi      also Open MPI (`mpirun -n N mpsim run FILE` spreads a
 #                              sweep's points over ranks; rebuild after installing)
 #   scripts/deps.sh --optional also cmocka and valgrind
@@ -11,7 +12,7 @@
 set -euo pipefail
 need=(build-essential cmake pkg-config libyaml-dev libprotobuf-c-dev protobuf-c-compiler gnuplot-nox)
 case "${1:-}" in
-  --test) need+=(libcmocka-dev openmpi-bin libopenmpi-dev) ;;
+  --test) need+=(libcmocka-dev openmpi-bin libopenmpi-dev python3) ;;
   --mpi) need+=(openmpi-bin libopenmpi-dev) ;;
   --optional) need+=(libcmocka-dev valgrind) ;;
   # libFuzzer ships in compiler-rt: libclang-rt-dev follows the default clang

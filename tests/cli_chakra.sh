@@ -24,22 +24,8 @@
 # 3. Bad traces: exit 2, one line on stderr naming the trace file and the
 #    node (where one is at fault), no results folder.
 set -euo pipefail
-
-MPSIM=${1:?usage: cli_chakra.sh MPSIM REPO_ROOT}
-ROOT=${2:?usage: cli_chakra.sh MPSIM REPO_ROOT}
-MPSIM=$(cd "$(dirname "$MPSIM")" && pwd)/$(basename "$MPSIM")
-ROOT=$(cd "$ROOT" && pwd)
+source "$(dirname "$0")/clilib.sh" "$@"
 GEN="python3 $ROOT/scripts/chakra_trace.py"
-
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-
-nfail=0
-fail() {
-	printf 'FAIL [%s]\n  expected: %s\n  got:      %s\n' "$1" "$2" "$3" >&2
-	nfail=$((nfail + 1))
-}
 
 exp() { # exp HOSTS [workload lines...]
 	local hosts=$1
@@ -137,7 +123,4 @@ bad "truncated" 2 truncated "t.1.et: truncated" "after node 2"
 bad "more ranks than hosts" 2 "allreduce --ranks 3" "t.2.et exists" "more ranks than the 2"
 bad "fewer ranks than hosts" 3 "allreduce --ranks 2" "t.2.et: cannot read"
 
-if ((nfail)); then
-	echo "$nfail failure(s)" >&2
-	exit 1
-fi
+finish

@@ -729,7 +729,8 @@ static void sweep_page(FILE *f, const char *dir)
 	}
 	if (d)
 		closedir(d);
-	qsort(pts, np, sizeof *pts, cmp_str);
+	if (np) /* qsort's array must not be null, even for no element */
+		qsort(pts, np, sizeof *pts, cmp_str);
 	fprintf(f,
 		"<h2 id=\"points\">Points</h2>\n<table class=\"points\" data-rows=\"%zu\">\n"
 		"<tr><th>point</th><th>its report</th></tr>\n",

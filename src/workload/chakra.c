@@ -674,8 +674,10 @@ static int ck_units(struct ck *c)
 		}
 	}
 	/* sends meet receives */
-	qsort(sends, ns, sizeof *sends, ck_p2p_cmp);
-	qsort(recvs, nr, sizeof *recvs, ck_p2p_cmp);
+	if (ns) /* qsort's array must not be null, even for no element */
+		qsort(sends, ns, sizeof *sends, ck_p2p_cmp);
+	if (nr)
+		qsort(recvs, nr, sizeof *recvs, ck_p2p_cmp);
 	size_t i = 0, j = 0;
 	while (i < ns || j < nr) {
 		int cmp = i == ns ? 1 : j == nr ? -1 : 0;
