@@ -45,28 +45,11 @@ static const struct unit size_in[] = {
 	{ NULL, 0 },
 };
 
-static const struct unit size_out[] = {
-	{ "B", 1 },
-	{ "KB", K1 },
-	{ "MB", M1 },
-	{ "GB", G1 },
-	{ "TB", T1 },
-	{ "KiB", 1ULL << 10 },
-	{ "MiB", 1ULL << 20 },
-	{ "GiB", 1ULL << 30 },
-	{ "TiB", 1ULL << 40 },
-	{ NULL, 0 },
-};
-
 static const struct unit rate_in[] = {
 	{ "bps", 1 },	  { "Kbps", K1 },   { "kbps", K1 },   { "Mbps", M1 },	{ "Gbps", G1 },
 	{ "Tbps", T1 },	  { "b/s", 1 },	    { "Kb/s", K1 },   { "kb/s", K1 },	{ "Mb/s", M1 },
 	{ "Gb/s", G1 },	  { "Tb/s", T1 },   { "bit/s", 1 },   { "Kbit/s", K1 }, { "kbit/s", K1 },
 	{ "Mbit/s", M1 }, { "Gbit/s", G1 }, { "Tbit/s", T1 }, { NULL, 0 },
-};
-
-static const struct unit rate_out[] = {
-	{ "bps", 1 }, { "Kbps", K1 }, { "Mbps", M1 }, { "Gbps", G1 }, { "Tbps", T1 }, { NULL, 0 },
 };
 
 static const struct unit time_in[] = {
@@ -76,24 +59,23 @@ static const struct unit time_in[] = {
 	{ "ms", G1 },	     { "s", T1 },  { NULL, 0 },
 };
 
-static const struct unit time_out[] = {
-	{ "ps", 1 }, { "ns", K1 }, { "us", M1 }, { "ms", G1 }, { "s", T1 }, { NULL, 0 },
-};
-
 /* What a kind of quantity is called in messages, and its units. */
 struct ukind {
 	const char *noun;    /* "a size" */
 	const char *example; /* "4KiB or 16MB" */
 	const char *units;   /* list for messages */
 	const char *base;    /* "bytes" */
-	const struct unit *in, *out;
+	/* the units a text may name; a unit's first name in the list is the
+	 * one written (KB before kB, Gbps before Gb/s, us before the micro
+	 * signs): the formatter takes a factor only when it is larger than
+	 * the best one so far */
+	const struct unit *in;
 	bool bare_ok; /* a number without a unit is in base units */
 };
 
 static const struct ukind kind_size = {
 	"a size", "4KiB or 16MB", "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB; a bare number is bytes",
-	"bytes",  size_in,	  size_out,
-	true,
+	"bytes",  size_in,	  true,
 };
 static const struct ukind kind_rate = {
 	"a rate",
@@ -101,11 +83,10 @@ static const struct ukind kind_rate = {
 	"bps, Kbps, Mbps, Gbps, Tbps or Gb/s style; a bare number is bit/s",
 	"bit/s",
 	rate_in,
-	rate_out,
 	true,
 };
 static const struct ukind kind_time = {
-	"a time", "8us or 1.5ms", "ps, ns, us, ms, s", "picoseconds", time_in, time_out, false,
+	"a time", "8us or 1.5ms", "ps, ns, us, ms, s", "picoseconds", time_in, false,
 };
 
 static const struct ukind *ukind(enum units_kind k)
@@ -294,7 +275,7 @@ int units_parse(enum units_kind kind, const char *text, uint64_t *out, struct mp
  * decimals. The base unit always qualifies, so this never fails. */
 void units_format(enum units_kind kind, uint64_t v, char *buf, size_t n)
 {
-	const struct unit *out = ukind(kind)->out;
+	const struct unit *out = ukind(kind)->in;
 	const struct unit *best = &out[0];
 	unsigned best_d = 0;
 
