@@ -65,6 +65,18 @@ static char *cut_cell(char **p, bool *eol)
 	return start;
 }
 
+int csv_split(char *s, char **f, size_t max)
+{
+	size_t n = 0;
+	bool eol = !*s;
+	while (!eol) {
+		if (n == max)
+			return -1;
+		f[n++] = cut_cell(&s, &eol);
+	}
+	return (int)n;
+}
+
 bool csv_read(const char *path, struct csv *t)
 {
 	memset(t, 0, sizeof *t);

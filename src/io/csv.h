@@ -17,6 +17,11 @@
  * note) goes into sweep.csv and paper.csv through it. */
 char *csv_field(const char *s, bool always);
 
+/* Cut s, one CSV record (fields as csv_field writes them), into its fields
+ * in place: f[0..n) point into s. Returns n (0 for an empty s), or -1 when it
+ * has more than max fields. */
+int csv_split(char *s, char **f, size_t max);
+
 struct csv {
 	char **head; /* ncols names */
 	size_t ncols, nrows;

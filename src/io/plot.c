@@ -1071,42 +1071,15 @@ static bool sweep_key_col(const struct sweepdata *sd, const char *key, bool labe
 	return false;
 }
 
-/* Split s, one CSV record (fields joined by commas, each quoted as csv_field
- * quotes it), into at most max fields cut into buf; -1 when it does not fit. */
-static int split_record(const char *s, char *buf, size_t n, const char **f, size_t max)
-{
-	size_t nf = 0, l = 0;
-	while (*s) {
-		if (nf == max)
-			return -1;
-		f[nf++] = buf + l;
-		bool quoted = *s == '"';
-		for (s += quoted; *s && (quoted || *s != ','); s++) {
-			if (quoted && *s == '"' && s[1] != '"') {
-				quoted = false;
-				continue;
-			}
-			s += quoted && *s == '"'; /* "" in quotes: one quote */
-			if (l + 2 > n)
-				return -1;
-			buf[l++] = *s;
-		}
-		if (l + 1 > n)
-			return -1;
-		buf[l++] = '\0';
-		s += *s == ',';
-	}
-	return (int)nf;
-}
-
 /* The changed keys from paper.csv's row p: its ratio_of (the keys) and
  * ratio_point (the other point, a row of sweep.csv, holds their values). */
 static bool ratio_from_columns(struct ratio *rt, const struct sweepdata *sd,
 			       const struct csv *paper, size_t p, int cof, int cpt)
 {
-	const char *keys[RATIO_MAX_KEYS];
-	int n = split_record(csv_at(paper, p, (size_t)cof), rt->buf, sizeof rt->buf, keys,
-			     RATIO_MAX_KEYS);
+	char *keys[RATIO_MAX_KEYS];
+	const char *rec = csv_at(paper, p, (size_t)cof);
+	int n = strlen(rec) < sizeof rt->buf ? csv_split(strcpy(rt->buf, rec), keys, RATIO_MAX_KEYS)
+					     : -1;
 	size_t q = 0;
 	while (q < sd->t.nrows && strcmp(csv_at(&sd->t, q, 0), csv_at(paper, p, (size_t)cpt)))
 		q++;
