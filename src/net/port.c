@@ -696,6 +696,22 @@ static void port_tx_done(void *obj, uint64_t arg)
 	port_try_send(pt->owner->fab, pt);
 }
 
+/* INT (packet.h): a data packet leaving a switch egress gets this hop's
+ * record: now, the bytes the port sent before it, the bytes it leaves
+ * queued, the line rate (the HPCC authors' switch-node.cc stamps UDP data
+ * at dequeue; IntHeader::PushHop stops at maxHop). */
+static void int_stamp(const struct fabric *f, const struct port *pt, struct packet *p)
+{
+	struct pkt_int *in = pkt_int(f, p);
+	if (p->type != PKT_DATA || in->nhop >= PKT_INT_MAX_HOPS)
+		return;
+	struct pkt_int_hop *h = &in->hop[in->nhop++];
+	h->ts = f->q->now;
+	h->tx_bytes = pt->tx_bytes;
+	h->qlen = pt->qbytes_total;
+	h->rate_bps = pt->rate_bps;
+}
+
 /* A packet of class c leaves a switch's buffer for the wire: release it, and
  * mark ECN on the queue it leaves behind, in its entry *e (the arrival writes
  * the mark into the packet: "A packet's departure" above). */
@@ -731,6 +747,8 @@ static void switch_depart(struct fabric *f, struct port *pt, pq_ent *e, uint8_t 
 		f->lb->sw_tx(f, s, pt, p);
 		*e = pq_ent_of(p);
 	}
+	if (__builtin_expect(f->int_off != 0, 0))
+		int_stamp(f, pt, pq_pkt(*e));
 }
 
 /* A host's packet leaves: the load balancer's hook, if it has one, sees it

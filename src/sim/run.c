@@ -864,8 +864,16 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 	s->x = x;
 	s->ts = mp_calloc(1, sizeof *s->ts);
 	evq_init(&s->q);
-	pool_init(&s->pkts, lb_pkt_size(x->lb), 4096);
+	/* a transport that reads INT gets its record after the load
+	 * balancer's metadata, in the same pool object (packet.h) */
+	size_t pkt_size = lb_pkt_size(x->lb), int_off = 0;
+	if (x->tp->int_telemetry) {
+		int_off = (sizeof(struct packet) + (x->lb ? x->lb->pkt_meta_size : 0) + 7) / 8 * 8;
+		pkt_size = (int_off + sizeof(struct pkt_int) + 63) / 64 * 64;
+	}
+	pool_init(&s->pkts, pkt_size, 4096);
 	fab_init(&s->fab, &s->q, &s->pkts, x->gen.seed, &x->sw);
+	s->fab.int_off = (uint32_t)int_off;
 	s->fab.lb = x->lb;
 	s->fab.lb_params = x->lb_params;
 	s->evs.id = 0;
