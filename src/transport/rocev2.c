@@ -214,8 +214,9 @@ struct packet *rocev2_next_packet(struct conn *c, unsigned flow)
 }
 
 /* ---- receiver (responder, notification point) ---------------------------------- */
-static void send_ctrl(struct conn *c, enum pkt_type type, unsigned qpi, uint32_t epsn, bool ece,
-		      const struct packet *echo)
+static inline __attribute__((always_inline)) void send_ctrl(struct conn *c, enum pkt_type type,
+							    unsigned qpi, uint32_t epsn, bool ece,
+							    const struct packet *echo)
 {
 	struct packet *a = tp_pkt_new(c, type, false);
 	rocev2_pkt_set_qp(a, qpi);
