@@ -33,8 +33,9 @@
  *  - The initial window: 10 packets (RFC 6928), `init_cwnd`.
  *  - cwnd is at least one packet (the RC layer's window is whole packets:
  *    ceil(cwnd / MSS)).
- *  - A retransmission timeout goes back N (the RC layer's timer) without
- *    resetting cwnd; `rto` 10 ms as the UEC htsim's DCTCPSrc (_rto).
+ *  - A retransmission timeout goes back N (the RC layer's timer) and sets
+ *    ssthresh = max(flight / 2, 2 MSS), cwnd = 1 MSS (RFC 5681 section
+ *    3.1); `rto` 10 ms as the UEC htsim's DCTCPSrc (_rto).
  *  - Runs lossy unless switch.mode says otherwise (DCTCP was built for
  *    shallow-buffered lossy Ethernet).
  */
@@ -142,10 +143,24 @@ static void dctcp_feedback(struct conn *c, struct rocev2_qp *rq, const struct pa
 	dctcp_set_wnd(q);
 }
 
+/* RFC 5681 section 3.1: the loss window after a timeout. snd_nxt went back
+ * to snd_una already; the flight was what snd_max says was sent. */
+static void dctcp_timeout(struct conn *c, struct rocev2_qp *rq)
+{
+	(void)c;
+	struct dctcp_qp *q = (struct dctcp_qp *)rq;
+	double flight = (double)(q->qp.snd_max - q->qp.snd_una) * q->mss;
+	q->cc.ssthresh = fmax(flight / 2, 2 * q->mss);
+	q->cc.cwnd = q->mss;
+	q->cc.cwr = false;
+	dctcp_set_wnd(q);
+}
+
 static const struct rocev2_cc dctcp_cc = {
 	.qp_size = sizeof(struct dctcp_qp),
 	.init = dctcp_init,
 	.feedback = dctcp_feedback,
+	.timeout = dctcp_timeout,
 };
 
 static int dctcp_check(void *pp, struct mp_err *e)

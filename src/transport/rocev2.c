@@ -414,6 +414,8 @@ void rocev2_on_timer(struct conn *c)
 				/* timeout: go back to the oldest unacknowledged PSN */
 				q->snd_nxt = q->snd_una;
 				q->last_prog = now;
+				if (s->cc->timeout)
+					s->cc->timeout(c, q);
 			}
 			qp_due(c, i);
 		}

@@ -175,6 +175,8 @@ struct rocev2_cc {
 	 * (an ACK or NAK, built, not yet sent): what the CC's ACK echoes
 	 * beyond the RC layer's fields (HPCC: the INT record) */
 	void (*echo)(struct conn *c, const struct packet *data, struct packet *ack);
+	/* optional: q's retransmission timeout fired (it goes back to snd_una) */
+	void (*timeout)(struct conn *c, struct rocev2_qp *q);
 	/* optional: data packet p of q went out (q->next_tx already set) */
 	void (*sent)(struct conn *c, struct rocev2_qp *q, struct packet *p);
 	/* optional: run the CC's timers that are due at `now`; called when

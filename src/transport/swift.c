@@ -36,9 +36,11 @@
  *    RTT floor; its default is base_target (ours).
  *  - The initial window: one BDP of the path (`init_cwnd` 0; ours).
  *  - min_cwnd: 0.001 packets (the paper's section 3.4 figure; htsim 10 B).
- *  - A retransmission timeout goes back N (the RC layer's timer) without
- *    touching cwnd (Algorithm 1's RETX_RESET_THRESHOLD path is not
- *    modelled); runs lossy unless switch.mode says otherwise.
+ *  - A retransmission timeout goes back N (the RC layer's timer) and, as
+ *    Algorithm 1 does, counts: at `retx_reset_threshold` timeouts in a row
+ *    (no ACK between them) the fabric window falls to min_cwnd, before
+ *    that it is cut by max_mdf once per RTT (the RTT: the last sample).
+ *    Runs lossy unless switch.mode says otherwise.
  */
 #include "transport/swift.h"
 
@@ -55,13 +57,16 @@ struct swift_params {
 	simtime_t base_target, h, fs_range, endpoint_target;
 	double fs_min_cwnd, fs_max_cwnd, min_cwnd, max_cwnd;
 	uint64_t init_cwnd; /* packets; 0 = one BDP */
+	uint64_t retx_reset_threshold;
 };
 
 struct swift_qp {
 	struct rocev2_qp qp;
 	struct swift_consts k;
 	struct swift_win fabric, endpoint;
-	uint32_t last_una; /* snd_una before this ACK */
+	uint32_t last_una;	 /* snd_una before this ACK */
+	uint32_t retransmit_cnt; /* timeouts since the last ACK */
+	simtime_t rtt;		 /* the last RTT sample, ps */
 	unsigned hops;
 } __attribute__((aligned(64)));
 
@@ -136,6 +141,7 @@ static void swift_init(struct conn *c, struct rocev2_qp *rq)
 	double w0 = p->init_cwnd ? (double)p->init_cwnd
 				 : ceil((double)tp_bdp_bytes(c) / (double)tp_payload(c));
 	q->fabric.cwnd = q->endpoint.cwnd = fmin(fmax(w0, 1), p->max_cwnd);
+	q->rtt = c->base_rtt;
 	swift_apply(c, q, c->base_rtt);
 }
 
@@ -146,6 +152,8 @@ static void swift_feedback(struct conn *c, struct rocev2_qp *rq, const struct pa
 	if (pk->type != PKT_ACK && pk->type != PKT_NACK)
 		return;
 	simtime_t now = tp_now(c), rtt = now - pk->ts;
+	q->rtt = rtt;
+	q->retransmit_cnt = 0;
 	double acked = (double)(q->qp.snd_una - q->last_una);
 	q->last_una = q->qp.snd_una;
 	simtime_t endpoint_delay = 0; /* the hosts answer at once (see above) */
@@ -160,10 +168,27 @@ static void swift_feedback(struct conn *c, struct rocev2_qp *rq, const struct pa
 	swift_apply(c, q, rtt);
 }
 
+/* Algorithm 1, on a retransmission timeout. */
+static void swift_timeout(struct conn *c, struct rocev2_qp *rq)
+{
+	const struct swift_params *p = tp_params(c);
+	struct swift_qp *q = (struct swift_qp *)rq;
+	simtime_t now = tp_now(c);
+	if (++q->retransmit_cnt >= p->retx_reset_threshold) {
+		q->fabric.cwnd = q->k.min_cwnd;
+		q->fabric.last_decrease = now;
+	} else if (now - q->fabric.last_decrease >= q->rtt) {
+		q->fabric.cwnd = fmax(q->fabric.cwnd * (1 - q->k.max_mdf), q->k.min_cwnd);
+		q->fabric.last_decrease = now;
+	}
+	swift_apply(c, q, q->rtt);
+}
+
 static const struct rocev2_cc swift_cc = {
 	.qp_size = sizeof(struct swift_qp),
 	.init = swift_init,
 	.feedback = swift_feedback,
+	.timeout = swift_timeout,
 };
 
 static int swift_check(void *pp, struct mp_err *e)
@@ -227,6 +252,10 @@ static const struct opt_desc swift_opts[] = {
 	  "largest window, packets (UEC htsim swift.cpp: 1000 MSS)" },
 	{ "init_cwnd", OPT_UINT, offsetof(struct swift_params, init_cwnd), "0", 0, 1 << 30,
 	  "initial window, packets; 0 = one BDP of the path (ours)" },
+	{ "retx_reset_threshold", OPT_UINT, offsetof(struct swift_params, retx_reset_threshold),
+	  "5", 1, 1000,
+	  "RETX_RESET_THRESHOLD: timeouts in a row that drop the window to min_cwnd (UEC htsim "
+	  "swift.cpp _rtx_reset_threshold)" },
 	OPT_END
 };
 
