@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "core/time.h"
+#include "transport/conn.h"
 #include "transport/hpcc.h"
 
 /* 100 Gb/s NIC, T = 10 us: W_init = 125,000 B; eta 0.95, W_AI/T 40 Mb/s. */
@@ -115,11 +116,57 @@ static void test_incast_near_eta(void **state)
 	run_result_free(&r);
 }
 
+/* What the switches stamp (net/port.c, int_stamp), read back from the
+ * record the last ACK left at each sender. A leaf-spine of 2 leaves, 4
+ * hosts each, hosts at 100 Gb/s, leaf-spine links at 400 Gb/s, 1 us links.
+ * Host 0 -> host 4 crosses leaf, spine, leaf: 3 hops with the rates 400,
+ * 400 and 100 Gb/s, each stamped at least a link delay plus a 4,000 B
+ * serialisation after the one before. Host 1 -> host 2 stays under its
+ * leaf: 1 hop. The last ACK answers each flow's last packet: the receiver's
+ * egress had sent the 249 packets before it (996,000 B, nothing else goes
+ * that way) and had nothing left queued behind it. */
+static void test_int_stamps(void **state)
+{
+	(void)state;
+	char path[256];
+	simtest_temp_file(path, sizeof path, "hpcc",
+			  "src,dst,bytes,start\n0,4,1MB,0us\n1,2,1MB,0us\n");
+	char yaml[1024];
+	snprintf(yaml, sizeof yaml,
+		 "topology: {type: leaf_spine, hosts_per_leaf: 4, leaves: 2, spines: 2, "
+		 "host_rate: 100Gbps, fabric_rate: 400Gbps}\n"
+		 "transport: {type: hpcc}\n"
+		 "workload: {type: flows_file, file: %s}\n",
+		 path);
+	struct experiment x;
+	struct sim s;
+	simtest_open(yaml, &x, &s);
+	remove(path);
+	assert_int_equal(s.w.nconns, 2);
+	for (uint32_t i = 0; i < 2; i++) {
+		const struct conn *c = s.w.conns[i];
+		const struct hpcc_cc *cc = hpcc_conn_cc(c);
+		bool cross = c->dst_hid == 4;
+		assert_int_equal(cc->nhop, cross ? 3 : 1);
+		const struct pkt_int_hop *last = &cc->hop[cc->nhop - 1];
+		assert_int_equal(last->rate_bps, 100000000000ull);
+		assert_int_equal(last->tx_bytes, 249 * 4000);
+		assert_int_equal(last->qlen, 0);
+		for (uint32_t k = 0; k + 1 < cc->nhop; k++) {
+			assert_int_equal(cc->hop[k].rate_bps, 400000000000ull);
+			/* 1 us of wire and 4,000 B at 400 Gb/s (80 ns) at least */
+			assert_true(cc->hop[k + 1].ts - cc->hop[k].ts >= 1080 * PS_PER_NS);
+		}
+	}
+	simtest_close(&x, &s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_int_window),
 		cmocka_unit_test(test_incast_near_eta),
+		cmocka_unit_test(test_int_stamps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -235,6 +235,12 @@ static void hpcc_trace(const struct conn *c, struct tp_trace *t)
 		t->cwnd = q->qp.rate * (double)q->k.t / PS_PER_S / 8.0;
 }
 
+const struct hpcc_cc *hpcc_conn_cc(const struct conn *c)
+{
+	const struct rocev2_state *s = (const struct rocev2_state *)c->priv;
+	return &((const struct hpcc_qp *)s->qp)->cc;
+}
+
 static const struct opt_desc hpcc_opts[] = {
 	TP_COMMON_OPTS_AT(struct hpcc_params, rv.common),
 	ROCEV2_QP_OPTS(struct hpcc_params),

@@ -38,4 +38,9 @@ struct hpcc_cc {
 double hpcc_react(const struct hpcc_consts *k, struct hpcc_cc *cc, const struct pkt_int *in,
 		  bool full);
 
+/* The HPCC state of connection c's first queue pair (for tests: what the
+ * last ACK's INT record left in it). */
+struct conn;
+const struct hpcc_cc *hpcc_conn_cc(const struct conn *c);
+
 #endif
