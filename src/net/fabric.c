@@ -68,6 +68,16 @@ const struct opt_desc swcfg_opts[] = {
 	  "a link that fails (or recovers) during a run leaves (rejoins) every switch's "
 	  "next-hop sets this much later; meanwhile what is sent into it is lost "
 	  "(~10us-1ms: hardware failover; 10ms-1s: routing reconvergence)" },
+	/* packet trimming as NDP does it (Handley et al., "Re-architecting
+	 * datacenter networks and stacks for low latency and high performance",
+	 * SIGCOMM 2017) and the UEC htsim's switches (compositequeue.cpp; 64 B:
+	 * its main_uec.cpp default -trimsize) */
+	{ "trim", OPT_BOOL, offsetof(struct swcfg, trim), "false", 0, 0,
+	  "a data packet that would be dropped for lack of buffer is cut to its first "
+	  "trim_size bytes and forwarded in the control class (high priority); the "
+	  "transport must handle trimmed packets (uet)" },
+	{ "trim_size", OPT_SIZE, offsetof(struct swcfg, trim_size), "64B", 64, 1500,
+	  "bytes on the wire of a trimmed packet (its headers)" },
 	OPT_END
 };
 
