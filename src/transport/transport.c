@@ -17,17 +17,12 @@
 #include "transport/tp_world.h"
 
 extern const struct transport_ops ref_transport_ops, roce_transport_ops, strack_transport_ops,
-    udmp_transport_ops, mprdma_transport_ops, timely_transport_ops;
+    udmp_transport_ops, mprdma_transport_ops, timely_transport_ops, uet_transport_ops;
 
 /* The protocols, in `mpsim list`'s order. */
 const struct transport_ops *const transport_registry[] = {
-	&ref_transport_ops,
-	&roce_transport_ops,
-	&strack_transport_ops,
-	&udmp_transport_ops,
-	&mprdma_transport_ops,
-	&timely_transport_ops,
-	NULL,
+	&ref_transport_ops,    &roce_transport_ops,   &strack_transport_ops, &udmp_transport_ops,
+	&mprdma_transport_ops, &timely_transport_ops, &uet_transport_ops,    NULL,
 };
 
 const struct transport_ops *transport_find(const char *name)
