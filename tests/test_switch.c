@@ -360,8 +360,8 @@ static void trim_incast(bool trim, uint8_t got[4][30])
 			inject(&R, h, 4, (uint32_t)(h * 1000 + i));
 	struct port *p4 = &R.s->node.ports[4];
 	assert_int_equal(p4->st.drops_buffer, trim ? 0 : 80);
-	assert_int_equal(p4->st.trimmed, trim ? 80 : 0);
-	assert_int_equal(p4->st.trimmed_bytes, trim ? 80 * (PKT - 64) : 0);
+	assert_int_equal(fab_port_trim(&R.f, p4).pkts, trim ? 80 : 0);
+	assert_int_equal(fab_port_trim(&R.f, p4).bytes, trim ? 80 * (PKT - 64) : 0);
 	R.rx = 0;
 	pfc_to_port(&R, 4, true);
 	evq_run(&R.q, SIMTIME_MAX);

@@ -145,6 +145,7 @@ void fab_free(struct fabric *f)
 {
 	if (f->lb && f->lb->fini && f->lb_priv)
 		f->lb->fini(f);
+	mp_free(f->trim_st);
 	for (uint32_t i = 0; i < f->nnodes; i++) {
 		struct node *n = f->nodes[i];
 		mp_free(n->name);
@@ -470,6 +471,8 @@ int fab_finalize(struct fabric *f, const uint32_t *down_links, size_t ndown, str
 	f->port_raw = mp_calloc(1, (nports ? nports : 1) * sizeof *f->port_mem + 64);
 	f->port_mem = (struct port *)(((uintptr_t)f->port_raw + 63) & ~(uintptr_t)63);
 	f->nports = (uint32_t)nports;
+	if (f->cfg.trim)
+		f->trim_st = mp_calloc(nports, sizeof *f->trim_st);
 	struct port *next = f->port_mem;
 	for (uint32_t i = 0; i < f->nnodes; i++) {
 		struct node *n = f->nodes[i];

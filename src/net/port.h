@@ -27,10 +27,8 @@ struct node;
 
 /* ---- per-port counters ---------------------------------------------------- */
 struct port_stats {
-	uint64_t drops_buffer;	/* lossy: no room in the shared buffer */
-	uint64_t drops_link;	/* sent onto a down link, or corrupted */
-	uint64_t trimmed;	/* data packets cut to their header instead of dropped */
-	uint64_t trimmed_bytes; /* the bytes cut from them */
+	uint64_t drops_buffer; /* lossy: no room in the shared buffer */
+	uint64_t drops_link;   /* sent onto a down link, or corrupted */
 	uint64_t ecn_marks;
 	uint64_t pause_sent, resume_sent; /* PFC frames this port sent upstream */
 	uint64_t pause_rcvd;		  /* PFC pause frames received (we were paused) */
