@@ -93,13 +93,16 @@ struct uet_state {
 	bool rx_any, rx_ack_request;
 	/* sender */
 	bool nscc_on, rccc_on, speculating;
-	uint32_t snd_nxt, snd_una, cap; /* cap: PSNs the arrays hold */
+	uint32_t snd_nxt, snd_una, cap; /* cap: the rings' slots */
 	uint32_t rtx_lo, nrtx;		/* lowest PSN maybe queued; PSNs queued */
 	uint64_t rtx_bytes, sent_payload;
 	int64_t in_flight, credit;
 	uint32_t tx_recvd, tx_pull;
-	simtime_t *sent_at; /* per PSN: the latest copy's send time */
-	uint8_t *st;	    /* per PSN: PS_* and retransmissions << PS_RTX_SHIFT */
+	/* per PSN outstanding, a ring over [snd_una, snd_nxt): PSN psn at slot
+	 * psn & (cap - 1), cap a power of two doubled when the PSNs outstanding
+	 * fill it, so memory follows the window, not the bytes carried */
+	simtime_t *sent_at; /* the latest copy's send time */
+	uint8_t *st;	    /* PS_* and retransmissions << PS_RTX_SHIFT */
 	simtime_t rto, network_rtt;
 	struct uet_nscc n;
 	const struct uet_nscc_k *k; /* interned: shared by connections alike */
@@ -114,14 +117,43 @@ static uint16_t pkt_size_of(const struct conn *c, uint32_t psn)
 	return (uint16_t)(tp_psn_payload(c, psn) + tp_common(c)->header);
 }
 
-static void grow(struct uet_state *s, uint32_t npkts)
+#ifdef MPSIM_SMALL_LIMITS
+#define UET_RING_MIN 4u /* the rings' growth runs in every test */
+#else
+#define UET_RING_MIN 64u
+#endif
+
+static inline uint8_t *st_of(const struct uet_state *s, uint32_t psn)
 {
-	if (npkts <= s->cap)
+	return &s->st[psn & (s->cap - 1)];
+}
+static inline simtime_t *sent_of(const struct uet_state *s, uint32_t psn)
+{
+	return &s->sent_at[psn & (s->cap - 1)];
+}
+/* psn is outstanding: sent, not known to have arrived (its ring slot is its) */
+static inline bool in_window(const struct uet_state *s, uint32_t psn)
+{
+	return psn >= s->snd_una && psn < s->snd_nxt;
+}
+
+/* Room in the rings for PSN snd_nxt: double them, each outstanding PSN to
+ * its new slot. */
+static void ring_fit(struct uet_state *s)
+{
+	if (s->cap && s->snd_nxt - s->snd_una < s->cap)
 		return;
-	uint32_t cap = s->cap;
-	tp_grow((void **)&s->sent_at, sizeof *s->sent_at, &cap, npkts);
-	cap = s->cap;
-	tp_grow((void **)&s->st, sizeof *s->st, &cap, npkts);
+	uint32_t cap = s->cap ? 2 * s->cap : UET_RING_MIN;
+	simtime_t *sent = mp_calloc(cap, sizeof *sent);
+	uint8_t *st = mp_calloc(cap, 1);
+	for (uint32_t i = s->snd_una; i < s->snd_nxt; i++) {
+		sent[i & (cap - 1)] = *sent_of(s, i);
+		st[i & (cap - 1)] = *st_of(s, i);
+	}
+	mp_free(s->sent_at);
+	mp_free(s->st);
+	s->sent_at = sent;
+	s->st = st;
 	s->cap = cap;
 }
 
@@ -157,15 +189,13 @@ static void uet_open(struct conn *c)
 		      pp->reps_freeze && trimming, pp->reps_exit_freeze);
 	s->ob_base = base;
 	s->ob_xor = (uint16_t)rng_below(&s->rng, pp->paths);
-	grow(s, c->npkts);
+	ring_fit(s);
 	s->rtx_lo = UINT32_MAX;
 	tp_activate(c);
 }
 
 static void uet_post(struct conn *c)
 {
-	struct uet_state *s = tp_priv(c);
-	grow(s, c->npkts);
 	tp_activate(c);
 }
 
@@ -211,7 +241,7 @@ static uint32_t next_rtx(struct uet_state *s)
 	if (!s->nrtx)
 		return UINT32_MAX;
 	uint32_t i = s->rtx_lo > s->snd_una ? s->rtx_lo : s->snd_una;
-	while (!(s->st[i] & PS_QUEUED))
+	while (!(*st_of(s, i) & PS_QUEUED))
 		i++;
 	s->rtx_lo = i;
 	return i;
@@ -219,7 +249,7 @@ static uint32_t next_rtx(struct uet_state *s)
 
 static void queue_rtx(struct uet_state *s, uint32_t psn, uint16_t size)
 {
-	s->st[psn] = (uint8_t)((s->st[psn] & ~PS_OUT) | PS_QUEUED);
+	*st_of(s, psn) = (uint8_t)((*st_of(s, psn) & ~PS_OUT) | PS_QUEUED);
 	s->nrtx++;
 	s->rtx_bytes += size;
 	if (psn < s->rtx_lo)
@@ -228,7 +258,7 @@ static void queue_rtx(struct uet_state *s, uint32_t psn, uint16_t size)
 
 static void unqueue_rtx(struct uet_state *s, uint32_t psn, uint16_t size)
 {
-	s->st[psn] &= (uint8_t)~PS_QUEUED;
+	*st_of(s, psn) &= (uint8_t)~PS_QUEUED;
 	s->nrtx--;
 	s->rtx_bytes -= size;
 }
@@ -297,19 +327,22 @@ static struct packet *uet_next_packet(struct conn *c, unsigned flow)
 	s->in_flight += size;
 	if (retx) {
 		unqueue_rtx(s, psn, size);
-		unsigned n = s->st[psn] >> PS_RTX_SHIFT;
-		s->st[psn] = (uint8_t)((s->st[psn] & 7) | (n < 31 ? n + 1 : 31) << PS_RTX_SHIFT);
+		uint8_t *f = st_of(s, psn);
+		unsigned n = *f >> PS_RTX_SHIFT;
+		*f = (uint8_t)((*f & 7) | (n < 31 ? n + 1 : 31) << PS_RTX_SHIFT);
 		p->flags |= PKT_F_RETX | PKT_F_ACKREQ;
 		c->retx_bytes += size;
 	} else {
+		ring_fit(s);
+		*st_of(s, psn) = 0;
 		s->snd_nxt++;
 		s->sent_payload += tp_psn_payload(c, psn);
 		if (s->snd_nxt == c->npkts || (s->rccc_on && s->credit <= 0) ||
 		    (s->nscc_on && s->in_flight + size >= s->n.cwnd))
 			p->flags |= PKT_F_ACKREQ;
 	}
-	s->st[psn] |= PS_OUT;
-	s->sent_at[psn] = tp_now(c);
+	*st_of(s, psn) |= PS_OUT;
+	*sent_of(s, psn) = tp_now(c);
 	if (s->rccc_on)
 		p->p0 = pull_target(c, s);
 	p->entropy = next_ev(c, s);
@@ -321,7 +354,9 @@ static struct packet *uet_next_packet(struct conn *c, unsigned flow)
 /* PSN psn is known to have arrived (cumulatively or in a SACK bitmap). */
 static void ack_one(struct conn *c, struct uet_state *s, uint32_t psn)
 {
-	uint8_t f = s->st[psn];
+	if (!in_window(s, psn))
+		return;
+	uint8_t f = *st_of(s, psn);
 	if (f & PS_ACKED)
 		return;
 	if (f & PS_QUEUED) { /* a copy arrived after all: its bytes were counted out twice */
@@ -329,7 +364,7 @@ static void ack_one(struct conn *c, struct uet_state *s, uint32_t psn)
 		unqueue_rtx(s, psn, size);
 		s->in_flight += size;
 	}
-	s->st[psn] = (uint8_t)((f & ~(PS_OUT | PS_QUEUED)) | PS_ACKED);
+	*st_of(s, psn) = (uint8_t)((f & ~(PS_OUT | PS_QUEUED)) | PS_ACKED);
 	c->acked_bytes += tp_psn_payload(c, psn);
 }
 
@@ -345,7 +380,7 @@ static void stop_speculating(struct uet_state *s)
 /* everything acknowledged: done (or, a stream, idle until the next post) */
 static bool check_done(struct conn *c, struct uet_state *s)
 {
-	while (s->snd_una < s->snd_nxt && (s->st[s->snd_una] & PS_ACKED))
+	while (s->snd_una < s->snd_nxt && (*st_of(s, s->snd_una) & PS_ACKED))
 		s->snd_una++;
 	tp_tx_upto(c, s->snd_una);
 	if (s->snd_una < c->npkts)
@@ -375,20 +410,19 @@ static void on_ack(struct conn *c, struct uet_state *s, const struct packet *p)
 	 * never resent and no RETX echo, or resent once and echoed */
 	uint32_t psn = p->p0;
 	simtime_t raw = 0;
-	if (psn < s->snd_nxt && (s->st[psn] & PS_OUT)) {
-		unsigned n = s->st[psn] >> PS_RTX_SHIFT;
+	if (in_window(s, psn) && (*st_of(s, psn) & PS_OUT)) {
+		unsigned n = *st_of(s, psn) >> PS_RTX_SHIFT;
 		bool echo = (p->flags & PKT_F_RETX) != 0;
 		if ((n == 0 && !echo) || (n == 1 && echo))
-			raw = now - s->sent_at[psn];
+			raw = now - *sent_of(s, psn);
 	}
-	uint32_t cum = p->p1 < c->npkts ? p->p1 : c->npkts;
+	uint32_t cum = p->p1 < s->snd_nxt ? p->p1 : s->snd_nxt;
 	for (uint32_t i = s->snd_una; i < cum; i++)
 		ack_one(c, s, i);
 	uint32_t base = p->p0 - (uint32_t)(int32_t)(int16_t)p->aux16;
 	for (uint64_t b = p->u64; b; b &= b - 1) {
 		uint32_t i = base + (uint32_t)__builtin_ctzll(b);
-		if (i < s->snd_nxt)
-			ack_one(c, s, i);
+		ack_one(c, s, i);
 	}
 	bool ecn = (p->flags & PKT_F_ECE) != 0;
 	path_feedback(c, s, p->entropy, ecn ? UET_PATH_ECN : UET_PATH_GOOD);
@@ -401,12 +435,12 @@ static void on_ack(struct conn *c, struct uet_state *s, const struct packet *p)
 static void on_nack(struct conn *c, struct uet_state *s, const struct packet *p)
 {
 	uint32_t psn = p->p0;
-	if (psn >= s->snd_nxt || !(s->st[psn] & PS_OUT))
+	if (!in_window(s, psn) || !(*st_of(s, psn) & PS_OUT))
 		return; /* acknowledged meanwhile, or already queued */
 	uint16_t size = pkt_size_of(c, psn);
 	simtime_t now = tp_now(c);
 	if (s->nscc_on)
-		uet_nscc_on_nack(s->k, &s->n, now, now - s->sent_at[psn], size, s->network_rtt,
+		uet_nscc_on_nack(s->k, &s->n, now, now - *sent_of(s, psn), size, s->network_rtt,
 				 s->in_flight, s->rccc_on);
 	s->in_flight -= size;
 	stop_speculating(s);
@@ -572,11 +606,12 @@ static void uet_on_timer(struct conn *c)
 	simtime_t now = tp_now(c), next = SIMTIME_MAX;
 	bool fired = false;
 	for (uint32_t i = s->snd_una; i < s->snd_nxt; i++) {
-		if (!(s->st[i] & PS_OUT))
+		if (!(*st_of(s, i) & PS_OUT))
 			continue;
-		if (s->sent_at[i] + s->rto > now) {
-			if (s->sent_at[i] + s->rto < next)
-				next = s->sent_at[i] + s->rto;
+		simtime_t due = *sent_of(s, i) + s->rto;
+		if (due > now) {
+			if (due < next)
+				next = due;
 			continue;
 		}
 		uint16_t size = pkt_size_of(c, i);
@@ -670,7 +705,6 @@ const struct transport_ops uet_transport_ops = {
 	.opts = uet_opts,
 	.params_size = sizeof(struct uet_params),
 	.priv_size = sizeof(struct uet_state),
-	.pkt_state_bits = 72,
 	.trims = true,
 	.check = uet_check,
 	.open = uet_open,
