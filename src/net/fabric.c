@@ -68,6 +68,16 @@ const struct opt_desc swcfg_opts[] = {
 	  "a link that fails (or recovers) during a run leaves (rejoins) every switch's "
 	  "next-hop sets this much later; meanwhile what is sent into it is lost "
 	  "(~10us-1ms: hardware failover; 10ms-1s: routing reconvergence)" },
+	/* packet trimming as NDP does it (Handley et al., "Re-architecting
+	 * datacenter networks and stacks for low latency and high performance",
+	 * SIGCOMM 2017) and the UEC htsim's switches (compositequeue.cpp; 64 B:
+	 * its main_uec.cpp default -trimsize) */
+	{ "trim", OPT_BOOL, offsetof(struct swcfg, trim), "false", 0, 0,
+	  "a data packet that would be dropped for lack of buffer is cut to its first "
+	  "trim_size bytes and forwarded in the control class (high priority); the "
+	  "transport must handle trimmed packets (uet)" },
+	{ "trim_size", OPT_SIZE, offsetof(struct swcfg, trim_size), "64B", 64, 1500,
+	  "bytes on the wire of a trimmed packet (its headers)" },
 	OPT_END
 };
 
@@ -135,6 +145,7 @@ void fab_free(struct fabric *f)
 {
 	if (f->lb && f->lb->fini && f->lb_priv)
 		f->lb->fini(f);
+	mp_free(f->trim_st);
 	for (uint32_t i = 0; i < f->nnodes; i++) {
 		struct node *n = f->nodes[i];
 		mp_free(n->name);
@@ -460,6 +471,8 @@ int fab_finalize(struct fabric *f, const uint32_t *down_links, size_t ndown, str
 	f->port_raw = mp_calloc(1, (nports ? nports : 1) * sizeof *f->port_mem + 64);
 	f->port_mem = (struct port *)(((uintptr_t)f->port_raw + 63) & ~(uintptr_t)63);
 	f->nports = (uint32_t)nports;
+	if (f->cfg.trim)
+		f->trim_st = mp_calloc(nports, sizeof *f->trim_st);
 	struct port *next = f->port_mem;
 	for (uint32_t i = 0; i < f->nnodes; i++) {
 		struct node *n = f->nodes[i];

@@ -107,6 +107,15 @@ struct fabric {
 	uint64_t lossless_overflow; /* lossless: bytes admitted beyond a port's headroom */
 	uint64_t no_route_drops;
 	uint16_t host_level_max;
+	/* switch.trim: per port (fab_port_index), what it trimmed; NULL without
+	 * trimming, so struct port keeps its lines (net/port.c, switch_overflow) */
+	struct port_trim *trim_st;
+};
+
+/* What a port trimmed (switch.trim): data packets cut to their header, and
+ * the bytes cut from them. */
+struct port_trim {
+	uint64_t pkts, bytes;
 };
 
 /* Building: add nodes, then links, then finalize (allocates ports, routes). */
@@ -163,6 +172,12 @@ unsigned fab_path_switches(const struct fabric *f, uint32_t a, uint32_t b, unsig
 static inline uint32_t fab_port_index(const struct fabric *f, const struct port *pt)
 {
 	return (uint32_t)(pt - f->port_mem);
+}
+
+/* What port pt trimmed (zeros without switch.trim). */
+static inline struct port_trim fab_port_trim(const struct fabric *f, const struct port *pt)
+{
+	return f->trim_st ? f->trim_st[fab_port_index(f, pt)] : (struct port_trim){ 0, 0 };
 }
 
 /* ---- the packet path ------------------------------------------------------- */

@@ -29,6 +29,9 @@ enum pkt_flag {
 	PKT_F_LAST = 1u << 4, /* last packet of a message */
 	PKT_F_ACKREQ = 1u << 5,
 	PKT_F_XON = 1u << 6, /* PKT_PAUSE: resume (else pause) */
+	/* PKT_DATA: a switch cut it to its header rather than drop it (switch.trim;
+	 * the bit is XON's, which only PKT_PAUSE frames carry) */
+	PKT_F_TRIM = 1u << 6,
 	/* a load balancer's own packet (a probe) reached its end at a switch:
 	 * set by the scheme's sw_rx, the switch frees it instead of routing it */
 	PKT_F_SINK = 1u << 7,

@@ -1012,6 +1012,9 @@ static void collect_ports(struct sim *s, struct run_result *r)
 			pr->mean_qbytes = T > 0 ? (double)pt->qbytes_integral / T : 0;
 			pr->drops_buffer = pt->st.drops_buffer;
 			pr->drops_link = pt->st.drops_link;
+			struct port_trim tr = fab_port_trim(&s->fab, pt);
+			pr->trimmed = tr.pkts;
+			pr->trimmed_bytes = tr.bytes;
 			pr->ecn_marks = port_ecn_marks(pt);
 			pr->pause_sent = pt->st.pause_sent;
 			pr->resume_sent = pt->st.resume_sent;
@@ -1194,6 +1197,9 @@ static void collect_net(struct sim *s, struct run_result *r)
 			port_stats_sync(pt, s->q.now);
 			t->drops_buffer += pt->st.drops_buffer;
 			t->drops_link += pt->st.drops_link;
+			struct port_trim tr = fab_port_trim(f, pt);
+			t->trimmed += tr.pkts;
+			t->trimmed_bytes += tr.bytes;
 			t->ecn_marks += port_ecn_marks(pt);
 			t->pause_frames += pt->st.pause_sent;
 			t->resume_frames += pt->st.resume_sent;

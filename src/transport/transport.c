@@ -18,7 +18,7 @@
 
 extern const struct transport_ops ref_transport_ops, roce_transport_ops, strack_transport_ops,
     udmp_transport_ops, mprdma_transport_ops, timely_transport_ops, hpcc_transport_ops,
-    dctcp_transport_ops, swift_transport_ops;
+    dctcp_transport_ops, swift_transport_ops, uet_transport_ops;
 
 /* The protocols, in `mpsim list`'s order (one a line). */
 /* clang-format off */
@@ -32,6 +32,7 @@ const struct transport_ops *const transport_registry[] = {
 	&hpcc_transport_ops,
 	&dctcp_transport_ops,
 	&swift_transport_ops,
+	&uet_transport_ops,
 	NULL,
 };
 /* clang-format on */
