@@ -821,25 +821,78 @@ static simtime_t ck_compute(const struct ck *c, const struct ck_node *v)
 	return ps >= 1.8e19 ? (simtime_t)1.8e19 : (simtime_t)llround(ps);
 }
 
-/* A marker waiting for deps[0 .. nd) (none: released at `t`), `t` after them. */
-static uint32_t ck_marker(struct flow_list *out, const uint32_t *deps, size_t nd, simtime_t t)
+/* The activity of node v (training.csv, timeline.json): from flow `from`
+ * (lead before its release) to flow `to`. */
+static void ck_act(struct ck *c, const struct ck_node *v, bool comm, uint32_t from, uint32_t to,
+		   simtime_t lead, struct flow_list *out)
 {
-	flow_list_marker(out, nd ? 0 : t);
-	struct flow_spec *f = &out->v[out->n - 1];
-	f->delay = nd ? t : 0;
-	for (size_t k = 0; k < nd; k++)
-		flow_list_dep(out, deps[k]);
-	return f->id;
+	static const char *const what[] = {
+		[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_REDUCE] = "ALL_REDUCE",
+		[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_GATHER] = "ALL_GATHER",
+		[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__BROADCAST] = "BROADCAST",
+		[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_TO_ALL] = "ALL_TO_ALL",
+		[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__REDUCE_SCATTER] = "REDUCE_SCATTER",
+		[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__BARRIER] = "BARRIER",
+	};
+	char name[96];
+	struct wl_act a = { .rank = v->rank,
+			    .layer = flow_list_name(out, v->pb->name ? v->pb->name : ""),
+			    .layer_ix = (uint32_t)(v - c->node),
+			    .phase = WL_PH_NODE,
+			    .comm = comm,
+			    .from = from,
+			    .to = to,
+			    .lead = lead };
+	if (comm) {
+		const struct ck_group *g = &c->grp[v->group];
+		if (v->kind == CK_COLL)
+			snprintf(name, sizeof name, "%s %.60s", what[v->coll],
+				 g->name ? g->name : "all");
+		else
+			snprintf(name, sizeof name, "%s rank %lld",
+				 v->kind == CK_SEND ? "SEND to" : "RECV from", (long long)v->peer);
+		a.what = flow_list_name(out, name);
+	}
+	flow_list_act(out, &a);
+}
+
+/* A collective unit: its members' dependencies (dv, member m's from
+ * dv[doff[m]]) through coll_lower. */
+static void ck_emit_coll(struct ck *c, const struct ck_unit *u, const uint32_t *dv,
+			 const uint32_t *doff, uint32_t *hosts, struct flow_list *out)
+{
+	static const int types[] = {
+		[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_REDUCE] = COLL_ALLREDUCE,
+		[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_GATHER] = COLL_ALLGATHER,
+		[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__BROADCAST] = COLL_BROADCAST,
+		[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_TO_ALL] = COLL_ALLTOALL,
+		[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__REDUCE_SCATTER] = COLL_REDUCESCATTER,
+		[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__BARRIER] = COLL_ALLREDUCE,
+	};
+	const struct ck_node *v0 = &c->node[c->mem[u->mem0]];
+	uint32_t n = u->nmem, *arrive = hosts + n, *done = hosts + 2 * n;
+	struct coll_params cp = { .type = types[v0->coll],
+				  .chunk = c->p->chunk,
+				  .channels = c->p->channels,
+				  .parallelism = c->p->parallelism };
+
+	cp.algorithm = cp.type == COLL_ALLREDUCE ? c->p->algorithm : COLL_RING;
+	cp.size = v0->coll == CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__BARRIER ? 0 : v0->size;
+	for (uint32_t m = 0; m < n; m++)
+		hosts[m] = c->node[c->mem[u->mem0 + m]].rank;
+	coll_lower(&cp, hosts, n, c->env->gpus_per_server, 1, dv, doff, 0, arrive, done, out);
+	for (uint32_t m = 0; m < n && !out->over; m++) {
+		struct ck_node *v = &c->node[c->mem[u->mem0 + m]];
+		v->done = done[m];
+		ck_act(c, v, true, arrive[m], done[m], 0, out);
+	}
 }
 
 static void ck_emit(struct ck *c, const uint32_t *order, struct flow_list *out)
 {
 	size_t maxd = 1, cap = 0;
-	uint32_t *dv = NULL, *dn, *hosts = mp_malloc((c->nranks + 1) * sizeof *hosts);
-	struct coll_params cp = { .algorithm = c->p->algorithm,
-				  .chunk = c->p->chunk,
-				  .channels = c->p->channels,
-				  .parallelism = c->p->parallelism };
+	uint32_t *dv = NULL, *dn, *hosts = mp_malloc((3 * (size_t)c->nranks + 1) * sizeof *hosts),
+		 *doff = mp_malloc(((size_t)c->nranks + 2) * sizeof *doff);
 
 	for (size_t v = 0; v < c->nnodes; v++)
 		if (ck_ndeps(c, (uint32_t)v) > maxd)
@@ -856,13 +909,17 @@ static void ck_emit(struct ck *c, const uint32_t *order, struct flow_list *out)
 				cap = 2 * (nv + nd);
 				dv = mp_realloc(dv, cap * sizeof *dv);
 			}
+			doff[m] = (uint32_t)nv;
 			for (size_t k = 0; k < nd; k++)
 				dv[nv++] = c->node[dn[k]].done;
 		}
+		doff[u->nmem] = (uint32_t)nv;
 		struct ck_node *v0 = &c->node[c->mem[u->mem0]];
 		if (u->kind == CK_MARK || u->kind == CK_COMP) {
-			v0->done =
-			    ck_marker(out, dv, nv, u->kind == CK_COMP ? ck_compute(c, v0) : 0);
+			simtime_t t = u->kind == CK_COMP ? ck_compute(c, v0) : 0;
+			v0->done = flow_list_marker_after(out, dv, nv, t);
+			if (u->kind == CK_COMP)
+				ck_act(c, v0, false, v0->done, v0->done, t, out);
 		} else if (u->kind == CK_SEND) {
 			struct ck_node *rv = &c->node[c->mem[u->mem0 + 1]];
 			flow_list_push(out, v0->rank, rv->rank, v0->size ? v0->size : 1, 0);
@@ -874,51 +931,16 @@ static void ck_emit(struct ck *c, const uint32_t *order, struct flow_list *out)
 				flow_list_dep(out, dv[k]);
 			v0->done = f->id | FLOW_DEP_SENT;
 			rv->done = f->id;
+			ck_act(c, v0, true, f->id, f->id, 0, out);
+			ck_act(c, rv, true, f->id, f->id, 0, out);
 		} else {
-			uint32_t n = u->nmem, start = ck_marker(out, dv, nv, 0);
-			if (n < 2) {
-				v0->done = start;
-				continue;
-			}
-			static const int types[] = {
-				[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_REDUCE] =
-				    COLL_ALLREDUCE,
-				[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_GATHER] =
-				    COLL_ALLGATHER,
-				[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__BROADCAST] =
-				    COLL_BROADCAST,
-				[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_TO_ALL] =
-				    COLL_ALLTOALL,
-				[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__REDUCE_SCATTER] =
-				    COLL_REDUCESCATTER,
-				[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__BARRIER] = COLL_ALLREDUCE,
-			};
-			for (uint32_t m = 0; m < n; m++)
-				hosts[m] = c->node[c->mem[u->mem0 + m]].rank;
-			cp.type = types[v0->coll];
-			cp.algorithm = cp.type == COLL_ALLREDUCE ? c->p->algorithm : COLL_RING;
-			cp.size = v0->coll == CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__BARRIER
-				      ? 0
-				      : v0->size;
-			if (cp.size < coll_min_size(&cp, n))
-				cp.size = coll_min_size(&cp, n);
-			size_t a = out->n;
-			coll_generate_one(&cp, hosts, n, c->env->gpus_per_server, 1, 0, start, out);
-			size_t b = out->n;
-			for (uint32_t m = 0; m < n && !out->over; m++) {
-				struct ck_node *v = &c->node[c->mem[u->mem0 + m]];
-				flow_list_marker(out, 0);
-				uint32_t id = out->v[out->n - 1].id;
-				for (size_t k = a; k < b; k++)
-					if (out->v[k].src == v->rank || out->v[k].dst == v->rank)
-						flow_list_dep(out, (uint32_t)k);
-				v->done = id;
-			}
+			ck_emit_coll(c, u, dv, doff, hosts, out);
 		}
 	}
 	mp_free(dv);
 	mp_free(dn);
 	mp_free(hosts);
+	mp_free(doff);
 }
 
 static void ck_free(struct ck *c)
@@ -1015,6 +1037,7 @@ out:
 	if (rc) { /* nothing half-built */
 		out->n = n0;
 		out->ndeps = nd0;
+		out->nacts = 0;
 	}
 	mp_free(order);
 	ck_free(&c);
