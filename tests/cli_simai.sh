@@ -17,7 +17,9 @@
 #    0: input grad 80 us (210 .. 290, hiding layer 1's AllReduce, 2 T =
 #    69.664 us), weight grad 10, its AllReduce 300 .. 369.664 us, exposed
 #    whole. training.csv: layer 1's weight-grad exposed 0, layer 0's 2 T;
-#    compute per rank 300 us; iteration 369.664 us.
+#    compute per rank 300 us; iteration 369.664 us. With gnuplot, the bars per
+#    layer (plots/training_layers.dat): layer 0 computes 140 us and waits 2 T,
+#    layer 1 computes 160 us and hides 2 T; report.html has a Training section.
 # 3. timeline.json parses, has per rank its 6 compute and 2 communication
 #    events, ending at the iteration's end; output.timeline_events cuts it with
 #    a warning.
@@ -111,6 +113,20 @@ near "overlap: layer 1's AllReduce" "$(csv_at res3/training.csv 0 layer1 weight_
 	"$(awk -v t="$step" 'BEGIN { print 2 * t }')"
 near "overlap: layer 0's AllReduce exposed" "$(csv_at res3/training.csv 0 layer0 weight_grad exposed_comm_us)" \
 	"$(awk -v t="$step" 'BEGIN { print 2 * t }')"
+
+# the bars per layer (plots/training_layers.dat, when gnuplot draws):
+# layer 0 computes 140 us and waits 2 T, layer 1 computes 160 us and hides 2 T
+if command -v gnuplot >/dev/null; then
+	run plot plot res3 # the tests run without plots at the end of a run (MPSIM_NO_PLOTS)
+	dat=res3/plots/training_layers.dat
+	t2=$(awk -v t="$step" 'BEGIN { print 2 * t }')
+	near "bars: layer 0 computes" "$(awk '$1 == "\"0_layer0\"" { print $2 }' $dat)" 140
+	near "bars: layer 0 waits" "$(awk '$1 == "\"0_layer0\"" { print $3 }' $dat)" "$t2"
+	near "bars: layer 1 computes" "$(awk '$1 == "\"1_layer1\"" { print $2 }' $dat)" 160
+	near "bars: layer 1 hides" "$(awk '$1 == "\"1_layer1\"" { print $4 }' $dat)" "$t2"
+	grep -q "<h3>Training</h3>" res3/report.html || fail "report.html" "a Training section" "none"
+fi
+
 
 # 3. timeline.json
 check_timeline() { # check_timeline FILE COMPUTE COMM END_US
