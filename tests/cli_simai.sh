@@ -23,7 +23,17 @@
 # 3. timeline.json parses, has per rank its 6 compute and 2 communication
 #    events, ending at the iteration's end; output.timeline_events cuts it with
 #    a warning.
-# 4. Bad files: exit 2, file:line, the field, nothing written.
+# 4. DATA (SimAI's iterate_data_parallel): forward 50 + 50 us; backward layer
+#    1: weight grad 10, its AllReduce from 110 us (hidden behind layer 1's
+#    input grad, 110 .. 210), layer 0: weight grad 210 .. 220, its AllReduce
+#    to 220 + 2 T; no input grad for layer 0, and the forward collective the
+#    file names is not run: iteration 220 + 2 T.
+# 5. Groups as SimAI builds them: 4 ranks, TP 1, EP 2 (DP 4): a forward
+#    ALLTOALL_EP runs within {0, 1} and {2, 3}, a weight-grad
+#    ALLREDUCE_DP_EP within {0, 2} and {1, 3} (flows.csv's pairs: one
+#    AlltoAll message each way inside an EP group, a 2-rank ring of 2 steps
+#    (one 1 MB chunk each) each way inside a DP_EP group, nothing else).
+# 6. Bad files: exit 2, file:line, the field, nothing written.
 set -euo pipefail
 source "$(dirname "$0")/clilib.sh" "$@"
 
@@ -153,7 +163,33 @@ grep -q "timeline.json holds the first $n of 16 events" cut.err &&
 	echo "ok [timeline cut] $n events and a warning" || fail "timeline cut" "a warning" "$(cat cut.err)"
 [[ ! -e res1/timeline.json ]] || fail "timeline" "none unless asked" "res1/timeline.json"
 
-# 4. bad files: bad NAME TEXT... with the file's lines on stdin
+# 4. DATA
+cat >data.txt <<'EOF2'
+DATA
+2
+layer0	-1	50000	ALLREDUCE	800000	80000	NONE	0	10000	ALLREDUCE	800000	0
+layer1	-1	50000	NONE	0	100000	NONE	0	10000	ALLREDUCE	800000	0
+EOF2
+exp data.txt >x.yaml
+run data run x.yaml --out res6
+[[ $rc == 0 ]] || fail "DATA" "a run" "exit $rc: $(cat data.err)"
+near "DATA: iteration" "$(json_num iteration_time_us res6/summary.json)" \
+	"$(awk -v t="$step" 'BEGIN { printf "%.6f", 220 + 2 * t }')"
+
+# 5. EP and DP_EP groups
+cat >ep.txt <<'EOF2'
+HYBRID_TRANSFORMER model_parallel_NPU_group: 1 ep: 2 pp: 1 all_gpus: 4
+1
+moe	-1	1000	ALLTOALL_EP	400000	1000	NONE	0	1000	ALLREDUCE_DP_EP	400000	0
+EOF2
+exp ep.txt | sed 's/hosts: 2/hosts: 4/' >x.yaml
+run ep run x.yaml --out res5
+[[ $rc == 0 ]] || fail "groups" "a run" "exit $rc: $(cat ep.err)"
+pairs=$(awk -F, 'NR > 1 { print $2 "-" $3 }' res5/flows.csv | sort | uniq -c | awk '{ printf "%s:%s ", $2, $1 }')
+want="0-1:1 0-2:2 1-0:1 1-3:2 2-0:2 2-3:1 3-1:2 3-2:1 "
+[[ $pairs == "$want" ]] && echo "ok [groups] $pairs" || fail "groups: EP {0,1} {2,3}, DP_EP {0,2} {1,3}" "$want" "$pairs"
+
+# 6. bad files: bad NAME TEXT... with the file's lines on stdin
 bad() {
 	local c=$1
 	shift
