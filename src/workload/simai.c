@@ -424,6 +424,23 @@ static uint32_t sa_members(const struct sa *s, int g, uint32_t r, uint32_t *m)
 	return n;
 }
 
+/* Whether rank r is the first (lowest) member of its group g: each group
+ * is lowered once, from it, without listing every rank's members. */
+static bool sa_is_first(const struct sa *s, int g, uint32_t r)
+{
+	uint32_t j = r / (uint32_t)(s->tp * s->pp);
+	switch (g) {
+	case SG_TP:
+		return r % s->tp == 0;
+	case SG_DP:
+		return j == 0;
+	case SG_EP:
+		return j % s->ep == 0;
+	default: /* SG_DP_EP */
+		return j < s->ep;
+	}
+}
+
 struct sa_run {
 	uint32_t *prev;	   /* per rank: what its next step waits for (UINT32_MAX: nothing) */
 	uint32_t *wg_done; /* per layer and rank: its weight-grad collective, done */
@@ -486,10 +503,10 @@ static void sa_collective(struct sa *s, struct sa_run *u, uint32_t pass, uint32_
 
 	snprintf(what, sizeof what, "%s %s", c->name, sa_group_names[c->group]);
 	for (uint32_t r = 0; r < s->gpus && !out->over; r++) {
-		uint32_t n = c->group == SG_NONE ? 1 : sa_members(s, c->group, r, u->m);
-		if (c->group != SG_NONE && u->m[0] != r)
+		if (c->group != SG_NONE && !sa_is_first(s, c->group, r))
 			continue; /* each group once, from its first member */
-		if (n < 2) {	  /* nothing to move: SimAI's NONE */
+		uint32_t n = c->group == SG_NONE ? 1 : sa_members(s, c->group, r, u->m);
+		if (n < 2) { /* nothing to move: SimAI's NONE */
 			if (ph == WL_PH_WG)
 				u->wg_done[(size_t)i * s->gpus + r] = u->prev[r];
 			continue;
