@@ -18,6 +18,12 @@ Cases (each rank's nodes; "after" = data dependency):
   sendrecv       rank 0: 1 COMP, 2 SEND of --size bytes to rank 1 (tag 7)
                  after 1; rank 1: 1 RECV from rank 0 (tag 7), 2 COMP after 1
   cycle          allreduce, but rank 0's node 1 also waits for its node 3
+  exchange       both ranks: 1 COMP (--compute1), 2 SEND of --size bytes to
+                 the other (tag 7) after 1, 3 RECV from the other after 2, 4
+                 COMP (--compute2) after 3 (each receive waits for the rank's
+                 own send, as in the ring schedules of Chakra's MSCCL-IR
+                 converter); GlobalMetadata as that converter writes it:
+                 version "" and an attribute schema "1.0.2-chakra.0.0.4"
   missing-peer   sendrecv without rank 1's receive
   unknown-group  allreduce on pg_name "tp9"
   unknown-type   allreduce with a MEM_LOAD_NODE on rank 0
@@ -92,7 +98,9 @@ def node(nid, name, ntype, data_deps=(), ctrl_deps=(), duration_us=0, attrs=()):
 
 
 def metadata(version="0.0.4"):
-    return f_bytes(1, version)  # GlobalMetadata.version = 1
+    if version is None:  # MSCCL-IR converter: no version, a schema attribute
+        return f_bytes(2, f_bytes(1, "schema") + f_bytes(29, "1.0.2-chakra.0.0.4"))
+    return f_bytes(1, version)  # GlobalMetadata.version = 1, attr = 2
 
 
 def framed(messages):
@@ -114,6 +122,16 @@ def allreduce_rank(a, r, pg=None, cycle=False):
 def build(a):
     """Per rank: (GlobalMetadata version, [node messages])."""
     ranks = {}
+    if a.case == "exchange":
+        for r in (0, 1):
+            p2p = [("comm_tag", 7), ("comm_size", a.size)]
+            ranks[r] = [
+                node(1, "compute", COMP_NODE, duration_us=a.compute1),
+                node(2, "send", COMM_SEND_NODE, data_deps=[1], attrs=[("comm_dst", 1 - r)] + p2p),
+                node(3, "recv", COMM_RECV_NODE, data_deps=[2], attrs=[("comm_src", 1 - r)] + p2p),
+                node(4, "compute", COMP_NODE, data_deps=[3], duration_us=a.compute2),
+            ]
+        return {r: (None, n) for r, n in ranks.items()}
     if a.case in ("sendrecv", "missing-peer"):
         ranks[0] = [
             node(1, "compute", COMP_NODE, duration_us=a.compute1),
@@ -146,7 +164,7 @@ def build(a):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("prefix", help="files PREFIX.<rank>.et")
-    ap.add_argument("case", choices=["allreduce", "sendrecv", "cycle", "missing-peer",
+    ap.add_argument("case", choices=["allreduce", "sendrecv", "exchange", "cycle", "missing-peer",
                                      "unknown-group", "unknown-type", "unknown-attr",
                                      "wrong-schema", "not-protobuf", "truncated"])
     ap.add_argument("--ranks", type=int, default=2)

@@ -21,7 +21,15 @@
 #    the last compute). compute_scale 0.5 halves both computes.
 # 2. A send/receive pair of 800000 B (200 packets one way, no ACKs against
 #    it): 100 + (200 x 4000 x 8 / 100e9 + 0.32 us + 2 us) + 30 us.
-# 3. Bad traces: exit 2, one line on stderr naming the trace file and the
+# 3. An exchange: each rank sends 800000 B to the other, then receives (its
+#    receive waits for its own send, as in the ring schedules of Chakra's
+#    MSCCL-IR converter, whose GlobalMetadata form the files take): the sends
+#    start together, each link carries 200 packets one way and up to 200 ACKs
+#    the other, and a receive waits for its own send to complete, which is
+#    when the last ACK is back (two hops of 64 B and two link delays after the
+#    last byte arrived): 100 + ((200 x 4000 + 200 x 64) x 8 / 100e9 + 0.32 us
+#    + 2 us) + (2 x 64 x 8 / 100e9 + 2 us) + 30 us.
+# 4. Bad traces: exit 2, one line on stderr naming the trace file and the
 #    node (where one is at fault), no results folder.
 set -euo pipefail
 source "$(dirname "$0")/clilib.sh" "$@"
@@ -82,6 +90,11 @@ rm -f t.*.et
 $GEN t sendrecv --size 800000 --compute1 100 --compute2 30
 exp 2 >x.yaml
 check "send/receive" "$(awk 'BEGIN { printf "%.6f", 100 + 200 * 4000 * 8 / 100e3 + 0.32 + 2 + 30 }')"
+
+rm -f t.*.et
+$GEN t exchange --size 800000 --compute1 100 --compute2 30
+exp 2 >x.yaml
+check "exchange (eager sends)" "$(awk 'BEGIN { printf "%.6f", 100 + (200 * 4000 + 200 * 64) * 8 / 100e3 + 0.32 + 2 + 2 * 64 * 8 / 100e3 + 2 + 30 }')"
 
 # An attribute mpsim does not read runs once named in workload.ignore.
 rm -f t.*.et

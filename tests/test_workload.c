@@ -26,7 +26,7 @@
 /* the generators, as workload/workload.c registers them */
 extern const struct workload_ops permutation_workload_ops, incast_workload_ops,
     all_to_all_workload_ops, flows_file_workload_ops, htsim_cm_workload_ops, poisson_workload_ops,
-    dag_file_workload_ops, chakra_workload_ops;
+    dag_file_workload_ops, chakra_workload_ops, simai_workload_ops;
 
 #ifndef MPSIM_SOURCE_DIR
 #error "MPSIM_SOURCE_DIR must name the repository root"
@@ -217,11 +217,12 @@ static void test_registry(void **state)
 		opt_set_defaults((*w)->opts, p); /* panics if a default does not parse */
 		params_free(*w, p);
 	}
-	assert_int_equal(n, 8);
+	assert_int_equal(n, 9);
 	assert_ptr_equal(workload_find("poisson"), &poisson_workload_ops);
 	assert_ptr_equal(workload_find("htsim_cm"), &htsim_cm_workload_ops);
 	assert_ptr_equal(workload_find("dag"), &dag_file_workload_ops);
 	assert_ptr_equal(workload_find("chakra"), &chakra_workload_ops);
+	assert_ptr_equal(workload_find("simai"), &simai_workload_ops);
 	assert_null(workload_find("nope"));
 }
 

@@ -101,6 +101,13 @@ const struct opt_desc exp_output_opts[] = {
 	  "this (a warm-up; flows.csv lists every flow)" },
 	{ "fct_until", OPT_TIME, offsetof(struct exp_output, fct_until), "0", 0, 1e18,
 	  "... and before this (a cool-down); 0 = no bound" },
+	{ "timeline", OPT_BOOL, offsetof(struct exp_output, timeline), "false", 0, 0,
+	  "a training workload (chakra, simai): write timeline.json, every rank's compute and "
+	  "communication in Chrome's trace-event format (open it in Perfetto)" },
+	{ "timeline_events", OPT_UINT, offsetof(struct exp_output, timeline_events), "1000000", 1,
+	  1e9,
+	  "timeline.json holds at most this many events (those that start first; a warning "
+	  "says when it is cut)" },
 	OPT_END
 };
 

@@ -89,6 +89,8 @@ struct exp_output {
 	bool pfc_counters;		/* per-flow HoL-blocked time and reordered packets */
 	double hol_fraction;	       /* HoL-blocked: blocked more than this fraction of its FCT */
 	simtime_t fct_from, fct_until; /* FCT statistics: flows started in [from, until) */
+	bool timeline;		       /* a training workload's timeline.json */
+	uint64_t timeline_events;      /* at most this many events in it */
 };
 
 struct experiment {

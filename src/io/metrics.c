@@ -80,6 +80,12 @@ const struct metric_def metric_defs[M_N] = {
 			    "open-loop workloads: the same on the busiest switch-to-switch tier "
 			    "(summary.json's load.fabric, beside load.nominal and "
 			    "load.fabric_implied)" },
+	[M_ITERATION] = { "iteration", MK_TIME,
+			  "training workloads (chakra, simai): mean iteration time, the last "
+			  "activity's end over the iterations (summary.json's training)" },
+	[M_EXPOSED_COMM] = { "exposed_comm", MK_TIME,
+			     "training workloads: the slowest rank's exposed communication, "
+			     "time it waited for the network while computing nothing" },
 };
 
 int metric_find(const char *name)
@@ -333,6 +339,10 @@ void metrics_compute(const struct run_result *r, double band, double jain, uint6
 {
 	for (int i = 0; i < M_N; i++)
 		v[i] = NAN;
+	if (r->ntrain) {
+		v[M_ITERATION] = (double)r->training.iteration;
+		v[M_EXPOSED_COMM] = (double)r->training.exposed;
+	}
 	flow_metrics(r, v);
 	net_metrics(r, v);
 	v[M_CONVERGENCE] = convergence(r, band, 0);

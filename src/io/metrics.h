@@ -51,6 +51,8 @@ enum metric_id {
 	M_REORDER_RATIO,
 	M_LOAD_HOST,
 	M_LOAD_FABRIC,
+	M_ITERATION,
+	M_EXPOSED_COMM,
 	M_N
 };
 

@@ -365,6 +365,110 @@ static void run_coll_figure(struct plotter *pl, const char *rdir)
 	mp_free(v);
 }
 
+/* A training workload's layers (training.csv): per layer index, summed over
+ * phases and averaged over ranks and iterations, compute, exposed
+ * communication and the communication hidden behind compute, stacked. */
+struct layer_bar {
+	char label[48];
+	double compute, exposed, hidden;
+	bool seen;
+};
+
+static struct layer_bar *read_layers(const char *rdir, size_t *n, size_t *nranks, size_t *niters)
+{
+	char path[4400];
+	struct csv t;
+	*n = *nranks = *niters = 0;
+	snprintf(path, sizeof path, "%s/training.csv", rdir);
+	if (!csv_read(path, &t))
+		return NULL;
+	int cr = csv_col(&t, "rank"), ci = csv_col(&t, "layer_index"), cl = csv_col(&t, "layer"),
+	    cit = csv_col(&t, "iteration"), cc = csv_col(&t, "compute_us"),
+	    cm = csv_col(&t, "comm_us"), ce = csv_col(&t, "exposed_comm_us");
+	struct layer_bar *b = NULL;
+	for (size_t r = 0; cr >= 0 && ci >= 0 && cl >= 0 && cc >= 0 && cm >= 0 && ce >= 0 &&
+			   cit >= 0 && r < t.nrows;
+	     r++) {
+		double ix = csv_num(&t, r, (size_t)ci), rank = csv_num(&t, r, (size_t)cr),
+		       it = csv_num(&t, r, (size_t)cit);
+		if (isnan(ix) || isnan(rank) || isnan(it) || ix < 0 || ix > 1e7 || rank < 0 ||
+		    it < 0)
+			continue; /* a total row */
+		if ((size_t)it + 1 > *niters)
+			*niters = (size_t)it + 1;
+		size_t k = (size_t)ix;
+		if (k >= *n) {
+			b = mp_realloc(b, (k + 1) * sizeof *b);
+			memset(b + *n, 0, (k + 1 - *n) * sizeof *b);
+			*n = k + 1;
+		}
+		if (!b[k].seen) {
+			snprintf(b[k].label, sizeof b[k].label, "%zu %s", k,
+				 csv_at(&t, r, (size_t)cl));
+			for (char *c = b[k].label; *c; c++) /* one token of the data file */
+				if (*c == ' ' || *c == '"' || *c == '\\' ||
+				    (unsigned char)*c < 0x20)
+					*c = '_';
+			b[k].seen = true;
+		}
+		double comp = csv_num(&t, r, (size_t)cc), comm = csv_num(&t, r, (size_t)cm),
+		       exp = csv_num(&t, r, (size_t)ce);
+		b[k].compute += isnan(comp) ? 0 : comp;
+		b[k].exposed += isnan(exp) ? 0 : exp;
+		b[k].hidden += isnan(comm) || isnan(exp) ? 0 : comm - exp;
+		if ((size_t)rank + 1 > *nranks)
+			*nranks = (size_t)rank + 1;
+	}
+	csv_free(&t);
+	return b;
+}
+
+static void run_train_figure(struct plotter *pl, const char *rdir)
+{
+	size_t n, nranks, niters, shown = 0;
+	struct layer_bar *b = read_layers(rdir, &n, &nranks, &niters);
+	double hi = 0, per = (double)nranks * (double)niters;
+	for (size_t k = 0; k < n; k++)
+		hi = fmax(hi, (b[k].compute + b[k].exposed + b[k].hidden) / per);
+	FILE *d = n ? pl_open(pl, "training_layers.dat") : NULL;
+	struct taxis u = time_axis(hi);
+	if (d) {
+		fprintf(d,
+			"# layer  compute (%s)  exposed communication  hidden communication, "
+			"mean over ranks and iterations\n",
+			u.unit);
+		for (size_t k = 0; k < n; k++)
+			if (b[k].seen) {
+				double m = per * u.div;
+				fprintf(d, "\"%s\" %.9g %.9g %.9g\n", b[k].label, b[k].compute / m,
+					b[k].exposed / m, b[k].hidden / m);
+				shown++;
+			}
+	}
+	if (d && !pl_close(pl, d, "training_layers.dat")) {
+		char yl[64];
+		snprintf(yl, sizeof yl, "time per iteration (%s)", u.unit);
+		fig_begin(pl, "training_layers", "Training: time per layer", "layer", yl,
+			  "Per layer of the training workload (training.csv), summed over its "
+			  "phases, mean over ranks and iterations: compute, exposed communication "
+			  "(the rank computed nothing) and communication hidden behind compute");
+		fprintf(pl->gp, "set style data histograms\nset style histogram rowstacked\n"
+				"set style fill solid 0.85 border -1\nset boxwidth 0.8\n"
+				"set yrange [0:*]\nset grid noxtics\n");
+		if (shown > 40) /* too many names to read: every tenth index */
+			fprintf(pl->gp, "set xtics rotate by -60 font ',7'\n");
+		else
+			fprintf(pl->gp, "set xtics rotate by -45 font ',8'\n");
+		fprintf(pl->gp,
+			"plot 'training_layers.dat' using 2:xtic(%s) title 'compute' lc rgb "
+			"'#4477aa', '' using 3 title 'exposed communication' lc rgb '#cc3311', "
+			"'' using 4 title 'hidden communication' lc rgb '#bbbbbb'\n",
+			shown > 40 ? "int($0) % 10 == 0 ? stringcolumn(1) : ''" : "1");
+		fig_end(pl, "training_layers");
+	}
+	mp_free(b);
+}
+
 /* How a family of time series is drawn. */
 struct family_style {
 	const char *family, *title, *ylabel;
@@ -908,6 +1012,7 @@ static const int sweep_metrics[] = {
 	M_RETX_BYTES,	    M_PAUSE_FRAMES, M_MAX_QUEUE,   M_MAX_QUEUE_LAST_HOP,
 	M_MAX_QUEUE_FABRIC, M_P99_OOD,	    M_CONVERGENCE, M_QUEUE_SETTLE,
 	M_QUEUE_DRAIN,	    M_CCT_MEAN,	    M_CCT_MAX,	   M_BUSBW_MEAN,
+	M_ITERATION,	    M_EXPOSED_COMM,
 };
 
 /* Column col's range over the sweep's rows; *varies when two values differ.
@@ -1591,6 +1696,7 @@ static int plot_one(const char *gnuplot, const char *rdir, bool sweep, struct mp
 		run_flow_figures(&pl, rdir);
 		run_ts_figures(&pl, rdir);
 		run_coll_figure(&pl, rdir);
+		run_train_figure(&pl, rdir);
 	}
 	pl_close(&pl, pl.gp, "plot.gp");
 	pl_close(&pl, pl.figs, "figures.tsv");

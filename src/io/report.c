@@ -366,6 +366,11 @@ static const struct file_note file_notes[] = {
 		       "slowdown, bytes delivered; an incomplete flow's finish, FCT and slowdown "
 		       "are empty" },
 	{ "collectives.csv", "one row per collective job and iteration: CCT, algbw, busbw" },
+	{ "training.csv", "a training workload: per rank, iteration, layer and phase, compute, "
+			  "communication and exposed communication time; totals per rank and "
+			  "iteration" },
+	{ "timeline.json", "every rank's compute and communication as Chrome trace events: "
+			   "open it in Perfetto (ui.perfetto.dev)" },
 	{ "ports.csv", "one row per egress port: bytes, utilisation, queues, drops, ECN marks, "
 		       "PFC pauses" },
 	{ "timeseries.csv", "time_us,series,value rows of every sampled series (output:)" },
@@ -630,6 +635,12 @@ static int run_page(FILE *f, const char *dir, const char *up)
 	if (jget(&j, "collectives.count")) {
 		fputs("<h3>Collectives</h3>\n", f);
 		kv_table(f, &j, "collectives.", "collectives");
+	}
+	if (jget(&j, "training.ranks")) { /* the bars per layer are among the plots */
+		fputs("<h3>Training</h3>\n<p>The iteration, its slowest rank and what that rank "
+		      "waited for longest; per rank, layer and phase in training.csv.</p>\n",
+		      f);
+		kv_table(f, &j, "training.", "training");
 	}
 	paper_section(f, dir);
 	fputs("<h2 id=\"plots\">Plots</h2>\n", f);

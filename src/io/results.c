@@ -1,5 +1,6 @@
 /* results.c - writing a results folder atomically, and the summary table. */
 #include "io/results.h"
+#include "io/training.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -242,6 +243,7 @@ static int write_summary(FILE *f, const struct experiment *x, const struct run_r
 	}
 	json_load(f, &r->load);
 	json_ports(f, r);
+	training_json(f, r);
 	if (r->ncolls) {
 		struct coll_summary cs;
 		coll_summarize(r, &cs);
@@ -398,6 +400,23 @@ static int w_colls(FILE *f, const struct experiment *x, const struct run_result 
 	return write_colls(f, r);
 }
 
+static int w_training(FILE *f, const struct experiment *x, const struct run_result *r)
+{
+	(void)x;
+	return training_write_csv(f, r);
+}
+static int w_timeline(FILE *f, const struct experiment *x, const struct run_result *r)
+{
+	size_t kept;
+	int rc = training_write_timeline(f, r, x->out.timeline_events, &kept);
+	if (kept < r->ntrain)
+		fprintf(stderr,
+			"mpsim: warning: timeline.json holds the first %zu of %zu events "
+			"(output.timeline_events)\n",
+			kept, r->ntrain);
+	return rc;
+}
+
 static int w_ports(FILE *f, const struct experiment *x, const struct run_result *r)
 {
 	(void)x;
@@ -426,6 +445,9 @@ int results_write(const char *outdir, const struct experiment *x, const struct r
 	    write_file(tmp, "timeseries.csv", e, w_ts, x, r) ||
 	    write_file(tmp, "ports.csv", e, w_ports, x, r) ||
 	    (r->ncolls && write_file(tmp, "collectives.csv", e, w_colls, x, r)) ||
+	    (r->ntrain && write_file(tmp, "training.csv", e, w_training, x, r)) ||
+	    (r->ntrain && x->out.timeline &&
+	     write_file(tmp, "timeline.json", e, w_timeline, x, r)) ||
 	    (r->qp_trace && results_write_text(tmp, "qp_trace.csv", r->qp_trace, e)) ||
 	    write_file(tmp, "summary.json", e, w_summary, x, r) ||
 	    (paper_csv && results_write_text(tmp, "paper.csv", paper_csv, e))) {
@@ -472,6 +494,7 @@ void results_print_table(FILE *f, const struct experiment *x, const struct run_r
 			cs.cct_us.n, r->ncolls, cs.cct_us.mean, cs.cct_us.p50, cs.cct_us.max,
 			cs.busbw_min_gbps, cs.busbw_mean_gbps);
 	}
+	training_print(f, r);
 	const struct net_totals *t = &r->net;
 	uint64_t retx = 0;
 	for (size_t i = 0; i < r->nflows; i++)

@@ -1,5 +1,6 @@
 /* run.c - one experiment from a checked description to results; see run.h. */
 #include "sim/run.h"
+#include "sim/training.h"
 #include "sim/load.h"
 #include "sim/plan.h"
 
@@ -1225,6 +1226,7 @@ void sim_collect(struct sim *s, struct run_result *r)
 	r->pfc_counters = s->x->out.pfc_counters;
 	collect_qps(s, r);
 	collect_colls(s, r);
+	sim_collect_training(s, r);
 	r->qp_trace = s->ccl.trace; /* the scheduler's trace, if it kept one */
 	r->qp_trace_len = s->ccl.trace_len;
 	s->ccl.trace = NULL;

@@ -16,6 +16,11 @@ void run_result_free(struct run_result *r)
 	mp_free(r->flows);
 	mp_free(r->colls);
 	mp_free(r->qp_trace);
+	mp_free(r->train);
+	for (size_t i = 0; i < r->ntrain_names; i++)
+		mp_free(r->train_names[i]);
+	mp_free(r->train_names);
+	mp_free(r->training.iter_end);
 	ts_free(&r->ts);
 	memset(r, 0, sizeof *r);
 }

@@ -117,6 +117,32 @@ struct coll_rec {
 	bool completed;
 };
 
+/* One activity of a training workload (chakra, simai): a rank's compute
+ * phase or its part in one collective or point-to-point exchange, as it ran.
+ * `exposed` (communication only): the part of [start, end) during which the
+ * rank computed nothing and that no earlier-starting communication of the
+ * rank already counted (so a rank's exposed times add up to the time it
+ * spent waiting for the network alone). */
+struct train_rec {
+	uint32_t rank, iter;
+	uint32_t layer_ix;	  /* the layer's (or trace node's) place in the workload */
+	const char *layer, *what; /* names (run_result.train_names); what: "" for compute */
+	const char *phase;	  /* "forward", "input_grad", "weight_grad", "node" */
+	bool comm;
+	simtime_t start, end, exposed; /* ps */
+};
+
+/* The iteration as a whole (stats/training.c: train_summarise). */
+struct train_summary {
+	uint32_t ranks, iters;
+	simtime_t *iter_end; /* per iteration: when its last activity ended (ps) */
+	simtime_t iteration; /* mean of the iterations' times (ps) */
+	uint32_t slowest;    /* the rank whose last activity ended last (the lowest of equals) */
+	size_t waited;	     /* the record of the slowest rank's largest exposed
+			       * communication (SIZE_MAX: none) */
+	simtime_t compute, comm, exposed; /* the slowest rank's totals (ps) */
+};
+
 struct run_result {
 	struct port_rec *ports;
 	size_t nports;
@@ -133,6 +159,13 @@ struct run_result {
 	size_t ncolls;
 	char *qp_trace; /* the ccl scheduler's per-QP trace (CSV), NULL = none */
 	size_t qp_trace_len;
+	/* a training workload's activities (none for other workloads), sorted by
+	 * (rank, start); the names they point into */
+	struct train_rec *train;
+	size_t ntrain;
+	char **train_names;
+	size_t ntrain_names;
+	struct train_summary training;
 	struct net_totals net;
 	struct load_rec load;
 	struct ts_buf ts;
@@ -149,6 +182,9 @@ struct run_result {
 };
 
 void run_result_free(struct run_result *r);
+/* Sort r->train, fill each record's `exposed` and r->training (nothing when
+ * there are no records). */
+void train_summarise(struct run_result *r);
 /* The sentence for a load_rec with `low` set (summary.json, stderr,
  * report.html): how far the fabric fell short and what to lengthen. */
 void load_warning(const struct load_rec *l, char *buf, size_t n);

@@ -31,10 +31,14 @@
  *   that least size.
  * - COMM_SEND_NODE / COMM_RECV_NODE (comm_dst / comm_src a rank, comm_tag,
  *   comm_size): the k-th send from rank a to b with tag t meets the k-th
- *   receive at b from a with tag t; the pair is one message that waits for
- *   the dependencies of both (a rendezvous, as NCCL's send and receive).
- *   The send completes when its last byte is acknowledged, the receive when
- *   it has arrived.
+ *   receive at b from a with tag t. The send is one message that starts when
+ *   the send's dependencies are done, whether or not the receiver has
+ *   reached its receive (an eager send, as ASTRA-sim, the simulator these
+ *   traces are written for, issues a send node: a rendezvous would deadlock
+ *   the ring schedules Chakra's MSCCL-IR converter writes, where each rank's
+ *   receive waits for its own earlier send). The send completes when its
+ *   last byte is acknowledged; the receive when the message has arrived and
+ *   the receive's own dependencies are done.
  *
  * Every message is a collective-layer message (job 1): it rides the `ccl:`
  * section's queue pairs and scheduler, or the server's intra-node fabric
@@ -123,6 +127,8 @@ struct ck_node {
 	uint64_t size;
 	int64_t peer, tag; /* send: comm_dst, receive: comm_src; -1 = not given */
 	uint32_t ord;	   /* collective: its place among its rank's on its group */
+	uint32_t mate;	   /* send / receive: the matching node */
+	uint32_t msg;	   /* send: its message, once generated */
 };
 
 struct ck_group {
@@ -384,6 +390,25 @@ static int ck_node_attrs(struct ck *c, struct ck_node *v)
 	return MP_OK;
 }
 
+/* The trace's schema version: GlobalMetadata.version, or, when that is
+ * empty, what follows "chakra." in its attribute "schema" (Chakra's MSCCL-IR
+ * converter writes version "" and schema "1.0.2-chakra.0.0.4", as the
+ * custom-collective examples of ASTRA-sim carry). */
+static const char *ck_schema_version(const ChakraProtoMsg__GlobalMetadata *gm)
+{
+	if (gm->version && gm->version[0])
+		return gm->version;
+	for (size_t i = 0; i < gm->n_attr; i++) {
+		const ChakraProtoMsg__AttributeProto *a = gm->attr[i];
+		const char *at;
+		if (a->name && !strcmp(a->name, "schema") &&
+		    a->value_case == CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL &&
+		    (at = strstr(a->string_val, "chakra.")))
+			return at + strlen("chakra.");
+	}
+	return "";
+}
+
 static int ck_read_rank(struct ck *c, uint32_t r)
 {
 	const char *path = c->file[r];
@@ -403,14 +428,15 @@ static int ck_read_rank(struct ck *c, uint32_t r)
 	}
 	ChakraProtoMsg__GlobalMetadata *gm =
 	    chakra_proto_msg__global_metadata__unpack(NULL, (size_t)len, b + at);
+	const char *ver = gm ? ck_schema_version(gm) : "";
 	unsigned minor = 0;
 	char tail = 0;
-	if (!gm || sscanf(gm->version, "0.0.%u%c", &minor, &tail) != 1 || minor < 4) {
+	if (!gm || sscanf(ver, "0.0.%u%c", &minor, &tail) != 1 || minor < 4) {
 		rc = mp_errf(c->e, MP_EUSER,
 			     "%s: expected a Chakra execution trace whose GlobalMetadata has "
 			     "schema version 0.0.4 or a later 0.0.x, found %s%.40s%s",
 			     path, gm ? "version '" : "a first message that does not decode as one",
-			     gm ? gm->version : "", gm ? "'" : "");
+			     ver, gm ? "'" : "");
 		if (gm)
 			chakra_proto_msg__global_metadata__free_unpacked(gm, NULL);
 		goto out;
@@ -696,9 +722,10 @@ static int ck_units(struct ck *c)
 			    (long long)v->tag, cmp < 0 ? "receive" : "send", c->file[v->peer]);
 			goto out;
 		}
-		uint32_t u = ck_new_unit(c, CK_SEND);
-		ck_add_member(c, u, sends[i++]);
-		ck_add_member(c, u, recvs[j++]);
+		c->node[sends[i]].mate = recvs[j];
+		c->node[recvs[j]].mate = sends[i];
+		ck_add_member(c, ck_new_unit(c, CK_SEND), sends[i++]);
+		ck_add_member(c, ck_new_unit(c, CK_RECV), recvs[j++]);
 	}
 out:
 	mp_free(sends);
@@ -732,7 +759,17 @@ static int ck_deps(struct ck *c, uint32_t v, uint32_t *out, size_t *nout)
 
 static size_t ck_ndeps(const struct ck *c, uint32_t v)
 {
-	return c->node[v].pb->n_ctrl_deps + c->node[v].pb->n_data_deps;
+	return c->node[v].pb->n_ctrl_deps + c->node[v].pb->n_data_deps + 1;
+}
+
+/* What orders node v: its dependencies and, for a receive, its send. */
+static int ck_order_deps(struct ck *c, uint32_t v, uint32_t *out, size_t *nout)
+{
+	if (ck_deps(c, v, out, nout))
+		return MP_EUSER;
+	if (c->node[v].kind == CK_RECV)
+		out[(*nout)++] = c->node[v].mate;
+	return MP_OK;
 }
 
 /* Units in an order where every unit follows those it depends on. */
@@ -749,7 +786,7 @@ static int ck_order(struct ck *c, uint32_t *order)
 			maxd = ck_ndeps(c, (uint32_t)v);
 	dn = mp_malloc(maxd * sizeof *dn);
 	for (size_t v = 0; v < c->nnodes; v++) {
-		if (ck_deps(c, (uint32_t)v, dn, &nd)) {
+		if (ck_order_deps(c, (uint32_t)v, dn, &nd)) {
 			rc = MP_EUSER;
 			adj = NULL;
 			goto out;
@@ -763,7 +800,7 @@ static int ck_order(struct ck *c, uint32_t *order)
 		off[u + 2] += off[u + 1];
 	adj = mp_malloc((off[U + 1] + 1) * sizeof *adj);
 	for (size_t v = 0; v < c->nnodes; v++) {
-		ck_deps(c, (uint32_t)v, dn, &nd);
+		ck_order_deps(c, (uint32_t)v, dn, &nd);
 		for (size_t k = 0; k < nd; k++)
 			adj[off[c->node[dn[k]].unit + 1]++] = c->node[v].unit;
 	}
@@ -789,7 +826,7 @@ static int ck_order(struct ck *c, uint32_t *order)
 			bool next = false;
 			for (uint32_t m = 0; m < c->unit[u].nmem && !next; m++) {
 				v = c->mem[c->unit[u].mem0 + m];
-				ck_deps(c, v, dn, &nd);
+				ck_order_deps(c, v, dn, &nd);
 				for (size_t k = 0; k < nd && !next; k++)
 					if (indeg[c->node[dn[k]].unit]) {
 						w = dn[k];
@@ -821,25 +858,79 @@ static simtime_t ck_compute(const struct ck *c, const struct ck_node *v)
 	return ps >= 1.8e19 ? (simtime_t)1.8e19 : (simtime_t)llround(ps);
 }
 
-/* A marker waiting for deps[0 .. nd) (none: released at `t`), `t` after them. */
-static uint32_t ck_marker(struct flow_list *out, const uint32_t *deps, size_t nd, simtime_t t)
+/* The activity of node v (training.csv, timeline.json): from flow `from`
+ * (lead before its release) to flow `to`. */
+static void ck_act(struct ck *c, const struct ck_node *v, bool comm, uint32_t from, uint32_t to,
+		   simtime_t lead, struct flow_list *out)
 {
-	flow_list_marker(out, nd ? 0 : t);
-	struct flow_spec *f = &out->v[out->n - 1];
-	f->delay = nd ? t : 0;
-	for (size_t k = 0; k < nd; k++)
-		flow_list_dep(out, deps[k]);
-	return f->id;
+	static const char *const what[] = {
+		[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_REDUCE] = "ALL_REDUCE",
+		[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_GATHER] = "ALL_GATHER",
+		[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__BROADCAST] = "BROADCAST",
+		[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_TO_ALL] = "ALL_TO_ALL",
+		[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__REDUCE_SCATTER] = "REDUCE_SCATTER",
+		[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__BARRIER] = "BARRIER",
+	};
+	char name[96];
+	struct wl_act a = { .rank = v->rank,
+			    .layer = flow_list_name(out, v->pb->name ? v->pb->name : ""),
+			    .layer_ix =
+				(uint32_t)(v - c->node) - c->first[v->rank], /* in its file */
+			    .phase = WL_PH_NODE,
+			    .comm = comm,
+			    .from = from,
+			    .to = to,
+			    .lead = lead };
+	if (comm) {
+		const struct ck_group *g = &c->grp[v->group];
+		if (v->kind == CK_COLL)
+			snprintf(name, sizeof name, "%s %.60s", what[v->coll],
+				 g->name ? g->name : "all");
+		else
+			snprintf(name, sizeof name, "%s rank %lld",
+				 v->kind == CK_SEND ? "SEND to" : "RECV from", (long long)v->peer);
+		a.what = flow_list_name(out, name);
+	}
+	flow_list_act(out, &a);
+}
+
+/* A collective unit: its members' dependencies (dv, member m's from
+ * dv[doff[m]]) through coll_lower. */
+static void ck_emit_coll(struct ck *c, const struct ck_unit *u, const uint32_t *dv,
+			 const uint32_t *doff, uint32_t *hosts, struct flow_list *out)
+{
+	static const int types[] = {
+		[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_REDUCE] = COLL_ALLREDUCE,
+		[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_GATHER] = COLL_ALLGATHER,
+		[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__BROADCAST] = COLL_BROADCAST,
+		[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_TO_ALL] = COLL_ALLTOALL,
+		[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__REDUCE_SCATTER] = COLL_REDUCESCATTER,
+		[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__BARRIER] = COLL_ALLREDUCE,
+	};
+	const struct ck_node *v0 = &c->node[c->mem[u->mem0]];
+	uint32_t n = u->nmem, *arrive = hosts + n, *done = hosts + 2 * n;
+	struct coll_params cp = { .type = types[v0->coll],
+				  .chunk = c->p->chunk,
+				  .channels = c->p->channels,
+				  .parallelism = c->p->parallelism };
+
+	cp.algorithm = cp.type == COLL_ALLREDUCE ? c->p->algorithm : COLL_RING;
+	cp.size = v0->coll == CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__BARRIER ? 0 : v0->size;
+	for (uint32_t m = 0; m < n; m++)
+		hosts[m] = c->node[c->mem[u->mem0 + m]].rank;
+	coll_lower(&cp, hosts, n, c->env->gpus_per_server, 1, dv, doff, 0, arrive, done, out);
+	for (uint32_t m = 0; m < n && !out->over; m++) {
+		struct ck_node *v = &c->node[c->mem[u->mem0 + m]];
+		v->done = done[m];
+		ck_act(c, v, true, arrive[m], done[m], 0, out);
+	}
 }
 
 static void ck_emit(struct ck *c, const uint32_t *order, struct flow_list *out)
 {
 	size_t maxd = 1, cap = 0;
-	uint32_t *dv = NULL, *dn, *hosts = mp_malloc((c->nranks + 1) * sizeof *hosts);
-	struct coll_params cp = { .algorithm = c->p->algorithm,
-				  .chunk = c->p->chunk,
-				  .channels = c->p->channels,
-				  .parallelism = c->p->parallelism };
+	uint32_t *dv = NULL, *dn, *hosts = mp_malloc((3 * (size_t)c->nranks + 1) * sizeof *hosts),
+		 *doff = mp_malloc(((size_t)c->nranks + 2) * sizeof *doff);
 
 	for (size_t v = 0; v < c->nnodes; v++)
 		if (ck_ndeps(c, (uint32_t)v) > maxd)
@@ -856,16 +947,20 @@ static void ck_emit(struct ck *c, const uint32_t *order, struct flow_list *out)
 				cap = 2 * (nv + nd);
 				dv = mp_realloc(dv, cap * sizeof *dv);
 			}
+			doff[m] = (uint32_t)nv;
 			for (size_t k = 0; k < nd; k++)
 				dv[nv++] = c->node[dn[k]].done;
 		}
+		doff[u->nmem] = (uint32_t)nv;
 		struct ck_node *v0 = &c->node[c->mem[u->mem0]];
 		if (u->kind == CK_MARK || u->kind == CK_COMP) {
-			v0->done =
-			    ck_marker(out, dv, nv, u->kind == CK_COMP ? ck_compute(c, v0) : 0);
+			simtime_t t = u->kind == CK_COMP ? ck_compute(c, v0) : 0;
+			v0->done = flow_list_marker_after(out, dv, nv, t);
+			if (u->kind == CK_COMP)
+				ck_act(c, v0, false, v0->done, v0->done, t, out);
 		} else if (u->kind == CK_SEND) {
-			struct ck_node *rv = &c->node[c->mem[u->mem0 + 1]];
-			flow_list_push(out, v0->rank, rv->rank, v0->size ? v0->size : 1, 0);
+			flow_list_push(out, v0->rank, c->node[v0->mate].rank,
+				       v0->size ? v0->size : 1, 0);
 			if (out->over)
 				break;
 			struct flow_spec *f = &out->v[out->n - 1];
@@ -873,52 +968,25 @@ static void ck_emit(struct ck *c, const uint32_t *order, struct flow_list *out)
 			for (size_t k = 0; k < nv; k++)
 				flow_list_dep(out, dv[k]);
 			v0->done = f->id | FLOW_DEP_SENT;
-			rv->done = f->id;
+			v0->msg = f->id;
+			ck_act(c, v0, true, f->id, f->id, 0, out);
+		} else if (u->kind == CK_RECV) { /* its send came first (ck_order_deps) */
+			uint32_t msg = c->node[v0->mate].msg;
+			if (nv + 1 > cap) {
+				cap = 2 * (nv + 1);
+				dv = mp_realloc(dv, cap * sizeof *dv);
+			}
+			dv[nv++] = msg;
+			v0->done = flow_list_marker_after(out, dv, nv, 0);
+			ck_act(c, v0, true, msg, v0->done, 0, out);
 		} else {
-			uint32_t n = u->nmem, start = ck_marker(out, dv, nv, 0);
-			if (n < 2) {
-				v0->done = start;
-				continue;
-			}
-			static const int types[] = {
-				[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_REDUCE] =
-				    COLL_ALLREDUCE,
-				[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_GATHER] =
-				    COLL_ALLGATHER,
-				[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__BROADCAST] =
-				    COLL_BROADCAST,
-				[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_TO_ALL] =
-				    COLL_ALLTOALL,
-				[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__REDUCE_SCATTER] =
-				    COLL_REDUCESCATTER,
-				[CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__BARRIER] = COLL_ALLREDUCE,
-			};
-			for (uint32_t m = 0; m < n; m++)
-				hosts[m] = c->node[c->mem[u->mem0 + m]].rank;
-			cp.type = types[v0->coll];
-			cp.algorithm = cp.type == COLL_ALLREDUCE ? c->p->algorithm : COLL_RING;
-			cp.size = v0->coll == CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__BARRIER
-				      ? 0
-				      : v0->size;
-			if (cp.size < coll_min_size(&cp, n))
-				cp.size = coll_min_size(&cp, n);
-			size_t a = out->n;
-			coll_generate_one(&cp, hosts, n, c->env->gpus_per_server, 1, 0, start, out);
-			size_t b = out->n;
-			for (uint32_t m = 0; m < n && !out->over; m++) {
-				struct ck_node *v = &c->node[c->mem[u->mem0 + m]];
-				flow_list_marker(out, 0);
-				uint32_t id = out->v[out->n - 1].id;
-				for (size_t k = a; k < b; k++)
-					if (out->v[k].src == v->rank || out->v[k].dst == v->rank)
-						flow_list_dep(out, (uint32_t)k);
-				v->done = id;
-			}
+			ck_emit_coll(c, u, dv, doff, hosts, out);
 		}
 	}
 	mp_free(dv);
 	mp_free(dn);
 	mp_free(hosts);
+	mp_free(doff);
 }
 
 static void ck_free(struct ck *c)
@@ -1015,6 +1083,7 @@ out:
 	if (rc) { /* nothing half-built */
 		out->n = n0;
 		out->ndeps = nd0;
+		out->nacts = 0;
 	}
 	mp_free(order);
 	ck_free(&c);

@@ -758,3 +758,35 @@ void coll_generate_one(const struct coll_params *p, const uint32_t *hosts, uint3
 		break;
 	}
 }
+
+void coll_lower(const struct coll_params *p, const uint32_t *hosts, uint32_t n, uint32_t gpus,
+		uint32_t job, const uint32_t *deps, const uint32_t *dep_off, simtime_t after,
+		uint32_t *arrive, uint32_t *done, struct flow_list *out)
+{
+	for (uint32_t m = 0; m < n && !out->over; m++)
+		arrive[m] =
+		    flow_list_marker_after(out, deps + dep_off[m], dep_off[m + 1] - dep_off[m], 0);
+	if (out->over)
+		return;
+	if (n < 2) {
+		done[0] = after ? flow_list_marker_after(out, arrive, 1, after) : arrive[0];
+		return;
+	}
+	uint32_t start = flow_list_marker_after(out, arrive, n, 0);
+	struct coll_params cp = *p;
+	if (cp.size < coll_min_size(&cp, n))
+		cp.size = coll_min_size(&cp, n);
+	size_t a = out->n;
+	coll_generate_one(&cp, hosts, n, gpus, job, 0, start, out);
+	size_t b = out->n;
+	for (uint32_t m = 0; m < n && !out->over; m++) {
+		flow_list_marker(out, 0);
+		struct flow_spec *f = &out->v[out->n - 1];
+		f->delay = after;
+		flow_list_dep(out, start); /* a member the algorithm gives nothing */
+		for (size_t k = a; k < b; k++)
+			if (out->v[k].src == hosts[m] || out->v[k].dst == hosts[m])
+				flow_list_dep(out, (uint32_t)k);
+		done[m] = f->id;
+	}
+}

@@ -16,13 +16,15 @@
 
 extern const struct workload_ops permutation_workload_ops, incast_workload_ops,
     all_to_all_workload_ops, flows_file_workload_ops, htsim_cm_workload_ops, poisson_workload_ops,
-    dag_file_workload_ops, chakra_workload_ops;
+    dag_file_workload_ops, chakra_workload_ops, simai_workload_ops;
 
 /* The generators, in `mpsim list`'s order. */
 const struct workload_ops *const workload_registry[] = {
-	&permutation_workload_ops, &incast_workload_ops,   &all_to_all_workload_ops,
-	&flows_file_workload_ops,  &htsim_cm_workload_ops, &poisson_workload_ops,
-	&dag_file_workload_ops,	   &chakra_workload_ops,   NULL,
+	&permutation_workload_ops, &incast_workload_ops,
+	&all_to_all_workload_ops,  &flows_file_workload_ops,
+	&htsim_cm_workload_ops,	   &poisson_workload_ops,
+	&dag_file_workload_ops,	   &chakra_workload_ops,
+	&simai_workload_ops,	   NULL,
 };
 
 const struct workload_ops *workload_find(const char *name)
@@ -87,6 +89,48 @@ int flow_list_reserve(const struct flow_list *l, uint64_t count, const char *key
 void flow_list_marker(struct flow_list *l, simtime_t start)
 {
 	flow_list_append(l, 0, 0, 0, start);
+}
+
+const char *const wl_phase_names[] = { "forward", "input_grad", "weight_grad", "node", NULL };
+
+uint32_t flow_list_marker_after(struct flow_list *l, const uint32_t *deps, size_t nd, simtime_t t)
+{
+	flow_list_marker(l, nd ? 0 : t);
+	struct flow_spec *f = &l->v[l->n - 1];
+	f->delay = nd ? t : 0;
+	for (size_t k = 0; k < nd; k++)
+		flow_list_dep(l, deps[k]);
+	return f->id;
+}
+
+void flow_list_act(struct flow_list *l, const struct wl_act *a)
+{
+	if (l->nacts == l->acts_cap) {
+		l->acts_cap = l->acts_cap ? 2 * l->acts_cap : 64;
+		l->acts = mp_realloc(l->acts, l->acts_cap * sizeof *l->acts);
+	}
+	l->acts[l->nacts++] = *a;
+}
+
+uint32_t flow_list_name(struct flow_list *l, const char *name)
+{
+	if (!l->nnames) {
+		l->names_cap = 16;
+		l->names = mp_malloc(l->names_cap * sizeof *l->names);
+		l->names[l->nnames++] = mp_strdup("");
+	}
+	/* names repeat in runs (a layer's phases, a group's collectives): the
+	 * last few are searched, anything older is added again (a duplicate
+	 * costs a string, never a wrong name) */
+	for (size_t k = 0; k < 8 && k < l->nnames; k++)
+		if (!strcmp(l->names[l->nnames - 1 - k], name))
+			return (uint32_t)(l->nnames - 1 - k);
+	if (l->nnames == l->names_cap) {
+		l->names_cap *= 2;
+		l->names = mp_realloc(l->names, l->names_cap * sizeof *l->names);
+	}
+	l->names[l->nnames] = mp_strdup(name);
+	return (uint32_t)l->nnames++;
 }
 
 void flow_list_dep(struct flow_list *l, uint32_t dep)
@@ -219,6 +263,14 @@ int flow_list_check_dag(const struct flow_list *l, struct mp_err *e)
 
 void flow_list_free(struct flow_list *l)
 {
+	for (size_t i = 0; i < l->nnames; i++)
+		mp_free(l->names[i]);
+	mp_free(l->names);
+	l->names = NULL;
+	l->nnames = l->names_cap = 0;
+	mp_free(l->acts);
+	l->acts = NULL;
+	l->nacts = l->acts_cap = 0;
 	mp_free(l->deps);
 	l->deps = NULL;
 	l->ndeps = l->deps_cap = 0;

@@ -43,6 +43,24 @@ struct flow_spec {
 #define FLOW_DEP_SENT 0x80000000u
 #define FLOW_DEP_ID(d) ((d) & ~FLOW_DEP_SENT)
 
+/* A training workload's record of what each rank does (training.csv,
+ * timeline.json): one compute phase or one collective / point-to-point
+ * exchange of one rank. It starts `lead` before flow `from` is released
+ * (a compute marker is released its duration after its dependencies) and
+ * ends when flow `to` completes at its receiver. */
+enum wl_phase { WL_PH_FWD, WL_PH_IG, WL_PH_WG, WL_PH_NODE, WL_PH_N };
+extern const char *const wl_phase_names[]; /* "forward", "input_grad", "weight_grad", "node" */
+struct wl_act {
+	uint32_t rank, iter;
+	uint32_t layer;	   /* its layer (or trace node) name: flow_list.names[layer] */
+	uint32_t layer_ix; /* the layer's place in the workload (rows of training.csv) */
+	uint32_t what;	   /* communication: names[what], e.g. "ALLREDUCE tp"; compute: 0 */
+	uint8_t phase;	   /* enum wl_phase */
+	bool comm;
+	uint32_t from, to;
+	simtime_t lead;
+};
+
 struct flow_list {
 	struct flow_spec *v;
 	size_t n, cap;
@@ -54,6 +72,12 @@ struct flow_list {
 	size_t max_n, over;
 	uint64_t flow_bytes, mem_limit;
 	size_t max_ids; /* 0, or the message ids the run has: more are refused too */
+	/* training workloads (chakra, simai): what each rank does, and the names
+	 * the records use (names[0] = "") */
+	struct wl_act *acts;
+	size_t nacts, acts_cap;
+	char **names;
+	size_t nnames, names_cap;
 };
 
 /* Before a generator pushes `count` flows: refuse (MP_EUSER, "key: N flows
@@ -69,6 +93,13 @@ static inline bool flow_is_marker(const struct flow_spec *f)
 {
 	return f->bytes == 0;
 }
+/* A marker released `t` after deps[0 .. nd) complete (none: at time t);
+ * returns its id. */
+uint32_t flow_list_marker_after(struct flow_list *l, const uint32_t *deps, size_t nd, simtime_t t);
+/* Record an activity (copied); the index of a name in l->names, added when
+ * new (a name seen last among the previous few is found without a search). */
+void flow_list_act(struct flow_list *l, const struct wl_act *a);
+uint32_t flow_list_name(struct flow_list *l, const char *name);
 /* The last flow pushed waits for `dep` (an id, | FLOW_DEP_SENT). */
 void flow_list_dep(struct flow_list *l, uint32_t dep);
 void flow_list_free(struct flow_list *l);
