@@ -135,16 +135,19 @@ static uint64_t bytes_of(const struct run_result *r, const char *part)
 	return b;
 }
 
-/* A ring AllReduce of 4 MB on ranks `hosts` (a placement list) */
-static void run_coll(const char *topo_more, const char *hosts, const char *more,
+/* A ring AllReduce of 4 MB on 4 servers of 4 GPUs; `place`: a placement
+ * ("placement: packed") or the ranks' hosts ("1, 5, 9, 13") */
+static void run_coll(const char *topo_more, const char *place, const char *more,
 		     struct run_result *r)
 {
 	char yaml[1024];
+	bool list = strncmp(place, "placement", 9) != 0;
 	snprintf(yaml, sizeof yaml,
 		 "topology: {type: rail_optimized, servers: 4, gpus: 4%s}\n"
 		 "transport: {type: roce}\n"
-		 "collective: {type: allreduce, size: 4MB, placement: list, hosts: [%s]}\n%s",
-		 topo_more, hosts, more);
+		 "collective: {type: allreduce, size: 4MB, %s%s%s}\n%s",
+		 topo_more, list ? "placement: list, hosts: [" : place, list ? place : "",
+		 list ? "]" : "", more);
 	simtest_run(yaml, r);
 	assert_int_equal(r->ncolls, 1);
 	assert_true(r->colls[0].completed);
@@ -166,6 +169,27 @@ static void test_groups_stay_on_rail(void **state)
 	run_coll("", "4, 5, 6, 7", "", &r);
 	assert_int_equal(bytes_of(&r, "leaf"), 0);
 	assert_int_equal(r.net.tx_bytes, 0);
+	run_result_free(&r);
+}
+
+/* A ring AllReduce over all 16 GPUs (ranks in server-major order): ring 0
+ * visits GPUs 0..3 of each server over NVLink, and its hop to the next server
+ * leaves from GPU 0's NIC after an NVLink hop from GPU 3 (PXN), so with one
+ * leaf per rail no byte crosses a spine and only rail 0 carries any; with pxn
+ * off the hops from GPU 3 to the next server's GPU 0 cross rails, over the
+ * spines. */
+static void test_ring_pxn(void **state)
+{
+	(void)state;
+	struct run_result r;
+	run_coll("", "placement: packed", "", &r);
+	assert_int_equal(r.colls[0].nranks, 16);
+	assert_int_equal(bytes_of(&r, "spine"), 0);
+	assert_true(bytes_of(&r, "leaf0_0_0") > 4000000);
+	assert_int_equal(bytes_of(&r, "leaf0_0_0"), bytes_of(&r, "leaf"));
+	run_result_free(&r);
+	run_coll("", "placement: packed, pxn: off", "", &r);
+	assert_true(bytes_of(&r, "spine") > 4000000);
 	run_result_free(&r);
 }
 
@@ -255,6 +279,7 @@ int main(void)
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_one_flow_fct),
 		cmocka_unit_test(test_groups_stay_on_rail),
+		cmocka_unit_test(test_ring_pxn),
 		cmocka_unit_test(test_dual_tor_failover),
 		cmocka_unit_test(test_dual_tor_runtime_failure),
 		cmocka_unit_test(test_refused),

@@ -188,6 +188,7 @@ static void rail_build(const void *pp, struct fabric *f, struct topo_info *info)
 	 * that assume so are refused (hosts_per_tor 0) */
 	info->hosts_per_tor = 0;
 	info->host_rate_bps = p->host_rate;
+	info->rails = true;
 }
 
 static const struct opt_desc rail_opts[] = {

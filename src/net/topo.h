@@ -14,6 +14,7 @@
 struct topo_info {
 	uint32_t hosts_per_tor;
 	uint64_t host_rate_bps;
+	bool rails; /* GPU k of every server on rail k (hosts numbered server-major) */
 };
 
 /* What a topology will build, known from its parameters alone: for the

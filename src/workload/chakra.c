@@ -903,7 +903,7 @@ static void ck_emit(struct ck *c, const uint32_t *order, struct flow_list *out)
 			if (cp.size < coll_min_size(&cp, n))
 				cp.size = coll_min_size(&cp, n);
 			size_t a = out->n;
-			coll_generate_one(&cp, hosts, n, c->env->gpus_per_server, 1, 0, start, out);
+			coll_generate_one(&cp, hosts, n, c->env, 1, 0, start, out);
 			size_t b = out->n;
 			for (uint32_t m = 0; m < n && !out->over; m++) {
 				struct ck_node *v = &c->node[c->mem[u->mem0 + m]];
