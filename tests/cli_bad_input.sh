@@ -447,6 +447,18 @@ bad cast_reset cast_reset.yaml 'cast_reset\.yaml:14:' -- "ccl.reset_interval" "a
 { base; printf 'ccl:\n  type: cast\n  qps: 40\n'; } >cast_qps.yaml
 bad cast_qps cast_qps.yaml 'cast_qps\.yaml:14:' -- "ccl.qps" "at most 32"
 
+# --- the rail-optimized GPU cluster
+rail() { # rail EXTRA-TOPOLOGY-LINE
+	printf 'name: t\ntopology:\n  type: rail_optimized\n  servers: 4\n  gpus: 2\n%s\n' "$1"
+	printf 'transport:\n  type: ref\nworkload:\n  type: permutation\n  size: 10KB\n'
+}
+rail '  servers_per_leaf: 3' >rail_spl.yaml
+bad rail_spl rail_spl.yaml 'rail_spl\.yaml:6:' -- "topology.servers_per_leaf" "a divisor of servers (4)"
+rail '  oversubscription: 3' >rail_over.yaml
+bad rail_over rail_over.yaml 'rail_over\.yaml:6:' -- "topology.oversubscription" "a whole number of uplinks"
+{ rail '  planes: 1'; printf 'server:\n  gpus: 4\n'; } >rail_gpus.yaml
+bad rail_gpus rail_gpus.yaml 'rail_gpus\.yaml:13:' -- "server.gpus" "expected 2 (topology rail_optimized"
+
 # --- the command line
 bad set_value ok.yaml none --set topology.leaves=abc -- \
 	"--set topology.leaves" "expected a non-negative integer" "'abc'"

@@ -5,10 +5,17 @@
 # "FILE: ok (...)" on stdout (a line per point for a sweep), nothing on stderr. They are validated from an
 # unrelated working directory, so paths inside them (CDF tables, flow files) must be
 # relative to the experiment file, not to where mpsim happens to be started.
+# The Chakra traces the training examples read are written first.
 # And the folders' READMEs (experiments/*/README.md) show a figure of every experiment file, each link to a
 # file that exists (scripts/experiment_plots.sh --check).
 set -euo pipefail
 source "$(dirname "$0")/clilib.sh" "$@"
+
+# The training examples' Chakra traces are generated, not shipped: written
+# here as their files say (scripts/training_trace.py, deterministic), into
+# examples/traces/, which git ignores.
+python3 "$ROOT/scripts/training_trace.py" dense "$ROOT/examples/traces/dense_128" >/dev/null
+python3 "$ROOT/scripts/training_trace.py" moe "$ROOT/examples/traces/moe_512" >/dev/null
 
 files=()
 while IFS= read -r -d '' f; do files+=("$f"); done < <(

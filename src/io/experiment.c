@@ -440,6 +440,26 @@ static int load_fabric(struct experiment *x, struct mp_err *e)
 	return MP_OK;
 }
 
+/* A topology built around servers (rail_optimized) gives the server
+ * section's gpus; a file may still say 1 (every pair through the NICs), but no
+ * other number. */
+static int load_server_gpus(struct experiment *x, struct mp_err *e)
+{
+	if (!x->topo->server_gpus)
+		return MP_OK;
+	uint64_t g = x->topo->server_gpus(x->topo_params);
+	const struct cfg_node *srv = cfg_get(x->doc.root, "server");
+	if (!srv || !cfg_get(srv, "gpus"))
+		x->server.gpus = g;
+	else if (x->server.gpus != g && x->server.gpus != 1)
+		return exp_errf(e, x, "server",
+				"gpus: expected %llu (topology %s has %llu GPUs per server) or 1 "
+				"(no NVLink: every pair through the NICs), got %llu",
+				(unsigned long long)g, x->topo->name, (unsigned long long)g,
+				(unsigned long long)x->server.gpus);
+	return MP_OK;
+}
+
 /* The traffic: the workload or collective section, ccl and server. */
 static int load_traffic(struct experiment *x, struct mp_err *e)
 {
@@ -474,6 +494,8 @@ static int load_traffic(struct experiment *x, struct mp_err *e)
 	opt_set_defaults(intra_opts, &x->server);
 	if (cfg_apply_table(&x->doc, cfg_get(root, "server"), "server", intra_opts, &x->server,
 			    NULL, e))
+		return e->status;
+	if (load_server_gpus(x, e))
 		return e->status;
 	if (coll && !x->tp->post)
 		return exp_errf(e, x, "transport",

@@ -141,6 +141,12 @@ uint32_t fab_add_link(struct fabric *f, struct node *a, struct node *b, uint64_t
 	return f->nlinks++;
 }
 
+void fab_bond(struct fabric *f, struct host *h, uint16_t a, uint16_t b)
+{
+	f->bonds = mp_realloc(f->bonds, (f->nbonds + 1) * sizeof *f->bonds);
+	f->bonds[f->nbonds++] = (struct fab_bond_pair){ .host = h->hid, .a = a, .b = b };
+}
+
 void fab_free(struct fabric *f)
 {
 	if (f->lb && f->lb->fini && f->lb_priv)
@@ -171,6 +177,7 @@ void fab_free(struct fabric *f)
 	mp_free(f->port_raw);
 	mp_free(f->host_tor);
 	mp_free(f->host_port);
+	mp_free(f->bonds);
 	mp_free(f->nh_ports);
 	mp_free(f->pin);
 	if (f->hol) {
@@ -460,6 +467,81 @@ void fab_assert_lossless(const struct fabric *f)
 			 (unsigned long long)f->lossless_overflow);
 }
 
+/* A dual-ToR pair after the routes learnt of its links (fab_bond): a port
+ * whose link is down while its partner's is up is bond_away, its host's rows
+ * of host_tor and host_port name the partner's switch, and its NIC flows move
+ * there. Both down: nothing to move to, both stay (what is sent is lost). */
+static void bond_update(struct fabric *f, struct host *h, struct port *a, struct port *b)
+{
+	a->bond_away = !a->routed && b->routed;
+	b->bond_away = !b->routed && a->routed;
+	for (uint32_t r = 0; r < f->rails; r++) {
+		struct port *hp = &h->node.ports[r % h->node.nports];
+		if (hp != a && hp != b)
+			continue;
+		const struct port *use = hp->bond_away ? hp->bond : hp;
+		f->host_tor[h->hid * f->rails + r] = ((const struct sw *)use->peer_node)->tor_idx;
+		f->host_port[h->hid * f->rails + r] = use->peer_idx;
+	}
+	if (a->bond_away)
+		port_bond_move(f, a);
+	if (b->bond_away)
+		port_bond_move(f, b);
+}
+
+/* The pairs of fab_bond, once ports exist: "topology: ..." when a port is not
+ * the host's or links the same switch twice. */
+static int bonds_link(struct fabric *f, struct mp_err *e)
+{
+	for (uint32_t i = 0; i < f->nbonds; i++) {
+		struct host *h = f->hosts[f->bonds[i].host];
+		uint16_t a = f->bonds[i].a, b = f->bonds[i].b;
+		if (a >= h->node.nports || b >= h->node.nports || a == b ||
+		    h->node.ports[a].peer_node == h->node.ports[b].peer_node)
+			return mp_errf(e, MP_EUSER,
+				       "topology: host '%s' bonds ports %u and %u, expected two "
+				       "of its links to two switches",
+				       h->node.name, a, b);
+		h->node.ports[a].bond = &h->node.ports[b];
+		h->node.ports[b].bond = &h->node.ports[a];
+		bond_update(f, h, &h->node.ports[a], &h->node.ports[b]);
+	}
+	return MP_OK;
+}
+
+/* Every ToR reaches every other ToR of the same rail (a rail's ToRs: those
+ * host_tor names for it; planes of a rail-optimized fabric share no switch). */
+static int tors_check(struct fabric *f, struct mp_err *e)
+{
+	uint8_t *mark = mp_malloc(f->ntors);
+	uint32_t *list = mp_malloc(f->ntors * sizeof *list);
+	int rc = MP_OK;
+	for (uint32_t r = 0; r < f->rails && rc == MP_OK; r++) {
+		uint32_t n = 0;
+		memset(mark, 0, f->ntors);
+		for (uint32_t h = 0; h < f->nhosts; h++) {
+			uint32_t t = f->host_tor[h * f->rails + r];
+			if (!mark[t]) {
+				mark[t] = 1;
+				list[n++] = t;
+			}
+		}
+		for (uint32_t i = 0; i < n && rc == MP_OK; i++)
+			for (uint32_t j = 0; j < n; j++)
+				if (j != i && f->tors[list[i]]->route[list[j]].n == 0) {
+					rc = mp_errf(e, MP_EUSER,
+						     "topology: switch '%s' cannot reach switch "
+						     "'%s' (too many links down?)",
+						     f->tors[list[i]]->node.name,
+						     f->tors[list[j]]->node.name);
+					break;
+				}
+	}
+	mp_free(list);
+	mp_free(mark);
+	return rc;
+}
+
 int fab_finalize(struct fabric *f, const uint32_t *down_links, size_t ndown, struct mp_err *e)
 {
 	if (f->nhosts == 0)
@@ -553,14 +635,8 @@ int fab_finalize(struct fabric *f, const uint32_t *down_links, size_t ndown, str
 	routes_compute(f);
 	mmu_size(f);
 	f->pkt_meta = f->lb ? (uint32_t)f->lb->pkt_meta_size : 0;
-	/* every ToR must reach every other ToR */
-	for (uint32_t i = 0; i < f->ntors; i++)
-		for (uint32_t t = 0; t < f->ntors; t++)
-			if (t != i && f->tors[i]->route[t].n == 0)
-				return mp_errf(e, MP_EUSER,
-					       "topology: switch '%s' cannot reach switch '%s' "
-					       "(too many links down?)",
-					       f->tors[i]->node.name, f->tors[t]->node.name);
+	if (bonds_link(f, e) || tors_check(f, e))
+		return e->status;
 	if (f->lb && f->lb->init)
 		return f->lb->init(f, e);
 	return MP_OK;
@@ -574,6 +650,9 @@ static void reroute_ev(void *obj, uint64_t arg)
 	link_ports(f, (uint32_t)(arg >> 1), &a, &b);
 	a->routed = b->routed = arg & 1;
 	routes_compute(f);
+	struct port *hp = a->owner->kind == NODE_HOST ? a : b->owner->kind == NODE_HOST ? b : NULL;
+	if (hp && hp->bond)
+		bond_update(f, (struct host *)hp->owner, hp, hp->bond);
 }
 
 void fab_link_set_up(struct fabric *f, uint32_t link, bool up)
@@ -743,6 +822,8 @@ static simtime_t path_walk(const struct fabric *f, uint32_t a, uint32_t b, unsig
 {
 	const struct host *src = f->hosts[a];
 	const struct port *pt = &src->node.ports[rail % src->node.nports];
+	if (pt->bond_away)
+		pt = pt->bond;
 	uint32_t t = f->host_tor[b * f->rails + rail % f->rails];
 	simtime_t d = 0;
 	uint64_t bn = UINT64_MAX;

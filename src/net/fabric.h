@@ -91,6 +91,12 @@ struct fabric {
 	uint32_t *host_tor;
 	uint16_t *host_port;
 	uint32_t rails; /* the most ports any host has */
+	/* dual-ToR pairs of host ports (fab_bond): host id, its two port indices */
+	struct fab_bond_pair {
+		uint32_t host;
+		uint16_t a, b;
+	} * bonds;
+	uint32_t nbonds;
 	uint16_t *nh_ports;
 	uint32_t nnh_ports, nh_ports_cap;
 
@@ -126,6 +132,12 @@ struct host *fab_add_host(struct fabric *f, const char *name);
 struct sw *fab_add_switch(struct fabric *f, const char *name, uint32_t level);
 uint32_t fab_add_link(struct fabric *f, struct node *a, struct node *b, uint64_t rate_bps,
 		      simtime_t delay, enum link_tier tier);
+/* Ports a and b of host h (the a-th and b-th link added for it) are a
+ * dual-ToR pair: two links of one NIC port to two switches. While the routes
+ * know one of them down (from the start, or failover_delay after it fails) and
+ * the other up, everything host h sends on the dead one leaves on the other,
+ * and every switch routes what is for the dead one to the other's switch. */
+void fab_bond(struct fabric *f, struct host *h, uint16_t a, uint16_t b);
 /* Allocates ports and computes next-hop sets. Links marked down before this
  * call (fab_link_set_up before finalize is not allowed; use `down` list) are
  * excluded from routes. Returns MP_EUSER when the fabric is not connected. */

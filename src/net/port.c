@@ -860,7 +860,10 @@ static void port_try_send(struct fabric *f, struct port *pt)
 /* ---- hosts ----------------------------------------------------------------- */
 void host_send(struct fabric *f, struct host *h, struct packet *p)
 {
-	port_enqueue(f, &h->node.ports[p->rail % h->node.nports], p);
+	struct port *pt = &h->node.ports[p->rail % h->node.nports];
+	if (__builtin_expect(pt->bond_away, 0)) /* dual-ToR: the partner link carries it */
+		pt = pt->bond;
+	port_enqueue(f, pt, p);
 }
 
 void nic_activate(struct fabric *f, struct nic_flow *fl)
@@ -868,6 +871,8 @@ void nic_activate(struct fabric *f, struct nic_flow *fl)
 	if (fl->active)
 		return;
 	struct port *pt = fl->port;
+	if (__builtin_expect(pt->bond_away, 0)) /* dual-ToR: the partner link carries it */
+		pt = fl->port = pt->bond;
 	fl->active = true;
 	if (!pt->nic_ring) {
 		fl->next = fl->prev = fl;
@@ -898,6 +903,17 @@ void nic_deactivate(struct fabric *f, struct nic_flow *fl)
 			pt->nic_ring = fl->next;
 	}
 	fl->next = fl->prev = NULL;
+}
+
+void port_bond_move(struct fabric *f, struct port *pt)
+{
+	struct port *to = pt->bond;
+	while (pt->nic_ring) {
+		struct nic_flow *fl = pt->nic_ring;
+		nic_deactivate(f, fl);
+		fl->port = to;
+		nic_activate(f, fl);
+	}
 }
 
 /* ---- switching --------------------------------------------------------------- */

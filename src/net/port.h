@@ -76,6 +76,8 @@ struct port {
 	bool lossy_link : 1;   /* loss_rate > 0 */
 	bool tx_reads_pkt : 1; /* a departure reads the packet, not only its queue entry
 				* (lossless switches, load balancers' tx hooks: port.c) */
+	bool bond_away : 1;    /* a host port whose link the routes know is down: what
+				* it would send goes to its bond partner (fab_bond) */
 	uint8_t paused;	       /* bit per class: paused by the downstream peer */
 	uint8_t qmask;	       /* bit per class: that class's queue is not empty */
 	/* ECN marks not yet in st.ecn_marks: every 256th adds them, so a mark
@@ -100,6 +102,7 @@ struct port {
 	uint16_t idx;		    /* index in owner->ports */
 	uint8_t tier;		    /* link tier for stats (see enum link_tier) */
 	bool routed;		    /* the routing's view of the link: in next-hop sets */
+	struct port *bond;	    /* a host port's partner (fab_bond: dual-ToR); NULL: none */
 	/* the egress queues, strict priority: PFC frames in line 2, ACKs and
 	 * data (the two classes of nearly every run) together in line 3, the
 	 * second data class in line 4 (unused by most runs) */
@@ -130,7 +133,7 @@ struct port {
 _Static_assert(sizeof(struct port_queue) == 32 && offsetof(struct port, owner) == 64 &&
 		   offsetof(struct port, q[CLS_PAUSE]) == 160 &&
 		   offsetof(struct port, q[CLS_CTRL]) == 192 &&
-		   offsetof(struct port, q[CLS_DATA]) == 224,
+		   offsetof(struct port, q[CLS_DATA]) == 224 && offsetof(struct port, bond) < 160,
 	       "struct port: the packet path's fields fill lines 0, 1 and 3 (PORT_HOT_LINES)");
 _Static_assert(offsetof(struct port, ecn_marks_lo) < 64, "struct port: a mark counts in line 0");
 _Static_assert(offsetof(struct port, ingress_bytes) == 320 &&
@@ -175,6 +178,9 @@ void port_link_down(struct fabric *f, struct port *pt);
 /* The link came back up: a pause whose RESUME was lost with the link ends;
  * one the peer still holds stays (what follows it fits its headroom). */
 void port_link_up(struct fabric *f, struct port *pt);
+/* A host port became bond_away: the flows on its NIC round robin move to its
+ * bond partner (and send from there). */
+void port_bond_move(struct fabric *f, struct port *pt);
 
 /* Time any class of pt has been paused by its peer up to now, ps. */
 static inline simtime_t port_paused_time(const struct port *pt, simtime_t now)

@@ -1,5 +1,6 @@
 /* topo.c - the topologies: star, dumbbell, leaf_spine (two-tier fat tree) and
- * fat_tree (three tiers with pods: the k-ary fat tree and UDMP's 5-pod variant).
+ * fat_tree (three tiers with pods: the k-ary fat tree and UDMP's 5-pod variant),
+ * and the registry, which also lists rail_optimized (net/rail.c).
  */
 #include "net/topo.h"
 
@@ -399,7 +400,8 @@ static const struct topo_ops fat_tree_topo_ops = {
 
 /* The topologies, in `mpsim list`'s order. */
 const struct topo_ops *const topo_registry[] = {
-	&star_topo_ops, &dumbbell_topo_ops, &leaf_spine_topo_ops, &fat_tree_topo_ops, NULL,
+	&star_topo_ops,	    &dumbbell_topo_ops,	      &leaf_spine_topo_ops,
+	&fat_tree_topo_ops, &rail_optimized_topo_ops, NULL,
 };
 
 const struct topo_ops *topo_find(const char *name)

@@ -840,6 +840,7 @@ static int build_workload(struct sim *s, const struct topo_info *info, struct mp
 	struct wl_env env = { .nhosts = s->fab.nhosts,
 			      .gpus_per_server = (uint32_t)x->server.gpus,
 			      .hosts_per_tor = info->hosts_per_tor,
+			      .rails = info->rails,
 			      .host_rate_bps = info->host_rate_bps,
 			      .seed = x->gen.seed,
 			      .base_dir = x->doc.dir };

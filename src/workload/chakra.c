@@ -918,7 +918,7 @@ static void ck_emit_coll(struct ck *c, const struct ck_unit *u, const uint32_t *
 	cp.size = v0->coll == CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__BARRIER ? 0 : v0->size;
 	for (uint32_t m = 0; m < n; m++)
 		hosts[m] = c->node[c->mem[u->mem0 + m]].rank;
-	coll_lower(&cp, hosts, n, c->env->gpus_per_server, 1, dv, doff, 0, arrive, done, out);
+	coll_lower(&cp, hosts, n, c->env, 1, dv, doff, 0, arrive, done, out);
 	for (uint32_t m = 0; m < n && !out->over; m++) {
 		struct ck_node *v = &c->node[c->mem[u->mem0 + m]];
 		v->done = done[m];

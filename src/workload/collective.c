@@ -19,7 +19,15 @@
  *   one before it, so over C = gpus rings every GPU's NIC sends for one ring
  *   and receives for one (our choice: NCCL searches its own orders, but it too
  *   spreads its rings over the NICs; with one GPU per server the rings are
- *   the same order).
+ *   the same order). With `pxn` (auto: on a rail-optimized fabric, where GPU
+ *   k of every server is on rail k), the hop from a server's last GPU on the
+ *   ring to the next server's first leaves from the NIC of the server's GPU
+ *   on the receiver's rail, after an NVLink hop to that GPU (a second
+ *   message the rail one waits for), as NCCL keeps a ring's network hops on
+ *   one NIC per channel (NCCL_CROSS_NIC) and reaches it over NVLink (PXN,
+ *   NCCL 2.12): ring c's hops between servers all stay on rail c. Trees,
+ *   halving-doubling, AlltoAll and Broadcast send from the sending GPU's own
+ *   NIC: where their peers sit on other rails they cross the spines.
  * - Double binary tree AllReduce (NCCL, Sanders et al., "Two-tree algorithms
  *   for full bandwidth broadcast, reduction and scan", Parallel Computing
  *   2009): tree 0 is NCCL's binary tree (ncclGetBtree in NCCL's
@@ -129,6 +137,11 @@ const struct opt_desc coll_opts[] = {
 	  "peer in one ring, tree edge or halving-doubling step): chunk i also waits for chunk "
 	  "i - inflight, done as `trigger` says; 0 = no bound (NCCL: NCCL_STEPS = 8 slots per "
 	  "connection; htsim's ring trace: about 1 per link)" },
+	{ "pxn", OPT_ENUM, offsetof(struct coll_params, pxn), "auto", 0, 0,
+	  "ring hops between servers: on = from the NIC on the next GPU's rail, after an NVLink "
+	  "hop to the GPU there (NCCL's PXN), off = from the sending GPU's own NIC, auto = on "
+	  "where the topology puts GPU k of every server on rail k (rail_optimized)",
+	  (const char *const[]){ "auto", "on", "off", NULL } },
 	{ "iterations", OPT_UINT, offsetof(struct coll_params, iterations), "1", 1, 1e6,
 	  "times each job runs the collective (after the warm-up ones)" },
 	{ "warmup", OPT_UINT, offsetof(struct coll_params, warmup), "0", 0, 1e6,
@@ -154,6 +167,7 @@ struct gen {
 	const uint32_t *host; /* this job's hosts, by rank */
 	uint32_t n, job, iter;
 	uint32_t gpus;	  /* hosts per server (1: none) */
+	bool pxn;	  /* ring hops between servers by the next GPU's rail (ring_proxy) */
 	uint32_t barrier; /* the previous iteration's marker, UINT32_MAX = none */
 	size_t first_id;  /* this iteration's first message */
 	uint32_t on_data; /* 0 or FLOW_DEP_SENT: how a dependency on data is met */
@@ -250,16 +264,63 @@ static void ring_order(const struct gen *g, uint32_t c, uint32_t *order)
 	}
 }
 
+/* PXN (NCCL's PCIe x NVLink proxy, for rail-optimized fabrics): position r's
+ * hop to another server leaves from the NIC of the GPU of r's server on the
+ * receiver's rail, which the data reaches over NVLink first, so the hop stays
+ * on one rail. proxy[r]: that rank, or UINT32_MAX (pxn off, the same server,
+ * the sender on that rail already, or no GPU of the group there). */
+static void ring_proxy(const struct gen *g, const uint32_t *order, uint32_t *proxy)
+{
+	uint32_t n = g->n, G = g->gpus;
+	for (uint32_t b = 0; b < n;) {
+		uint32_t k = 1;
+		while (b + k < n && g->host[b + k] / G == g->host[b] / G)
+			k++;
+		for (uint32_t r = b; r < b + k; r++) {
+			uint32_t ha = g->host[order[r]], hb = g->host[order[(r + 1) % n]];
+			proxy[r] = UINT32_MAX;
+			if (!g->pxn || ha / G == hb / G || ha % G == hb % G)
+				continue;
+			for (uint32_t q = b; q < b + k; q++) /* the run: ranks b .. b+k-1 */
+				if (g->host[q] % G == hb % G)
+					proxy[r] = q;
+		}
+		b += k;
+	}
+}
+
+/* Chunk sz of ring position r to r + 1 (by its proxy, if any: an NVLink hop
+ * then the rail): the message the next step's chunk waits for. `wait`: the
+ * chunk of the step before, UINT32_MAX for none (the first step). */
+static uint32_t ring_hop(struct gen *g, const uint32_t *order, const uint32_t *proxy, uint32_t r,
+			 uint64_t sz, uint32_t wait)
+{
+	uint32_t a = order[r], b = order[(r + 1) % g->n];
+	if (proxy[r] != UINT32_MAX) {
+		uint32_t hop = msg(g, a, proxy[r], sz, wait == UINT32_MAX);
+		if (wait != UINT32_MAX)
+			dep_data(g, wait);
+		uint32_t id = msg(g, proxy[r], b, sz, false);
+		dep_data(g, hop);
+		return id;
+	}
+	uint32_t id = msg(g, a, b, sz, wait == UINT32_MAX);
+	if (wait != UINT32_MAX)
+		dep_data(g, wait);
+	return id;
+}
+
 static void gen_ring(struct gen *g, uint32_t steps)
 {
 	uint32_t n = g->n, C = (uint32_t)g->p->channels;
-	uint32_t *order = mp_malloc(n * sizeof *order);
+	uint32_t *order = mp_malloc(n * sizeof *order), *proxy = mp_malloc(n * sizeof *proxy);
 	for (uint32_t c = 0; c < C && !g->out->over; c++) {
 		uint64_t S = piece(g->p->size, c, C);
 		uint32_t m = nchunks(g, S / n);
 		uint32_t *prev = mp_malloc((size_t)n * m * sizeof *prev);
 		uint32_t *cur = mp_malloc((size_t)n * m * sizeof *cur);
 		ring_order(g, c, order);
+		ring_proxy(g, order, proxy);
 		chains_begin(g, n,
 			     (uint64_t)steps * m); /* chain r: position r to r + 1, every step */
 		for (uint32_t k = 0; k < steps && !g->out->over; k++) {
@@ -267,10 +328,9 @@ static void gen_ring(struct gen *g, uint32_t steps)
 				uint32_t seg = (r + n - k % n) % n;
 				uint64_t sz = piece(S, seg, n);
 				for (uint32_t j = 0; j < m && !g->out->over; j++) {
-					cur[r * m + j] = msg(g, order[r], order[(r + 1) % n],
-							     piece(sz, j, m), k == 0);
-					if (k > 0)
-						dep_data(g, prev[((r + n - 1) % n) * m + j]);
+					cur[r * m + j] = ring_hop(
+					    g, order, proxy, r, piece(sz, j, m),
+					    k > 0 ? prev[((r + n - 1) % n) * m + j] : UINT32_MAX);
 					chain_next(g, r, cur[r * m + j]);
 				}
 			}
@@ -283,6 +343,7 @@ static void gen_ring(struct gen *g, uint32_t steps)
 		mp_free(cur);
 	}
 	mp_free(order);
+	mp_free(proxy);
 }
 
 /* ---- double binary tree ------------------------------------------------------ */
@@ -693,8 +754,8 @@ int coll_generate(const struct coll_params *p, const struct wl_env *env, struct 
 		uint64_t total = p->warmup + p->iterations;
 		for (uint32_t it = 0; it < total && !out->over; it++) {
 			size_t first_id = out->n;
-			coll_generate_one(p, &jobs->hosts[(size_t)j * n], (uint32_t)n,
-					  env->gpus_per_server, j + 1, it, barrier, out);
+			coll_generate_one(p, &jobs->hosts[(size_t)j * n], (uint32_t)n, env, j + 1,
+					  it, barrier, out);
 			if (it + 1 < total && !out->over) { /* the barrier before the next one */
 				size_t last = out->n;
 				flow_list_marker(out, p->start);
@@ -723,9 +784,10 @@ uint64_t coll_min_size(const struct coll_params *p, uint32_t n)
 }
 
 void coll_generate_one(const struct coll_params *p, const uint32_t *hosts, uint32_t n,
-		       uint32_t gpus, uint32_t job, uint32_t iter, uint32_t after,
+		       const struct wl_env *env, uint32_t job, uint32_t iter, uint32_t after,
 		       struct flow_list *out)
 {
+	uint32_t gpus = env->gpus_per_server;
 	MP_ASSERT(n >= 2 && p->size >= coll_min_size(p, n));
 	struct gen g = { .p = p,
 			 .out = out,
@@ -737,7 +799,8 @@ void coll_generate_one(const struct coll_params *p, const uint32_t *hosts, uint3
 			 .barrier = after,
 			 .first_id = out->n,
 			 .on_data = p->trigger == COLL_ON_ACK ? FLOW_DEP_SENT : 0,
-			 .B = (uint32_t)p->inflight };
+			 .B = (uint32_t)p->inflight,
+			 .pxn = p->pxn == COLL_PXN_ON || (p->pxn == COLL_PXN_AUTO && env->rails) };
 	switch (p->type) {
 	case COLL_ALLREDUCE:
 		if (p->algorithm == COLL_DBT)
@@ -759,9 +822,10 @@ void coll_generate_one(const struct coll_params *p, const uint32_t *hosts, uint3
 	}
 }
 
-void coll_lower(const struct coll_params *p, const uint32_t *hosts, uint32_t n, uint32_t gpus,
-		uint32_t job, const uint32_t *deps, const uint32_t *dep_off, simtime_t after,
-		uint32_t *arrive, uint32_t *done, struct flow_list *out)
+void coll_lower(const struct coll_params *p, const uint32_t *hosts, uint32_t n,
+		const struct wl_env *env, uint32_t job, const uint32_t *deps,
+		const uint32_t *dep_off, simtime_t after, uint32_t *arrive, uint32_t *done,
+		struct flow_list *out)
 {
 	for (uint32_t m = 0; m < n && !out->over; m++)
 		arrive[m] =
@@ -777,7 +841,7 @@ void coll_lower(const struct coll_params *p, const uint32_t *hosts, uint32_t n, 
 	if (cp.size < coll_min_size(&cp, n))
 		cp.size = coll_min_size(&cp, n);
 	size_t a = out->n;
-	coll_generate_one(&cp, hosts, n, gpus, job, 0, start, out);
+	coll_generate_one(&cp, hosts, n, env, job, 0, start, out);
 	size_t b = out->n;
 	for (uint32_t m = 0; m < n && !out->over; m++) {
 		flow_list_marker(out, 0);

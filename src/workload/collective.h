@@ -21,6 +21,7 @@ enum coll_type {
 enum coll_algo { COLL_RING, COLL_DBT, COLL_HD };
 enum coll_place { PLACE_RANDOM, PLACE_PACKED, PLACE_RAIL, PLACE_LIST, PLACE_SERVERS };
 enum coll_trigger { COLL_ON_ARRIVAL, COLL_ON_ACK };
+enum coll_pxn { COLL_PXN_AUTO, COLL_PXN_ON, COLL_PXN_OFF };
 
 struct coll_params {
 	int type;	/* enum coll_type */
@@ -39,6 +40,7 @@ struct coll_params {
 	uint64_t warmup;
 	simtime_t compute_gap;
 	simtime_t start;
+	int pxn; /* enum coll_pxn: a ring's hop between servers by the next GPU's rail */
 };
 
 extern const struct opt_desc coll_opts[];
@@ -67,7 +69,7 @@ void coll_jobs_free(struct coll_jobs *j);
  * waits for chunk j of hop k - 1. Stops early when the list is over its
  * limit (out->over; the caller refuses the run). */
 void coll_generate_one(const struct coll_params *p, const uint32_t *hosts, uint32_t n,
-		       uint32_t gpus, uint32_t job, uint32_t iter, uint32_t after,
+		       const struct wl_env *env, uint32_t job, uint32_t iter, uint32_t after,
 		       struct flow_list *out);
 /* One collective of a training workload among n members at hosts[]: member
  * m reaches it when deps[dep_off[m] .. dep_off[m + 1]) complete (its
@@ -77,9 +79,10 @@ void coll_generate_one(const struct coll_params *p, const uint32_t *hosts, uint3
  * completed, plus `after` (an update delay; 0 = none). n < 2: nothing to
  * move, done[m] = arrive[m]. p->size is raised to coll_min_size. Messages
  * are of job `job`. */
-void coll_lower(const struct coll_params *p, const uint32_t *hosts, uint32_t n, uint32_t gpus,
-		uint32_t job, const uint32_t *deps, const uint32_t *dep_off, simtime_t after,
-		uint32_t *arrive, uint32_t *done, struct flow_list *out);
+void coll_lower(const struct coll_params *p, const uint32_t *hosts, uint32_t n,
+		const struct wl_env *env, uint32_t job, const uint32_t *deps,
+		const uint32_t *dep_off, simtime_t after, uint32_t *arrive, uint32_t *done,
+		struct flow_list *out);
 /* The least size coll_generate_one can cut among n ranks (2 bytes per rank
  * and channel). */
 uint64_t coll_min_size(const struct coll_params *p, uint32_t n);

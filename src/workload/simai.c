@@ -516,8 +516,8 @@ static void sa_collective(struct sa *s, struct sa_run *u, uint32_t pass, uint32_
 			u->doff[k] = k;
 		}
 		u->doff[n] = n;
-		coll_lower(&cp, u->m, n, s->env->gpus_per_server, 1, u->deps, u->doff, l->update,
-			   u->arrive, u->done, out);
+		coll_lower(&cp, u->m, n, s->env, 1, u->deps, u->doff, l->update, u->arrive, u->done,
+			   out);
 		for (uint32_t k = 0; k < n && !out->over; k++) {
 			uint32_t q = u->m[k];
 			if (ph == WL_PH_WG)

@@ -118,9 +118,10 @@ struct wl_env {
 	uint32_t nhosts;
 	uint32_t gpus_per_server; /* hosts per server (the `server:` section); 0 or 1 = none */
 	uint32_t hosts_per_tor;	  /* hosts under one ToR/leaf/edge switch (0 = unknown) */
-	uint64_t host_rate_bps;	  /* one host link's rate, bit/s */
-	uint64_t seed;		  /* experiment seed; streams use (seed, RNG_WORKLOAD, id) */
-	const char *base_dir;	  /* folder of the experiment file, for relative paths */
+	bool rails; /* hosts gpus_per_server apart share a rail (topology rail_optimized) */
+	uint64_t host_rate_bps; /* one host link's rate, bit/s */
+	uint64_t seed;		/* experiment seed; streams use (seed, RNG_WORKLOAD, id) */
+	const char *base_dir;	/* folder of the experiment file, for relative paths */
 };
 
 /* What an open-loop generator offers (workload_ops.offered): `load`, a
