@@ -21,7 +21,8 @@
 #    layer (plots/training_layers.dat): layer 0 computes 140 us and waits 2 T,
 #    layer 1 computes 160 us and hides 2 T; report.html has a Training section.
 # 3. timeline.json parses, has per rank its 6 compute and 2 communication
-#    events, ending at the iteration's end; output.timeline_events cuts it with
+#    events, ending at the iteration's end, none overlapping another of its
+#    thread; output.timeline_events cuts it with
 #    a warning.
 # 4. DATA (SimAI's iterate_data_parallel): forward 50 + 50 us; backward layer
 #    1: weight grad 10, its AllReduce from 110 us (hidden behind layer 1's
@@ -151,6 +152,14 @@ for pid in (0, 1):
     last = max(e["ts"] + e["dur"] for e in mine)
     if (comp, comm) != (ncomp, ncomm) or abs(last - end) > 0.01 * end:
         sys.exit("rank %d: %d compute, %d communication events ending at %.3f us" % (pid, comp, comm, last))
+lanes = {}
+for e in ev:
+    lanes.setdefault((e["pid"], e["tid"]), []).append((e["ts"], e["ts"] + e["dur"]))
+for k, v in lanes.items():  # a thread's events must not overlap (Perfetto nests them)
+    v.sort()
+    for a, b in zip(v, v[1:]):
+        if b[0] < a[1] - 1e-6:
+            sys.exit("rank %d thread %d: an event at %.3f us overlaps one ending at %.3f us" % (k[0], k[1], b[0], a[1]))
 print("ok [timeline.json] per rank %d compute and %d communication events, ending at %.3f us" % (ncomp, ncomm, last))
 EOF
 }
