@@ -1156,14 +1156,16 @@ out:
 const struct workload_ops chakra_workload_ops = {
 	.name = "chakra",
 	.summary = "Chakra execution traces (mlcommons/chakra, schema 0.0.4): one file per rank, "
-		   "<trace>.<rank>.et, of protobuf messages each after its varint length (a "
+		   "<trace>.<rank>.et (or .et.gz, gzipped), of protobuf messages each after its "
+		   "varint length (a "
 		   "GlobalMetadata, then Nodes); COMP_NODE takes duration_micros x "
 		   "compute_scale; COMM_COLL_NODE (comm_type ALL_REDUCE, ALL_GATHER, "
 		   "REDUCE_SCATTER, ALL_TO_ALL, BROADCAST, BARRIER; comm_size bytes) runs the "
 		   "collective layer's algorithm on its pg_name group (`groups`; none = every "
 		   "rank), the k-th of a group on each member being one collective; "
 		   "COMM_SEND_NODE / COMM_RECV_NODE (comm_dst / comm_src, comm_tag, "
-		   "comm_size) meet as one message; METADATA_NODE takes no time; ctrl_deps and "
+		   "comm_size) are one message, sent when the send's dependencies are done; "
+		   "METADATA_NODE takes no time; ctrl_deps and "
 		   "data_deps order them; other node types and attributes are refused unless "
 		   "named in `ignore`",
 	.opts = ck_opts,
