@@ -207,6 +207,12 @@ bad ratio_self ratio_self.yaml 'ratio_self\.yaml:20:' -- \
 { base; printf 'switch:\n  mode: lossless\n  pfc_xoff: 20KB\n  pfc_xon_gap: 30KB\n'; } >xon_gap.yaml
 bad xon_gap xon_gap.yaml 'xon_gap\.yaml:15:' -- \
 	"switch.pfc_xon_gap" "30000 B is more than pfc_xoff (20000 B)" "expected at most pfc_xoff"
+
+# trimming hands a header to the receiver: a transport that cannot tell one
+# from data would count it delivered
+{ base; printf 'switch:\n  trim: on\n'; } >trim_ref.yaml
+bad trim_ref trim_ref.yaml 'trim_ref\.yaml:[0-9]+:' -- \
+	"switch.trim" "transport ref does not handle trimmed packets" "transport uet"
 { base; printf 'lb:\n  type: hermes\n  rtt_low: 50us\n  rtt_high: 40us\n'; } >hermes_rtt.yaml
 bad hermes_rtt hermes_rtt.yaml 'hermes_rtt\.yaml:14:' -- \
 	"lb.rtt_low" "50.000 us is above rtt_high (40.000 us)" "expected rtt_low at most rtt_high"

@@ -33,6 +33,9 @@ struct rig {
 	struct sw *s;
 	uint32_t rx, rx_marked[4096];
 	uint32_t rx_order[4096];
+	uint16_t rx_size[4096];
+	uint8_t rx_flags[4096];
+	uint8_t rx_cls[4096];
 };
 
 static struct rig R;
@@ -43,6 +46,9 @@ static void rx(void *ctx, struct host *h, struct packet *p)
 	struct rig *r = ctx;
 	(void)h;
 	r->rx_order[r->rx] = p->psn;
+	r->rx_size[r->rx] = p->size;
+	r->rx_flags[r->rx] = p->flags;
+	r->rx_cls[r->rx] = p->cls;
 	r->rx_marked[r->rx++] = (p->flags & PKT_F_CE) != 0;
 	pkt_free(&r->f, p);
 }
@@ -331,6 +337,59 @@ static void test_queue_limit(void **state)
 	rig_free(&R);
 }
 
+/* An incast of 4 x 30 packets into a paused port capped at 40: with
+ * switch.trim off, 80 are dropped; with it on, none is dropped and 80 are cut
+ * to 64-byte headers, delivered in the control class before the 40 whole
+ * packets (strict priority). got[h][i] says what became of sender h's i-th
+ * packet: 0 lost, 1 arrived whole, 2 arrived trimmed. */
+static void trim_incast(bool trim, uint8_t got[4][30])
+{
+	struct swcfg cfg = { .buffer = 1000 * PKT,
+			     .dt_alpha = 1000,
+			     .queue_limit = 40 * PKT,
+			     .mode = BUF_LOSSY,
+			     .ecn = false,
+			     .ctrl_size = 64,
+			     .pfc_xon_gap = 1,
+			     .trim = trim,
+			     .trim_size = 64 };
+	rig_init(&R, &cfg, 5);
+	pfc_to_port(&R, 4, false);
+	for (int i = 0; i < 30; i++)
+		for (int h = 0; h < 4; h++)
+			inject(&R, h, 4, (uint32_t)(h * 1000 + i));
+	struct port *p4 = &R.s->node.ports[4];
+	assert_int_equal(p4->st.drops_buffer, trim ? 0 : 80);
+	assert_int_equal(fab_port_trim(&R.f, p4).pkts, trim ? 80 : 0);
+	assert_int_equal(fab_port_trim(&R.f, p4).bytes, trim ? 80 * (PKT - 64) : 0);
+	R.rx = 0;
+	pfc_to_port(&R, 4, true);
+	evq_run(&R.q, SIMTIME_MAX);
+	assert_int_equal(R.rx, trim ? 120 : 40);
+	memset(got, 0, 4 * 30);
+	for (uint32_t k = 0; k < R.rx; k++) {
+		bool hdr = (R.rx_flags[k] & PKT_F_TRIM) != 0;
+		assert_int_equal(hdr, trim && k < 80); /* headers first */
+		assert_int_equal(R.rx_size[k], hdr ? 64 : PKT);
+		assert_int_equal(R.rx_cls[k], hdr ? CLS_CTRL : CLS_DATA);
+		got[R.rx_order[k] / 1000][R.rx_order[k] % 1000] = hdr ? 2 : 1;
+	}
+	rig_free(&R);
+}
+
+/* Trimming cuts exactly the packets a dropping switch drops, and the rest
+ * arrive as they would. */
+static void test_trim_incast(void **state)
+{
+	(void)state;
+	uint8_t off[4][30], on[4][30];
+	trim_incast(false, off);
+	trim_incast(true, on);
+	for (int h = 0; h < 4; h++)
+		for (int i = 0; i < 30; i++)
+			assert_int_equal(on[h][i], off[h][i] ? 1 : 2);
+}
+
 /* A lossless switch with a static XOFF of 20 packets per ingress port. */
 static const struct swcfg pfc_cfg = { .buffer = 200 * PKT,
 				      .dt_alpha = 1,
@@ -597,6 +656,7 @@ int main(void)
 		cmocka_unit_test(test_queue_limit),	 cmocka_unit_test(test_pfc_xoff_xon),
 		cmocka_unit_test(test_headroom_bound),	 cmocka_unit_test(test_pull_reentry),
 		cmocka_unit_test(test_depart_reentry),	 cmocka_unit_test(test_self_origin),
+		cmocka_unit_test(test_trim_incast),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

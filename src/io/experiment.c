@@ -420,6 +420,16 @@ static int load_fabric(struct experiment *x, struct mp_err *e)
 				"(XOFF - gap) would never be sent: expected at most pfc_xoff",
 				(unsigned long long)x->sw.pfc_xon_gap,
 				(unsigned long long)x->sw.pfc_xoff);
+	if (x->sw.trim && !x->tp->trims)
+		return exp_errf(
+		    e, x, "switch",
+		    "trim: transport %s does not handle trimmed packets (a header "
+		    "would count as data delivered); expected trim off, or transport uet",
+		    x->tp->name);
+	if (x->sw.trim && x->sw.trim_size >= cm->mtu)
+		return exp_errf(e, x, "switch",
+				"trim_size: expected fewer bytes than the transport's mtu (%llu B)",
+				(unsigned long long)cm->mtu);
 	if (!x->sw.mtu) /* the PFC headroom's largest packet */
 		x->sw.mtu = cm->mtu;
 	else if (x->sw.mtu < cm->mtu)

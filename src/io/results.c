@@ -224,13 +224,14 @@ static int write_summary(FILE *f, const struct experiment *x, const struct run_r
 		"\"drops_no_route\": %llu, \"ecn_marks\": %llu, \"pause_frames\": %llu, "
 		"\"resume_frames\": %llu, \"paused_time_us\": %.6f, \"retx_bytes\": %llu, "
 		"\"max_queue_bytes\": %llu, \"max_buffer_used_bytes\": %llu, "
-		"\"lossless_overflow_bytes\": %llu},\n",
+		"\"lossless_overflow_bytes\": %llu, \"trimmed\": %llu, \"trimmed_bytes\": %llu},\n",
 		(unsigned long long)t->drops_buffer, (unsigned long long)t->drops_link,
 		(unsigned long long)t->drops_no_route, (unsigned long long)t->ecn_marks,
 		(unsigned long long)t->pause_frames, (unsigned long long)t->resume_frames,
 		time_to_us(t->paused_time), (unsigned long long)retx,
 		(unsigned long long)t->max_queue_bytes, (unsigned long long)t->max_buffer_used,
-		(unsigned long long)t->lossless_overflow);
+		(unsigned long long)t->lossless_overflow, (unsigned long long)t->trimmed,
+		(unsigned long long)t->trimmed_bytes);
 	if (r->pfc_counters || r->nmeasured < r->nflows) {
 		struct pfc_summary ps;
 		pfc_summarize(r, &ps);
@@ -328,20 +329,21 @@ static int write_ports(FILE *f, const struct run_result *r)
 {
 	fputs("port,link,group,rate_gbps,tx_bytes,tx_pkts,utilisation,max_queue_bytes,"
 	      "mean_queue_bytes,drops_buffer,drops_link,ecn_marks,pause_sent,resume_sent,"
-	      "pause_rcvd,paused_us\n",
+	      "pause_rcvd,paused_us,trimmed,trimmed_bytes\n",
 	      f);
 	for (size_t i = 0; i < r->nports; i++) {
 		const struct port_rec *p = &r->ports[i];
-		fprintf(
-		    f,
-		    "%s,%u,%s,%.3f,%llu,%llu,%.6f,%llu,%.3f,%llu,%llu,%llu,%llu,%llu,%llu,%.6f\n",
-		    p->name, p->link, port_group_names[p->group], (double)p->rate_bps / 1e9,
-		    (unsigned long long)p->tx_bytes, (unsigned long long)p->tx_pkts, p->utilisation,
-		    (unsigned long long)p->max_qbytes, p->mean_qbytes,
-		    (unsigned long long)p->drops_buffer, (unsigned long long)p->drops_link,
-		    (unsigned long long)p->ecn_marks, (unsigned long long)p->pause_sent,
-		    (unsigned long long)p->resume_sent, (unsigned long long)p->pause_rcvd,
-		    time_to_us(p->paused_time));
+		fprintf(f,
+			"%s,%u,%s,%.3f,%llu,%llu,%.6f,%llu,%.3f,%llu,%llu,%llu,%llu,%llu,%llu,%.6f,"
+			"%llu,%llu\n",
+			p->name, p->link, port_group_names[p->group], (double)p->rate_bps / 1e9,
+			(unsigned long long)p->tx_bytes, (unsigned long long)p->tx_pkts,
+			p->utilisation, (unsigned long long)p->max_qbytes, p->mean_qbytes,
+			(unsigned long long)p->drops_buffer, (unsigned long long)p->drops_link,
+			(unsigned long long)p->ecn_marks, (unsigned long long)p->pause_sent,
+			(unsigned long long)p->resume_sent, (unsigned long long)p->pause_rcvd,
+			time_to_us(p->paused_time), (unsigned long long)p->trimmed,
+			(unsigned long long)p->trimmed_bytes);
 	}
 	return ferror(f) ? -1 : 0;
 }
@@ -500,6 +502,9 @@ void results_print_table(FILE *f, const struct experiment *x, const struct run_r
 	fprintf(f, "\n  drops: buffer %llu, link %llu, no route %llu   ECN marks %llu\n",
 		(unsigned long long)t->drops_buffer, (unsigned long long)t->drops_link,
 		(unsigned long long)t->drops_no_route, (unsigned long long)t->ecn_marks);
+	if (t->trimmed)
+		fprintf(f, "  trimmed %llu packets (%llu B cut)\n", (unsigned long long)t->trimmed,
+			(unsigned long long)t->trimmed_bytes);
 	fprintf(f,
 		"  PFC pauses %llu (paused %.1f us in all)   retransmitted %llu B   "
 		"max queue %llu B\n",

@@ -68,6 +68,16 @@ const struct opt_desc swcfg_opts[] = {
 	  "a link that fails (or recovers) during a run leaves (rejoins) every switch's "
 	  "next-hop sets this much later; meanwhile what is sent into it is lost "
 	  "(~10us-1ms: hardware failover; 10ms-1s: routing reconvergence)" },
+	/* packet trimming as NDP does it (Handley et al., "Re-architecting
+	 * datacenter networks and stacks for low latency and high performance",
+	 * SIGCOMM 2017) and the UEC htsim's switches (compositequeue.cpp; 64 B:
+	 * its main_uec.cpp default -trimsize) */
+	{ "trim", OPT_BOOL, offsetof(struct swcfg, trim), "false", 0, 0,
+	  "a data packet that would be dropped for lack of buffer is cut to its first "
+	  "trim_size bytes and forwarded in the control class (high priority); the "
+	  "transport must handle trimmed packets (uet)" },
+	{ "trim_size", OPT_SIZE, offsetof(struct swcfg, trim_size), "64B", 64, 1500,
+	  "bytes on the wire of a trimmed packet (its headers)" },
 	OPT_END
 };
 
@@ -135,6 +145,7 @@ void fab_free(struct fabric *f)
 {
 	if (f->lb && f->lb->fini && f->lb_priv)
 		f->lb->fini(f);
+	mp_free(f->trim_st);
 	for (uint32_t i = 0; i < f->nnodes; i++) {
 		struct node *n = f->nodes[i];
 		mp_free(n->name);
@@ -460,6 +471,8 @@ int fab_finalize(struct fabric *f, const uint32_t *down_links, size_t ndown, str
 	f->port_raw = mp_calloc(1, (nports ? nports : 1) * sizeof *f->port_mem + 64);
 	f->port_mem = (struct port *)(((uintptr_t)f->port_raw + 63) & ~(uintptr_t)63);
 	f->nports = (uint32_t)nports;
+	if (f->cfg.trim)
+		f->trim_st = mp_calloc(nports, sizeof *f->trim_st);
 	struct port *next = f->port_mem;
 	for (uint32_t i = 0; i < f->nnodes; i++) {
 		struct node *n = f->nodes[i];
@@ -485,7 +498,8 @@ int fab_finalize(struct fabric *f, const uint32_t *down_links, size_t ndown, str
 	}
 	/* what a departure reads of its packet beyond its queue entry (port.c,
 	 * "A packet's departure"): the prefetchers ask for the packet then */
-	bool reads_pkt = f->cfg.mode == BUF_LOSSLESS || (f->lb && (f->lb->sw_tx || f->lb->host_tx));
+	bool reads_pkt = f->cfg.mode == BUF_LOSSLESS ||
+			 (f->lb && (f->lb->sw_tx || f->lb->host_tx)) || f->int_off;
 	for (size_t i = 0; i < nports; i++)
 		f->port_mem[i].tx_reads_pkt = reads_pkt;
 	for (size_t i = 0; i < ndown; i++) {
@@ -722,16 +736,17 @@ void fab_link_name(const struct fabric *f, uint32_t link, char *buf, size_t n)
 		snprintf(buf, n, "%s-%s", f->nodes[l->a]->name, f->nodes[l->b]->name);
 }
 
-simtime_t fab_path_delay(const struct fabric *f, uint32_t a, uint32_t b, unsigned rail,
-			 uint32_t bytes, uint64_t *bottleneck_bps)
+/* Walk one shortest path (the first member of each next-hop set). With
+ * uniform tiers every shortest path has the same delay. */
+static simtime_t path_walk(const struct fabric *f, uint32_t a, uint32_t b, unsigned rail,
+			   uint32_t bytes, uint64_t *bottleneck_bps, unsigned *switches)
 {
-	/* Walk one shortest path (the first member of each next-hop set). With
-	 * uniform tiers every shortest path has the same delay. */
 	const struct host *src = f->hosts[a];
 	const struct port *pt = &src->node.ports[rail % src->node.nports];
 	uint32_t t = f->host_tor[b * f->rails + rail % f->rails];
 	simtime_t d = 0;
 	uint64_t bn = UINT64_MAX;
+	unsigned nsw = 0;
 	for (unsigned guard = 0; guard < 64; guard++) {
 		d += time_ser_ps(bytes, pt->rate_bps) + pt->delay;
 		if (pt->rate_bps < bn)
@@ -739,6 +754,7 @@ simtime_t fab_path_delay(const struct fabric *f, uint32_t a, uint32_t b, unsigne
 		const struct node *n = pt->peer_node;
 		if (n->kind == NODE_HOST)
 			break;
+		nsw++;
 		const struct sw *s = (const struct sw *)n;
 		if (s->tor_idx == t) {
 			pt = &s->node.ports[f->host_port[b * f->rails + rail % f->rails]];
@@ -751,5 +767,20 @@ simtime_t fab_path_delay(const struct fabric *f, uint32_t a, uint32_t b, unsigne
 	}
 	if (bottleneck_bps)
 		*bottleneck_bps = bn;
+	if (switches)
+		*switches = nsw;
 	return d;
+}
+
+simtime_t fab_path_delay(const struct fabric *f, uint32_t a, uint32_t b, unsigned rail,
+			 uint32_t bytes, uint64_t *bottleneck_bps)
+{
+	return path_walk(f, a, b, rail, bytes, bottleneck_bps, NULL);
+}
+
+unsigned fab_path_switches(const struct fabric *f, uint32_t a, uint32_t b, unsigned rail)
+{
+	unsigned n;
+	path_walk(f, a, b, rail, 0, NULL, &n);
+	return n;
 }

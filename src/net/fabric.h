@@ -66,6 +66,9 @@ struct fabric {
 	const void *lb_params;
 	void *lb_priv;	   /* the scheme's fabric-wide state (its init/fini) */
 	uint32_t pkt_meta; /* lb->pkt_meta_size: zeroed in every new packet */
+	/* bytes from a packet to its INT record (struct pkt_int), 0: no INT;
+	 * set before the topology is built (transport_ops.int_telemetry) */
+	uint32_t int_off;
 
 	struct node **nodes;
 	uint32_t nnodes;
@@ -104,6 +107,15 @@ struct fabric {
 	uint64_t lossless_overflow; /* lossless: bytes admitted beyond a port's headroom */
 	uint64_t no_route_drops;
 	uint16_t host_level_max;
+	/* switch.trim: per port (fab_port_index), what it trimmed; NULL without
+	 * trimming, so struct port keeps its lines (net/port.c, switch_overflow) */
+	struct port_trim *trim_st;
+};
+
+/* What a port trimmed (switch.trim): data packets cut to their header, and
+ * the bytes cut from them. */
+struct port_trim {
+	uint64_t pkts, bytes;
 };
 
 /* Building: add nodes, then links, then finalize (allocates ports, routes). */
@@ -153,10 +165,19 @@ struct node *fab_find_node(const struct fabric *f, const char *name);
  * packet of `bytes`, store-and-forward, and the bottleneck rate on the path. */
 simtime_t fab_path_delay(const struct fabric *f, uint32_t a, uint32_t b, unsigned rail,
 			 uint32_t bytes, uint64_t *bottleneck_bps);
+/* Switches a packet from host a to host b over `rail` passes (one shortest
+ * path, as fab_path_delay walks it). */
+unsigned fab_path_switches(const struct fabric *f, uint32_t a, uint32_t b, unsigned rail);
 /* A port's index in f->port_mem (0..nports-1): for per-port scheme tables. */
 static inline uint32_t fab_port_index(const struct fabric *f, const struct port *pt)
 {
 	return (uint32_t)(pt - f->port_mem);
+}
+
+/* What port pt trimmed (zeros without switch.trim). */
+static inline struct port_trim fab_port_trim(const struct fabric *f, const struct port *pt)
+{
+	return f->trim_st ? f->trim_st[fab_port_index(f, pt)] : (struct port_trim){ 0, 0 };
 }
 
 /* ---- the packet path ------------------------------------------------------- */
@@ -168,6 +189,15 @@ static inline struct packet *pkt_alloc(struct fabric *f)
 	if (f->pkt_meta)
 		__builtin_memset(p + 1, 0, f->pkt_meta);
 	return p;
+}
+/* p's INT record (f->int_off != 0 only). */
+static inline struct pkt_int *pkt_int(const struct fabric *f, struct packet *p)
+{
+	return (struct pkt_int *)((char *)p + f->int_off);
+}
+static inline const struct pkt_int *pkt_int_c(const struct fabric *f, const struct packet *p)
+{
+	return (const struct pkt_int *)((const char *)p + f->int_off);
 }
 static inline void pkt_free(struct fabric *f, struct packet *p)
 {

@@ -29,6 +29,9 @@ enum pkt_flag {
 	PKT_F_LAST = 1u << 4, /* last packet of a message */
 	PKT_F_ACKREQ = 1u << 5,
 	PKT_F_XON = 1u << 6, /* PKT_PAUSE: resume (else pause) */
+	/* PKT_DATA: a switch cut it to its header rather than drop it (switch.trim;
+	 * the bit is XON's, which only PKT_PAUSE frames carry) */
+	PKT_F_TRIM = 1u << 6,
 	/* a load balancer's own packet (a probe) reached its end at a switch:
 	 * set by the scheme's sw_rx, the switch frees it instead of routing it */
 	PKT_F_SINK = 1u << 7,
@@ -57,5 +60,26 @@ struct packet {
 	uint64_t u64;	     /* protocol field (e.g. a 64-bit SACK bitmap) */
 };
 _Static_assert(sizeof(struct packet) == 64, "struct packet budget is 64 bytes");
+
+/* In-band network telemetry (INT), as HPCC reads it: each switch egress a
+ * data packet leaves pushes one hop record (Li et al., "HPCC: High Precision
+ * Congestion Control", SIGCOMM 2019, section 3.2 and Fig. 4; the authors'
+ * simulation/src/point-to-point/model/int-header.h: maxHop = 5, and
+ * switch-node.cc, SwitchNotifyDequeue). Only runs whose transport asks for
+ * it (transport_ops.int_telemetry) carry it: the record follows struct
+ * packet (and a load balancer's pkt_meta) in the same pool object, at
+ * fabric.int_off, so every other run keeps 64-byte packets and an untouched
+ * departure. Values are exact, not ns-3's quantised fields. */
+#define PKT_INT_MAX_HOPS 5
+struct pkt_int_hop {
+	simtime_t ts;	   /* when the packet left the egress, ps */
+	uint64_t tx_bytes; /* bytes the egress had sent before this packet */
+	uint64_t qlen;	   /* bytes left queued at the egress (all classes) */
+	uint64_t rate_bps; /* the egress's line rate, bit/s */
+};
+struct pkt_int {
+	uint32_t nhop; /* hop records pushed (the sender zeroes it) */
+	struct pkt_int_hop hop[PKT_INT_MAX_HOPS];
+};
 
 #endif

@@ -696,6 +696,22 @@ static void port_tx_done(void *obj, uint64_t arg)
 	port_try_send(pt->owner->fab, pt);
 }
 
+/* INT (packet.h): a data packet leaving a switch egress gets this hop's
+ * record: now, the bytes the port sent before it, the bytes it leaves
+ * queued, the line rate (the HPCC authors' switch-node.cc stamps UDP data
+ * at dequeue; IntHeader::PushHop stops at maxHop). */
+static void int_stamp(const struct fabric *f, const struct port *pt, struct packet *p)
+{
+	struct pkt_int *in = pkt_int(f, p);
+	if (p->type != PKT_DATA || in->nhop >= PKT_INT_MAX_HOPS)
+		return;
+	struct pkt_int_hop *h = &in->hop[in->nhop++];
+	h->ts = f->q->now;
+	h->tx_bytes = pt->tx_bytes;
+	h->qlen = pt->qbytes_total;
+	h->rate_bps = pt->rate_bps;
+}
+
 /* A packet of class c leaves a switch's buffer for the wire: release it, and
  * mark ECN on the queue it leaves behind, in its entry *e (the arrival writes
  * the mark into the packet: "A packet's departure" above). */
@@ -731,6 +747,8 @@ static void switch_depart(struct fabric *f, struct port *pt, pq_ent *e, uint8_t 
 		f->lb->sw_tx(f, s, pt, p);
 		*e = pq_ent_of(p);
 	}
+	if (__builtin_expect(f->int_off != 0, 0))
+		int_stamp(f, pt, pq_pkt(*e));
 }
 
 /* A host's packet leaves: the load balancer's hook, if it has one, sees it
@@ -884,6 +902,58 @@ void nic_deactivate(struct fabric *f, struct nic_flow *fl)
 
 /* ---- switching --------------------------------------------------------------- */
 
+/* Room in switch s for p, arriving on in_idx for `out` (lossless: the MMU's
+ * admission, which also counts it in): switch_forward's test, for a packet
+ * that failed it once. */
+static bool switch_admit(struct fabric *f, struct sw *s, uint16_t in_idx, const struct port *out,
+			 const struct packet *p)
+{
+	const struct swcfg *cfg = &f->cfg;
+	if (cfg->mode == BUF_LOSSLESS)
+		return in_idx != PORT_SELF ? mmu_admit(f, s, &s->node.ports[in_idx], out, p)
+					   : mmu_admit_self(s, p);
+	uint64_t free_b = s->buf_used < cfg->buffer ? cfg->buffer - s->buf_used : 0;
+	return !(p->size > free_b ||
+		 (double)(out->q[p->cls].bytes + p->size) > cfg->dt_alpha * (double)free_b ||
+		 (cfg->queue_limit && out->q[p->cls].bytes + p->size > cfg->queue_limit));
+}
+
+/* p found no room in s toward `out`: dropped, or with switch.trim, if it is
+ * data, cut to its first trim_size bytes and tried again in the control
+ * class, ahead of the data (NDP's trimming; the UEC htsim's
+ * compositequeue.cpp keeps trimmed headers in its high-priority queue). The
+ * arriving packet is the one trimmed: htsim, half the time, trims a packet
+ * already queued instead, against phase effects; mpsim keeps NDP's first
+ * rule. The header is no longer ECN-capable (it waits in no data queue).
+ * Only overflows come here, with few arguments (the switch and the fabric
+ * are the port's, the ingress port the packet's: the caller writes in_port
+ * as it would before queueing): the packet path of a switch that has room is the same
+ * with trimming on or off. */
+static __attribute__((noinline, cold)) void switch_overflow(struct port *out, struct packet *p)
+{
+	struct sw *s = (struct sw *)out->owner;
+	struct fabric *f = s->node.fab;
+	const struct swcfg *cfg = &f->cfg;
+	if (cfg->trim && p->type == PKT_DATA && !(p->flags & PKT_F_TRIM) &&
+	    p->size > cfg->trim_size) {
+		struct port_trim *t = &f->trim_st[fab_port_index(f, out)];
+		t->pkts++;
+		t->bytes += p->size - cfg->trim_size;
+		p->size = (uint16_t)cfg->trim_size;
+		p->flags = (uint8_t)((p->flags & ~PKT_F_ECT) | PKT_F_TRIM);
+		p->cls = CLS_CTRL;
+		if (switch_admit(f, s, p->in_port, out, p)) {
+			s->buf_used += p->size;
+			if (s->buf_used > s->buf_peak)
+				s->buf_peak = s->buf_used;
+			port_enqueue(f, out, p);
+			return;
+		}
+	}
+	out->st.drops_buffer++;
+	pkt_free(f, p);
+}
+
 static void switch_forward(struct fabric *f, struct sw *s, uint16_t in_idx, struct packet *p)
 {
 	if (f->lb->sw_rx) {
@@ -909,8 +979,8 @@ static void switch_forward(struct fabric *f, struct sw *s, uint16_t in_idx, stru
 		if (__builtin_expect(!ok, 0)) {
 			/* not the lossless class, or the switch's own packet with
 			 * the shared pool full */
-			out->st.drops_buffer++;
-			pkt_free(f, p);
+			p->in_port = in_idx;
+			switch_overflow(out, p);
 			return;
 		}
 	} else {
@@ -918,8 +988,8 @@ static void switch_forward(struct fabric *f, struct sw *s, uint16_t in_idx, stru
 		if (p->size > free_b ||
 		    (double)(out->q[c].bytes + p->size) > cfg->dt_alpha * (double)free_b ||
 		    (cfg->queue_limit && out->q[c].bytes + p->size > cfg->queue_limit)) {
-			out->st.drops_buffer++;
-			pkt_free(f, p);
+			p->in_port = in_idx;
+			switch_overflow(out, p);
 			return;
 		}
 	}

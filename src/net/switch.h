@@ -57,6 +57,8 @@ struct swcfg {
 	uint64_t ctrl_reserve;	  /* lossless: per ingress port for control packets, bytes */
 	uint64_t mtu;		  /* largest packet on a link, bytes (0 = the transport's) */
 	simtime_t failover_delay; /* a link's failure or recovery reaches the routes, ps */
+	bool trim;		  /* cut a data packet to its header rather than drop it */
+	uint64_t trim_size;	  /* bytes of a trimmed packet on the wire */
 };
 extern const struct opt_desc swcfg_opts[];
 

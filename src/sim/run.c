@@ -865,8 +865,16 @@ int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e)
 	s->x = x;
 	s->ts = mp_calloc(1, sizeof *s->ts);
 	evq_init(&s->q);
-	pool_init(&s->pkts, lb_pkt_size(x->lb), 4096);
+	/* a transport that reads INT gets its record after the load
+	 * balancer's metadata, in the same pool object (packet.h) */
+	size_t pkt_size = lb_pkt_size(x->lb), int_off = 0;
+	if (x->tp->int_telemetry) {
+		int_off = (sizeof(struct packet) + (x->lb ? x->lb->pkt_meta_size : 0) + 7) / 8 * 8;
+		pkt_size = (int_off + sizeof(struct pkt_int) + 63) / 64 * 64;
+	}
+	pool_init(&s->pkts, pkt_size, 4096);
 	fab_init(&s->fab, &s->q, &s->pkts, x->gen.seed, &x->sw);
+	s->fab.int_off = (uint32_t)int_off;
 	s->fab.lb = x->lb;
 	s->fab.lb_params = x->lb_params;
 	s->evs.id = 0;
@@ -1005,6 +1013,9 @@ static void collect_ports(struct sim *s, struct run_result *r)
 			pr->mean_qbytes = T > 0 ? (double)pt->qbytes_integral / T : 0;
 			pr->drops_buffer = pt->st.drops_buffer;
 			pr->drops_link = pt->st.drops_link;
+			struct port_trim tr = fab_port_trim(&s->fab, pt);
+			pr->trimmed = tr.pkts;
+			pr->trimmed_bytes = tr.bytes;
 			pr->ecn_marks = port_ecn_marks(pt);
 			pr->pause_sent = pt->st.pause_sent;
 			pr->resume_sent = pt->st.resume_sent;
@@ -1187,6 +1198,9 @@ static void collect_net(struct sim *s, struct run_result *r)
 			port_stats_sync(pt, s->q.now);
 			t->drops_buffer += pt->st.drops_buffer;
 			t->drops_link += pt->st.drops_link;
+			struct port_trim tr = fab_port_trim(f, pt);
+			t->trimmed += tr.pkts;
+			t->trimmed_bytes += tr.bytes;
 			t->ecn_marks += port_ecn_marks(pt);
 			t->pause_frames += pt->st.pause_sent;
 			t->resume_frames += pt->st.resume_sent;

@@ -42,6 +42,7 @@ struct flow_rec {
 
 struct net_totals {
 	uint64_t drops_buffer, drops_link, drops_no_route;
+	uint64_t trimmed, trimmed_bytes; /* switch.trim: packets cut to headers, bytes cut */
 	uint64_t ecn_marks;
 	uint64_t pause_frames, resume_frames;
 	simtime_t paused_time;	    /* summed over ports, ps */
@@ -64,6 +65,7 @@ struct port_rec {
 	uint64_t drops_buffer, drops_link, ecn_marks;
 	uint64_t pause_sent, resume_sent, pause_rcvd;
 	simtime_t paused_time;
+	uint64_t trimmed, trimmed_bytes; /* switch.trim: packets cut to headers, bytes cut */
 };
 
 /* Ports grouped by their place in the fabric. */

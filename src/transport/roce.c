@@ -365,7 +365,7 @@ static void dcqcn_feedback(struct conn *c, struct rocev2_qp *rq, const struct pa
 }
 
 /* The byte counter (installed only when it runs: dcqcn_bc_cc). */
-static void dcqcn_sent(struct conn *c, struct rocev2_qp *rq, const struct packet *pk)
+static void dcqcn_sent(struct conn *c, struct rocev2_qp *rq, struct packet *pk)
 {
 	const struct roce_params *p = tp_params(c);
 	struct dcqcn_qp *q = dq(rq);

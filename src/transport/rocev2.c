@@ -30,7 +30,8 @@ static struct rocev2_due due_of(const struct rocev2_params *p, const struct roce
 	d.at = q->cc_at;
 	if (q->snd_una < q->snd_nxt && q->last_prog + p->rto < d.at)
 		d.at = q->last_prog + p->rto;
-	if (q->snd_nxt < q->npkts)
+	if (q->snd_nxt < q->npkts &&
+	    q->snd_nxt - q->snd_una < q->wnd) /* a full window waits for an ACK */
 		d.tx = q->next_tx;
 	return d;
 }
@@ -128,6 +129,7 @@ void rocev2_open(struct conn *c, const struct rocev2_cc *cc)
 		q->npkts = c->stream ? c->npkts : (uint32_t)((len + pl - 1) / pl);
 		q->entropy = (uint16_t)(base + i);
 		q->rate = (double)s->line_bps;
+		q->wnd = ROCEV2_NO_WND;
 		q->cc_at = SIMTIME_MAX;
 		cc->init(c, q);
 		q->next_tx = tp_now(c);
@@ -173,8 +175,8 @@ struct packet *rocev2_next_packet(struct conn *c, unsigned flow)
 	struct rocev2_state *s = tp_priv(c);
 	struct rocev2_qp *q = rocev2_qp(c, flow);
 	simtime_t now = tp_now(c);
-	if (q->snd_nxt >= q->npkts)
-		return NULL;
+	if (q->snd_nxt >= q->npkts || q->snd_nxt - q->snd_una >= q->wnd)
+		return NULL;	/* nothing left, or a full window: an ACK wakes it (sender) */
 	if (now < q->next_tx) { /* paced: the timer wakes this QP */
 		arm_timer(c);
 		return NULL;
@@ -212,8 +214,9 @@ struct packet *rocev2_next_packet(struct conn *c, unsigned flow)
 }
 
 /* ---- receiver (responder, notification point) ---------------------------------- */
-static void send_ctrl(struct conn *c, enum pkt_type type, unsigned qpi, uint32_t epsn, bool ece,
-		      const struct packet *echo)
+static inline __attribute__((always_inline)) void send_ctrl(struct conn *c, enum pkt_type type,
+							    unsigned qpi, uint32_t epsn, bool ece,
+							    const struct packet *echo)
 {
 	struct packet *a = tp_pkt_new(c, type, false);
 	rocev2_pkt_set_qp(a, qpi);
@@ -222,6 +225,9 @@ static void send_ctrl(struct conn *c, enum pkt_type type, unsigned qpi, uint32_t
 	a->ts = echo->ts;
 	if (ece)
 		a->flags |= PKT_F_ECE;
+	const struct rocev2_cc *cc = ((const struct rocev2_state *)tp_priv(c))->cc;
+	if (cc->echo && type != PKT_CNP)
+		cc->echo(c, echo, a);
 	tp_send(c, c->dst, a);
 }
 
@@ -327,6 +333,9 @@ static void sender(struct conn *c, struct packet *pk)
 	qp_due(c, qpi);
 	if (back)
 		tp_activate_flow(c, qpi);
+	else if (q->wnd != ROCEV2_NO_WND && q->snd_nxt < q->npkts &&
+		 q->snd_nxt - q->snd_una < q->wnd && q->next_tx <= tp_now(c))
+		tp_activate_flow(c, qpi); /* the window opened (a paced QP: its timer) */
 	tp_pkt_free(c, pk);
 	if (s->done_qps == s->nqp) {
 		tp_complete(c);
@@ -405,6 +414,8 @@ void rocev2_on_timer(struct conn *c)
 				/* timeout: go back to the oldest unacknowledged PSN */
 				q->snd_nxt = q->snd_una;
 				q->last_prog = now;
+				if (s->cc->timeout)
+					s->cc->timeout(c, q);
 			}
 			qp_due(c, i);
 		}

@@ -66,6 +66,7 @@ static inline void rocev2_ack_set_epsn(struct packet *pk, uint32_t epsn)
 }
 
 enum rocev2_qp_mode { ROCEV2_STRIPE, ROCEV2_RR };
+#define ROCEV2_NO_WND UINT32_MAX
 /* How the notification point reports CE marks; NONE is also roce's
  * unresolved `preset` (its check resolves it before anything runs). */
 enum rocev2_cnp { ROCEV2_CNP_NONE, ROCEV2_CNP_PACED, ROCEV2_CNP_ON_ACK };
@@ -127,7 +128,11 @@ extern const char *const rocev2_qp_modes[];
  * CNP the sender's (line 0 and the congestion control's, from line 2 on). */
 struct rocev2_qp {
 	/* line 0: the sender (requester) */
-	uint32_t npkts;	     /* PSNs in this QP (a stream: every PSN posted) */
+	uint32_t npkts; /* PSNs in this QP (a stream: every PSN posted) */
+	/* the congestion control's window: at most this many PSNs in flight
+	 * (snd_nxt - snd_una); ROCEV2_NO_WND (init's default) for rate-only
+	 * ones. A CC that sets it keeps it >= 1. */
+	uint32_t wnd;
 	uint64_t bytes;	     /* payload bytes in them */
 	uint32_t snd_nxt;    /* next PSN to send */
 	uint32_t snd_una;    /* every PSN below is acknowledged */
@@ -166,8 +171,14 @@ struct rocev2_cc {
 	/* an ACK, NAK or CNP of q reached the sender, after the PSNs it
 	 * acknowledges were retired and before a NAK sends the QP back */
 	void (*feedback)(struct conn *c, struct rocev2_qp *q, const struct packet *p);
+	/* optional: the responder answers data packet `data` of q with `ack`
+	 * (an ACK or NAK, built, not yet sent): what the CC's ACK echoes
+	 * beyond the RC layer's fields (HPCC: the INT record) */
+	void (*echo)(struct conn *c, const struct packet *data, struct packet *ack);
+	/* optional: q's retransmission timeout fired (it goes back to snd_una) */
+	void (*timeout)(struct conn *c, struct rocev2_qp *q);
 	/* optional: data packet p of q went out (q->next_tx already set) */
-	void (*sent)(struct conn *c, struct rocev2_qp *q, const struct packet *p);
+	void (*sent)(struct conn *c, struct rocev2_qp *q, struct packet *p);
 	/* optional: run the CC's timers that are due at `now`; called when
 	 * q->cc_at <= now, and when a stream QP resumes after being idle,
 	 * before it sends */

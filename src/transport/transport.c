@@ -17,9 +17,11 @@
 #include "transport/tp_world.h"
 
 extern const struct transport_ops ref_transport_ops, roce_transport_ops, strack_transport_ops,
-    udmp_transport_ops, mprdma_transport_ops, timely_transport_ops;
+    udmp_transport_ops, mprdma_transport_ops, timely_transport_ops, hpcc_transport_ops,
+    dctcp_transport_ops, swift_transport_ops, uet_transport_ops;
 
-/* The protocols, in `mpsim list`'s order. */
+/* The protocols, in `mpsim list`'s order (one a line). */
+/* clang-format off */
 const struct transport_ops *const transport_registry[] = {
 	&ref_transport_ops,
 	&roce_transport_ops,
@@ -27,8 +29,13 @@ const struct transport_ops *const transport_registry[] = {
 	&udmp_transport_ops,
 	&mprdma_transport_ops,
 	&timely_transport_ops,
+	&hpcc_transport_ops,
+	&dctcp_transport_ops,
+	&swift_transport_ops,
+	&uet_transport_ops,
 	NULL,
 };
+/* clang-format on */
 
 const struct transport_ops *transport_find(const char *name)
 {

@@ -93,6 +93,12 @@ struct transport_ops {
 	/* the switches run lossless (PFC) unless the file sets switch.mode: the
 	 * protocol was built for a lossless fabric (RoCEv2) */
 	bool lossless_default;
+	/* the switches stamp INT records into its data packets (net/packet.h,
+	 * struct pkt_int; fabric.int_off says where): HPCC */
+	bool int_telemetry;
+	/* it handles a data packet a switch trimmed to its header (PKT_F_TRIM):
+	 * switch.trim is refused for a protocol without it */
+	bool trims;
 	/* optional: check the parameters against each other and resolve values
 	 * that depend on others (e.g. a preset), before anything runs */
 	int (*check)(void *params, struct mp_err *e);
