@@ -95,6 +95,16 @@ near "simai: the AllReduce, exposed (training.csv)" \
 	"$(csv_at res1/training.csv 0 layer0 forward exposed_comm_us)" "$(awk -v t="$step" 'BEGIN { print 2 * t }')"
 grep -q "training: iteration" one.out || fail "one" "the summary's training line" "$(cat one.out)"
 
+# the same file laid out as SimAI's example/microAllReduce.txt is: runs of
+# spaces, a blank at the end of a line, no newline after the last
+printf '%s\n1\nlayer0     -1 100000  ALLREDUCE   800000      30000       NONE 0        0      NONE   0      0 ' \
+	"$(head -1 one.txt)" >spaced.txt
+exp spaced.txt >x2.yaml
+run spaced run x2.yaml --out res1s
+[[ $(json_num iteration_time_us res1s/summary.json) == "$simai_it" ]] &&
+	echo "ok [simai: SimAI's own layout] $simai_it us" ||
+	fail "simai: SimAI's own layout" "$simai_it us" "$(json_num iteration_time_us res1s/summary.json) us $(cat spaced.err)"
+
 # the same case as a Chakra trace: the same iteration time
 python3 "$ROOT/scripts/chakra_trace.py" t allreduce --ranks 2 --size 800000 --compute1 100 --skew 0 --compute2 30
 sed -e 's/type: simai/type: chakra/' -e 's/file: one.txt/trace: t/' x.yaml >ck.yaml
