@@ -23,7 +23,7 @@
 # 3. timeline.json parses, has per rank its 6 compute and 2 communication
 #    events, ending at the iteration's end, none overlapping another of its
 #    thread; output.timeline_events cuts it with
-#    a warning.
+#    a warning; a second run writes both files byte for byte the same.
 # 4. DATA (SimAI's iterate_data_parallel): forward 50 + 50 us; backward layer
 #    1: weight grad 10, its AllReduce from 110 us (hidden behind layer 1's
 #    input grad, 110 .. 210), layer 0: weight grad 210 .. 220, its AllReduce
@@ -181,6 +181,12 @@ n=$(python3 -c 'import json,sys; print(sum(e["ph"] == "X" for e in json.load(ope
 grep -q "timeline.json holds the first $n of 16 events" cut.err &&
 	echo "ok [timeline cut] $n events and a warning" || fail "timeline cut" "a warning" "$(cat cut.err)"
 [[ ! -e res1/timeline.json ]] || fail "timeline" "none unless asked" "res1/timeline.json"
+
+# the same run again: training.csv and timeline.json byte for byte
+run again run x.yaml --out res3b --set output.timeline=true
+cmp -s res3/training.csv res3b/training.csv && cmp -s res3/timeline.json res3b/timeline.json &&
+	echo "ok [deterministic] training.csv and timeline.json identical" ||
+	fail "deterministic" "identical training.csv and timeline.json" "they differ"
 
 # 4. DATA
 cat >data.txt <<'EOF2'
