@@ -10,7 +10,7 @@
 #   scripts/deps.sh --optional also cmocka and valgrind
 #   scripts/deps.sh --fuzz     also clang and its libFuzzer runtime (make fuzz)
 set -euo pipefail
-need=(build-essential cmake pkg-config libyaml-dev libprotobuf-c-dev protobuf-c-compiler gnuplot-nox)
+need=(build-essential cmake pkg-config libyaml-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev gnuplot-nox)
 case "${1:-}" in
   --test) need+=(libcmocka-dev openmpi-bin libopenmpi-dev python3) ;;
   --mpi) need+=(openmpi-bin libopenmpi-dev) ;;

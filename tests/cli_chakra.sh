@@ -29,7 +29,9 @@
 #    when the last ACK is back (two hops of 64 B and two link delays after the
 #    last byte arrived): 100 + ((200 x 4000 + 200 x 64) x 8 / 100e9 + 0.32 us
 #    + 2 us) + (2 x 64 x 8 / 100e9 + 2 us) + 30 us.
-# 4. Bad traces: exit 2, one line on stderr naming the trace file and the
+# 4. The allreduce trace gzipped (t.<rank>.et.gz): the same iteration; a
+#    truncated gzip stream is refused.
+# 5. Bad traces: exit 2, one line on stderr naming the trace file and the
 #    node (where one is at fault), no results folder.
 set -euo pipefail
 source "$(dirname "$0")/clilib.sh" "$@"
@@ -95,6 +97,22 @@ rm -f t.*.et
 $GEN t exchange --size 800000 --compute1 100 --compute2 30
 exp 2 >x.yaml
 check "exchange (eager sends)" "$(awk 'BEGIN { printf "%.6f", 100 + (200 * 4000 + 200 * 64) * 8 / 100e3 + 0.32 + 2 + 2 * 64 * 8 / 100e3 + 2 + 30 }')"
+
+rm -f t.*.et t.*.et.gz
+$GEN t allreduce --ranks 2 --size 800000 --compute1 100 --skew 20 --compute2 30
+gzip t.0.et t.1.et
+exp 2 >x.yaml
+check "gzipped" "$(awk -v t="$step" 'BEGIN { printf "%.6f", 120 + 2 * t + 30 }')"
+head -c 60 t.0.et.gz >t0 && mv t0 t.0.et.gz
+rm -rf res
+if "$MPSIM" run x.yaml --out res >out.txt 2>err.txt; then
+	fail "truncated gzip" "exit 2" "exit 0"
+elif grep -q "t.0.et.gz: expected a gzipped Chakra trace that inflates to its end, found a truncated gzip stream" err.txt && [[ ! -e res ]]; then
+	echo "ok [truncated gzip] $(cat err.txt)"
+else
+	fail "truncated gzip" "exit 2 naming t.0.et.gz" "$(cat err.txt)"
+fi
+rm -f t.*.et.gz
 
 # An attribute mpsim does not read runs once named in workload.ignore.
 rm -f t.*.et

@@ -21,8 +21,9 @@
 #    layer (plots/training_layers.dat): layer 0 computes 140 us and waits 2 T,
 #    layer 1 computes 160 us and hides 2 T; report.html has a Training section.
 # 3. timeline.json parses, has per rank its 6 compute and 2 communication
-#    events, ending at the iteration's end; output.timeline_events cuts it with
-#    a warning.
+#    events, ending at the iteration's end, none overlapping another of its
+#    thread; output.timeline_events cuts it with
+#    a warning; a second run writes both files byte for byte the same.
 # 4. DATA (SimAI's iterate_data_parallel): forward 50 + 50 us; backward layer
 #    1: weight grad 10, its AllReduce from 110 us (hidden behind layer 1's
 #    input grad, 110 .. 210), layer 0: weight grad 210 .. 220, its AllReduce
@@ -94,6 +95,16 @@ near "simai: the AllReduce, exposed (training.csv)" \
 	"$(csv_at res1/training.csv 0 layer0 forward exposed_comm_us)" "$(awk -v t="$step" 'BEGIN { print 2 * t }')"
 grep -q "training: iteration" one.out || fail "one" "the summary's training line" "$(cat one.out)"
 
+# the same file laid out as SimAI's example/microAllReduce.txt is: runs of
+# spaces, a blank at the end of a line, no newline after the last
+printf '%s\n1\nlayer0     -1 100000  ALLREDUCE   800000      30000       NONE 0        0      NONE   0      0 ' \
+	"$(head -1 one.txt)" >spaced.txt
+exp spaced.txt >x2.yaml
+run spaced run x2.yaml --out res1s
+[[ $(json_num iteration_time_us res1s/summary.json) == "$simai_it" ]] &&
+	echo "ok [simai: SimAI's own layout] $simai_it us" ||
+	fail "simai: SimAI's own layout" "$simai_it us" "$(json_num iteration_time_us res1s/summary.json) us $(cat spaced.err)"
+
 # the same case as a Chakra trace: the same iteration time
 python3 "$ROOT/scripts/chakra_trace.py" t allreduce --ranks 2 --size 800000 --compute1 100 --skew 0 --compute2 30
 sed -e 's/type: simai/type: chakra/' -e 's/file: one.txt/trace: t/' x.yaml >ck.yaml
@@ -151,6 +162,14 @@ for pid in (0, 1):
     last = max(e["ts"] + e["dur"] for e in mine)
     if (comp, comm) != (ncomp, ncomm) or abs(last - end) > 0.01 * end:
         sys.exit("rank %d: %d compute, %d communication events ending at %.3f us" % (pid, comp, comm, last))
+lanes = {}
+for e in ev:
+    lanes.setdefault((e["pid"], e["tid"]), []).append((e["ts"], e["ts"] + e["dur"]))
+for k, v in lanes.items():  # a thread's events must not overlap (Perfetto nests them)
+    v.sort()
+    for a, b in zip(v, v[1:]):
+        if b[0] < a[1] - 1e-6:
+            sys.exit("rank %d thread %d: an event at %.3f us overlaps one ending at %.3f us" % (k[0], k[1], b[0], a[1]))
 print("ok [timeline.json] per rank %d compute and %d communication events, ending at %.3f us" % (ncomp, ncomm, last))
 EOF
 }
@@ -162,6 +181,12 @@ n=$(python3 -c 'import json,sys; print(sum(e["ph"] == "X" for e in json.load(ope
 grep -q "timeline.json holds the first $n of 16 events" cut.err &&
 	echo "ok [timeline cut] $n events and a warning" || fail "timeline cut" "a warning" "$(cat cut.err)"
 [[ ! -e res1/timeline.json ]] || fail "timeline" "none unless asked" "res1/timeline.json"
+
+# the same run again: training.csv and timeline.json byte for byte
+run again run x.yaml --out res3b --set output.timeline=true
+cmp -s res3/training.csv res3b/training.csv && cmp -s res3/timeline.json res3b/timeline.json &&
+	echo "ok [deterministic] training.csv and timeline.json identical" ||
+	fail "deterministic" "identical training.csv and timeline.json" "they differ"
 
 # 4. DATA
 cat >data.txt <<'EOF2'

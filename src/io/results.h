@@ -3,7 +3,8 @@
  * A results folder holds paper.csv when the experiment has a `paper:` section, summary.json, flows.csv, ports.csv (one row per
  * egress port: bytes, utilisation, max and mean queue, drops, ECN marks, PFC
  * pauses and paused time), timeseries.csv and config.yaml (the effective
- * configuration). It is written into a temporary
+ * configuration); with a training workload training.csv, and timeline.json
+ * when output.timeline asks (io/training.h). It is written into a temporary
  * sibling folder and renamed into place at the end, so an interrupted run never
  * leaves a folder that looks complete. flows.csv, ports.csv and timeseries.csv depend only
  * on the experiment and seed (byte-identical across runs); summary.json also

@@ -13,11 +13,10 @@
  * total row says so in `note`, with the communication it waited for longest.
  *
  * timeline.json is Chrome's trace-event format (read by Perfetto and
- * chrome://tracing): one process per rank, a thread for compute and one per
- * lane of communication (communications that overlap on a rank, such as a
- * weight-grad collective behind later layers, get lanes of their own, since
- * a thread's complete events must nest), complete events ("ph": "X") with
- * timestamps and durations in microseconds.
+ * chrome://tracing): one process per rank, threads "compute" and
+ * "communication" (and more lanes of each where events overlap: lane_of),
+ * complete events ("ph": "X") with timestamps and durations in
+ * microseconds.
  */
 #include "io/training.h"
 
@@ -26,6 +25,8 @@
 
 #include "core/mem.h"
 #include "io/csv.h"
+
+#define TIMELINE_LANES 64 /* threads per kind and rank in timeline.json */
 
 static void put_json_string(FILE *f, const char *s)
 {
@@ -227,43 +228,57 @@ static simtime_t timeline_cut(const struct run_result *r, uint64_t max)
 	return cut;
 }
 
-/* One rank's events: compute on thread 0, communication on lanes 1, 2, ...
- * (the first whose last event ended by this one's start). */
+/* The lane (thread) of an event: the first of its kind whose last event ended
+ * by this one's start, named when first used. Compute lanes are threads 0,
+ * 1, ... and communication lanes 100, 101, ... (a thread's complete events
+ * must nest: overlapping ones, such as a weight-grad collective behind later
+ * layers or a trace's concurrent kernels, get lanes of their own). */
+struct lanes {
+	simtime_t end[2][TIMELINE_LANES];
+	uint32_t n[2];
+};
+
+static uint32_t lane_of(FILE *f, struct lanes *l, const struct train_rec *v)
+{
+	int kind = v->comm;
+	uint32_t k = 0;
+	while (k < l->n[kind] && l->end[kind][k] > v->start)
+		k++;
+	if (k == TIMELINE_LANES)
+		k = TIMELINE_LANES - 1; /* more overlap than that: they share the last lane */
+	if (k == l->n[kind]) {
+		char name[32];
+		snprintf(name, sizeof name, "%s%s%u", kind ? "communication" : "compute",
+			 k ? " " : "", k + 1);
+		if (!k)
+			name[strlen(name) - 1] =
+			    '\0'; /* the first lane: "compute", "communication" */
+		fprintf(f,
+			",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,"
+			"\"args\":{\"name\":\"%s\"}}",
+			v->rank, 100 * (uint32_t)kind + k, name);
+		l->n[kind] = k + 1;
+	}
+	l->end[kind][k] = v->end > l->end[kind][k] ? v->end : l->end[kind][k];
+	return 100 * (uint32_t)kind + k;
+}
+
+/* One rank's events, those that start before `cut`. */
 static size_t timeline_rank(FILE *f, const struct train_rec *v, size_t n, simtime_t cut,
 			    bool *comma)
 {
-	simtime_t lane_end[64] = { 0 };
-	uint32_t lanes = 0;
+	struct lanes l = { 0 };
 	size_t kept = 0;
 
 	fprintf(f,
 		"%s\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"args\":{\"name\":\"rank "
 		"%u\"}}",
 		*comma ? "," : "", v[0].rank, v[0].rank);
-	fprintf(f,
-		",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":0,\"args\":{\"name\":"
-		"\"compute\"}}",
-		v[0].rank);
 	*comma = true;
 	for (size_t i = 0; i < n; i++) {
 		if (v[i].start >= cut)
 			continue;
-		uint32_t tid = 0;
-		if (v[i].comm) {
-			uint32_t k = 0;
-			while (k < lanes && lane_end[k] > v[i].start)
-				k++;
-			if (k == 64)
-				k = 63; /* more than 64 overlapping: they share the last lane */
-			if (k == lanes)
-				fprintf(f,
-					",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,"
-					"\"tid\":%u,\"args\":{\"name\":\"communication %u\"}}",
-					v[i].rank, k + 1, k + 1);
-			lanes = k + 1 > lanes ? k + 1 : lanes;
-			lane_end[k] = v[i].end;
-			tid = k + 1;
-		}
+		uint32_t tid = lane_of(f, &l, &v[i]);
 		fputs(",\n{\"name\":", f);
 		char name[200];
 		snprintf(name, sizeof name, "%s %s%s%s", v[i].layer, v[i].phase,

@@ -25,7 +25,14 @@ static int train_cmp(const void *a, const void *b)
 		return x->start < y->start ? -1 : 1;
 	if (x->comm != y->comm)
 		return x->comm ? 1 : -1;
-	return (x->layer_ix > y->layer_ix) - (x->layer_ix < y->layer_ix);
+	if (x->iter != y->iter) /* the rest: one order for any input order */
+		return x->iter < y->iter ? -1 : 1;
+	if (x->layer_ix != y->layer_ix)
+		return x->layer_ix < y->layer_ix ? -1 : 1;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	int c = strcmp(x->phase, y->phase);
+	return c ? c : strcmp(x->what, y->what);
 }
 
 /* The compute union's length before time t: lo[k], hi[k] merged intervals,

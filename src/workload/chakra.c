@@ -6,7 +6,9 @@
  * names Chakra's converters and ASTRA-sim use), each a stream of protobuf
  * messages with a varint length before each (Chakra's protolib): one
  * GlobalMetadata, then Node messages (src/workload/chakra_et.proto, from
- * Chakra's schema at the commit its header names). Rank r runs on host r;
+ * Chakra's schema at the commit its header names); a file may be gzipped
+ * (inflated with zlib), and TRACE.<rank>.et.gz is read where TRACE.<rank>.et
+ * is absent. Rank r runs on host r;
  * N is `ranks`, or every host of the fabric.
  *
  * What a node becomes in the message DAG (workload.h), in dependency order:
@@ -66,6 +68,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <zlib.h>
 
 #include "chakra_et.pb-c.h"
 #include "core/mem.h"
@@ -184,6 +188,44 @@ static bool ck_listed(const struct opt_strlist *l, const char *s)
 
 /* ---- reading the files ------------------------------------------------------- */
 
+/* A gzipped trace (gzip's header, one or more members) inflated whole into
+ * *out; `in` is freed. Refused when it does not inflate to its end. */
+static int ck_gunzip(struct ck *c, const char *path, uint8_t *in, size_t n, uint8_t **out,
+		     size_t *len)
+{
+	z_stream z = { .next_in = in, .avail_in = (uInt)n };
+	size_t cap = 4 * n + 4096, got = 0;
+	uint8_t *b = mp_malloc(cap);
+	int zr = n > UINT32_MAX ? Z_BUF_ERROR : inflateInit2(&z, 16 + MAX_WBITS);
+
+	while (zr == Z_OK) {
+		if (got == cap) {
+			cap *= 2;
+			b = mp_realloc(b, cap);
+		}
+		z.next_out = b + got;
+		z.avail_out = (uInt)(cap - got > UINT32_MAX ? UINT32_MAX : cap - got);
+		size_t before = z.avail_out;
+		zr = inflate(&z, Z_NO_FLUSH);
+		got += before - z.avail_out;
+		if (zr == Z_STREAM_END && z.avail_in) /* another member follows */
+			zr = inflateReset(&z);
+	}
+	inflateEnd(&z);
+	mp_free(in);
+	if (zr != Z_STREAM_END) {
+		mp_free(b);
+		return mp_errf(c->e, MP_EUSER,
+			       "%s: expected a gzipped Chakra trace that inflates to its end, "
+			       "found %s",
+			       path,
+			       zr == Z_BUF_ERROR ? "a truncated gzip stream" : "damaged data");
+	}
+	*out = b;
+	*len = got;
+	return MP_OK;
+}
+
 static int ck_slurp(struct ck *c, const char *path, uint8_t **buf, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
@@ -207,6 +249,8 @@ static int ck_slurp(struct ck *c, const char *path, uint8_t **buf, size_t *len)
 		return mp_errf(c->e, MP_EUSER, "%s: cannot read: %s", path, strerror(err));
 	}
 	fclose(f);
+	if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b) /* gzip's magic */
+		return ck_gunzip(c, path, b, n, buf, len);
 	*buf = b;
 	*len = n;
 	return MP_OK;
@@ -1021,6 +1065,25 @@ static char *ck_path(const struct ck_params *p, const struct wl_env *env, uint64
 	return s;
 }
 
+/* path, or path.gz when only that exists (a gzipped trace). */
+static char *ck_path_gz(char *path)
+{
+	size_t n = strlen(path);
+	char *gz = mp_malloc(n + 4);
+	FILE *f;
+
+	snprintf(gz, n + 4, "%s.gz", path);
+	if ((f = fopen(path, "rb")) || !(f = fopen(gz, "rb"))) {
+		mp_free(gz);
+		if (f)
+			fclose(f);
+		return path;
+	}
+	fclose(f);
+	mp_free(path);
+	return gz;
+}
+
 static int ck_generate(const void *params, const struct wl_env *env, struct flow_list *out,
 		       struct mp_err *e)
 {
@@ -1040,7 +1103,7 @@ static int ck_generate(const void *params, const struct wl_env *env, struct flow
 			       (unsigned long long)p->ranks, env->nhosts);
 	c.nranks = p->ranks ? (uint32_t)p->ranks : env->nhosts;
 	{ /* one file more than the run's ranks: the trace is larger than the fabric */
-		char *extra = ck_path(p, env, c.nranks);
+		char *extra = ck_path_gz(ck_path(p, env, c.nranks));
 		FILE *f = fopen(extra, "rb");
 		if (f) {
 			fclose(f);
@@ -1058,7 +1121,7 @@ static int ck_generate(const void *params, const struct wl_env *env, struct flow
 	c.file = mp_calloc(c.nranks, sizeof *c.file);
 	c.first = mp_calloc(c.nranks + 1, sizeof *c.first);
 	for (uint32_t r = 0; r < c.nranks; r++)
-		c.file[r] = ck_path(p, env, r);
+		c.file[r] = ck_path_gz(ck_path(p, env, r));
 	if (ck_groups(&c))
 		goto out;
 	for (uint32_t r = 0; r < c.nranks; r++) {
@@ -1093,14 +1156,16 @@ out:
 const struct workload_ops chakra_workload_ops = {
 	.name = "chakra",
 	.summary = "Chakra execution traces (mlcommons/chakra, schema 0.0.4): one file per rank, "
-		   "<trace>.<rank>.et, of protobuf messages each after its varint length (a "
+		   "<trace>.<rank>.et (or .et.gz, gzipped), of protobuf messages each after its "
+		   "varint length (a "
 		   "GlobalMetadata, then Nodes); COMP_NODE takes duration_micros x "
 		   "compute_scale; COMM_COLL_NODE (comm_type ALL_REDUCE, ALL_GATHER, "
 		   "REDUCE_SCATTER, ALL_TO_ALL, BROADCAST, BARRIER; comm_size bytes) runs the "
 		   "collective layer's algorithm on its pg_name group (`groups`; none = every "
 		   "rank), the k-th of a group on each member being one collective; "
 		   "COMM_SEND_NODE / COMM_RECV_NODE (comm_dst / comm_src, comm_tag, "
-		   "comm_size) meet as one message; METADATA_NODE takes no time; ctrl_deps and "
+		   "comm_size) are one message, sent when the send's dependencies are done; "
+		   "METADATA_NODE takes no time; ctrl_deps and "
 		   "data_deps order them; other node types and attributes are refused unless "
 		   "named in `ignore`",
 	.opts = ck_opts,
