@@ -16,7 +16,7 @@ whose hosts are numbered server-major, a tensor-parallel group with TP equal
 to the GPUs per server is one server (NVLink), and a data- or
 pipeline-parallel group takes GPU k of several servers: one rail.
 
-dense (defaults: GPT-3 XL, 1.3 B parameters: 24 layers, hidden 2048, 16
+dense (defaults: GPT-3 XL, 1.3 B parameters: 24 layers, hidden 2048, 24
 heads, sequence 2048; Brown et al., "Language Models are Few-Shot
 Learners", NeurIPS 2020, Table 2.1), on TP x DP x PP ranks (8 x 8 x 2 = 128:
 16 servers of 8 GPUs):

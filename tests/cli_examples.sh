@@ -15,7 +15,7 @@ source "$(dirname "$0")/clilib.sh" "$@"
 # here as their files say (scripts/training_trace.py, deterministic), into
 # examples/traces/, which git ignores.
 python3 "$ROOT/scripts/training_trace.py" dense "$ROOT/examples/traces/dense_128" >/dev/null
-python3 "$ROOT/scripts/training_trace.py" moe "$ROOT/examples/traces/moe_512" >/dev/null
+python3 "$ROOT/scripts/training_trace.py" moe "$ROOT/examples/traces/moe_512" --hidden 1024 --ffn 2048 >/dev/null
 
 files=()
 while IFS= read -r -d '' f; do files+=("$f"); done < <(

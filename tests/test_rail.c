@@ -238,6 +238,38 @@ static void test_dual_tor_runtime_failure(void **state)
 	run_result_free(&r);
 }
 
+/* Every load balancer on two planes of dual-ToR leaves (4 NIC links a host,
+ * 4 disjoint sets of ToRs a rail reaches: CONGA's, Hermes's and Proteus's
+ * per-ToR tables among them): a permutation completes, nothing dropped for
+ * want of a route. */
+static void test_lbs(void **state)
+{
+	(void)state;
+	static const char *const lbs[] = { "ecmp",    "spray", "rr",	 "ar",	   "drill",
+					   "letflow", "conga", "hermes", "proteus" };
+	for (size_t i = 0; i < sizeof lbs / sizeof lbs[0]; i++) {
+		char yaml[512];
+		snprintf(
+		    yaml, sizeof yaml,
+		    RAIL(", servers_per_leaf: 2, planes: 2, dual_tor: true") "transport: {type: "
+									     "roce}\n"
+									     "switch: {mode: "
+									     "lossless}\n"
+									     "lb: {type: %s}\n"
+									     "workload: {type: "
+									     "permutation, size: "
+									     "256KB}\n",
+		    lbs[i]);
+		struct run_result r;
+		simtest_run(yaml, &r);
+		print_message("%s: %zu / %zu flows\n", lbs[i], r.ncompleted, r.nflows);
+		assert_int_equal(r.ncompleted, r.nflows);
+		assert_int_equal(r.nflows, 16);
+		assert_int_equal(r.net.drops_no_route, 0);
+		run_result_free(&r);
+	}
+}
+
 /* Refused at load, naming the key and what was expected */
 static void refused(const char *yaml, const char *want)
 {
@@ -282,6 +314,7 @@ int main(void)
 		cmocka_unit_test(test_ring_pxn),
 		cmocka_unit_test(test_dual_tor_failover),
 		cmocka_unit_test(test_dual_tor_runtime_failure),
+		cmocka_unit_test(test_lbs),
 		cmocka_unit_test(test_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
