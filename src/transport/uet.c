@@ -23,8 +23,9 @@
  *    every retransmission.
  * Receiver (the PDC's sink): a bitmap of PSNs beyond the cumulative point
  * (transport/rxmap.h). A SACK goes back when the packet is ECN-marked, carries
- * AR, is the first, is a duplicate, fills the out-of-order set's drain after
- * an AR, or once ack_bytes have arrived since the last one (ACK coalescing);
+ * AR, is the first, is a duplicate, or moves the cumulative point with nothing
+ * left out of order after an AR, or once ack_bytes have arrived since the last
+ * one (ACK coalescing);
  * it names the cumulative PSN, the packet it answers (for the RTT sample and
  * its entropy, echoed) and a 64-PSN bitmap from max(psn - 63, cum + 1) (or
  * from the packet itself when it is marked or carries AR). A trimmed packet
@@ -56,7 +57,9 @@
  * fabric's largest unloaded RTT for every connection); a trim records no hop,
  * so REPS drops the entropy of every NACK (htsim recycles a last-hop trim's);
  * no SLEEK probes (off by default in htsim) and no NIC-wide division of the
- * pull target among active sources.
+ * pull target among active sources. On the same matrices and fabric as
+ * htsim_uec, NSCC's mean, p99 and max FCT agree within 3%
+ * (bench/README.md, bench/uet_htsim.yaml).
  */
 #include <string.h>
 
