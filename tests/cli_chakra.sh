@@ -80,6 +80,11 @@ rm -f t.*.et
 $GEN t allreduce --ranks 2 --size 800000 --compute1 100 --skew 20 --compute2 30
 exp 2 >x.yaml
 check "allreduce" "$(awk -v t="$step" 'BEGIN { printf "%.6f", 120 + 2 * t + 30 }')"
+# rank 0 waits 20 us for rank 1 to reach the AllReduce: rank 1 is the slowest
+slow=$(sed -n 's/.*"slowest_rank": \([0-9]*\).*/\1/p' res/summary.json)
+wait0=$(awk -F, '$1 == 0 && $4 == "allreduce_grad" { print $9 }' res/training.csv)
+[[ $slow == 1 && $wait0 == 20.000000 ]] && echo "ok [allreduce: rank 0 waits 20 us for rank 1, the slowest]" ||
+	fail "allreduce: the straggler" "slowest rank 1, rank 0's peer_wait_us 20.000000" "slowest $slow, peer wait $wait0"
 exp 2 "compute_scale: 0.5" >x.yaml
 check "allreduce, compute_scale 0.5" "$(awk -v t="$step" 'BEGIN { printf "%.6f", 60 + 2 * t + 15 }')"
 # the same trace over a group named in pg_name, as a real trace names it

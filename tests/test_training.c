@@ -99,11 +99,33 @@ static void test_iterations(void **state)
 	run_result_free(&r);
 }
 
+/* Ranks 0 and 1 both end at 30 us with a collective; rank 0 reached it at
+ * 10 us and waited 15 us for rank 1, which arrived at 25: rank 1 is the
+ * straggler, the slowest, though rank 0 is lower. */
+static void test_straggler(void **state)
+{
+	struct run_result r;
+	(void)state;
+	memset(&r, 0, sizeof r);
+	r.train = mp_malloc(4 * sizeof *r.train);
+	r.train[0] = rec(0, 0, false, 0, 10);
+	r.train[1] = rec(0, 0, true, 10, 30);
+	r.train[1].peers = 15 * US;
+	r.train[2] = rec(1, 0, false, 0, 25);
+	r.train[3] = rec(1, 0, true, 25, 30);
+	r.ntrain = 4;
+	train_summarise(&r);
+	assert_int_equal(r.training.slowest, 1);
+	assert_int_equal(r.training.exposed, 5 * US);
+	run_result_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exposed),
 		cmocka_unit_test(test_iterations),
+		cmocka_unit_test(test_straggler),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,8 +6,9 @@
  * training.csv has a row per rank, iteration, layer (its place in the
  * workload) and phase, in the order the rank began them: compute_us (the
  * compute phases), comm_us (the communication the rank took part in, from
- * when it reached it to when its part ended, waiting for peers included) and
- * exposed_comm_us (result.h: train_rec); then a row per rank and iteration,
+ * when it reached it to when its part ended, waiting for peers included),
+ * exposed_comm_us (result.h: train_rec) and peer_wait_us (of comm_us, the
+ * time until the last rank of the group reached the collective); then a row per rank and iteration,
  * layer "(iteration)", phase "total", with the sums and end_us, the time the
  * rank's last activity of that iteration ended. The slowest rank's last
  * total row says so in `note`, with the communication it waited for longest.
@@ -50,8 +51,13 @@ void training_waited(const struct run_result *r, char *buf, size_t n)
 		return;
 	}
 	const struct train_rec *v = &r->train[t->waited];
-	snprintf(buf, n, "%s of layer %u '%.40s' (%s, iteration %u): %.3f us exposed", v->what,
-		 v->layer_ix, v->layer, v->phase, v->iter, time_to_us(v->exposed));
+	char peers[96] = "";
+	if (v->peers)
+		snprintf(peers, sizeof peers,
+			 ", %.3f us of its %.3f waiting for the group's last rank",
+			 time_to_us(v->peers), time_to_us(v->end - v->start));
+	snprintf(buf, n, "%s of layer %u '%.40s' (%s, iteration %u): %.3f us exposed%s", v->what,
+		 v->layer_ix, v->layer, v->phase, v->iter, time_to_us(v->exposed), peers);
 }
 
 /* ---- training.csv -------------------------------------------------------------- */
@@ -60,7 +66,7 @@ struct row {
 	uint32_t iter, layer_ix;
 	const struct train_rec *first; /* its earliest record */
 	const char *what;	       /* its communication ("" = none) */
-	simtime_t compute, comm, exposed, end;
+	simtime_t compute, comm, exposed, peers, end;
 };
 
 static bool same_row(const struct train_rec *x, const struct train_rec *y)
@@ -100,8 +106,9 @@ static void put_row(FILE *f, uint32_t rank, const struct row *w, const char *lay
 	fprintf(f, "%u,%u,", rank, w->iter);
 	if (w->first)
 		fprintf(f, "%u", w->layer_ix);
-	fprintf(f, ",%s,%s,%.6f,%.6f,%.6f,%s,%.6f,%s\n", l, phase, time_to_us(w->compute),
-		time_to_us(w->comm), time_to_us(w->exposed), c, time_to_us(w->end), nt);
+	fprintf(f, ",%s,%s,%.6f,%.6f,%.6f,%.6f,%s,%.6f,%s\n", l, phase, time_to_us(w->compute),
+		time_to_us(w->comm), time_to_us(w->exposed), time_to_us(w->peers), c,
+		time_to_us(w->end), nt);
 	mp_free(l);
 	mp_free(c);
 	mp_free(nt);
@@ -126,6 +133,7 @@ static void rank_rows(FILE *f, const struct run_result *r, const struct train_re
 		struct row *w = &rows[nr - 1];
 		*(a->comm ? &w->comm : &w->compute) += a->end - a->start;
 		w->exposed += a->exposed;
+		w->peers += a->peers;
 		if (a->end > w->end)
 			w->end = a->end;
 		if (a->comm && !w->what[0])
@@ -140,6 +148,7 @@ static void rank_rows(FILE *f, const struct run_result *r, const struct train_re
 			tot.compute += rows[i].compute;
 			tot.comm += rows[i].comm;
 			tot.exposed += rows[i].exposed;
+			tot.peers += rows[i].peers;
 			tot.end = rows[i].end > tot.end ? rows[i].end : tot.end;
 		}
 		char note[320] = "";
@@ -157,7 +166,7 @@ static void rank_rows(FILE *f, const struct run_result *r, const struct train_re
 int training_write_csv(FILE *f, const struct run_result *r)
 {
 	fputs("rank,iteration,layer_index,layer,phase,compute_us,comm_us,exposed_comm_us,"
-	      "communication,end_us,note\n",
+	      "peer_wait_us,communication,end_us,note\n",
 	      f);
 	for (size_t i = 0, j; i < r->ntrain; i = j) {
 		for (j = i; j < r->ntrain && r->train[j].rank == r->train[i].rank; j++)
@@ -287,10 +296,11 @@ static size_t timeline_rank(FILE *f, const struct train_rec *v, size_t n, simtim
 		fprintf(
 		    f,
 		    ",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%.6f,\"dur\":%.6f,\"pid\":%u,\"tid\":%u,"
-		    "\"args\":{\"iteration\":%u,\"layer_index\":%u,\"exposed_us\":%.6f}}",
+		    "\"args\":{\"iteration\":%u,\"layer_index\":%u,\"exposed_us\":%.6f,"
+		    "\"peer_wait_us\":%.6f}}",
 		    v[i].comm ? "communication" : "compute", time_to_us(v[i].start),
 		    time_to_us(v[i].end - v[i].start), v[i].rank, tid, v[i].iter, v[i].layer_ix,
-		    time_to_us(v[i].exposed));
+		    time_to_us(v[i].exposed), time_to_us(v[i].peers));
 		kept++;
 	}
 	return kept;

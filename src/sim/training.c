@@ -39,6 +39,8 @@ void sim_collect_training(struct sim *s, struct run_result *r)
 		v->comm = a->comm;
 		v->start = s->rel_at[a->from] - a->lead;
 		v->end = s->rx_at[a->to];
+		if (a->sync != UINT32_MAX && s->rel_at[a->sync] != SIMTIME_MAX)
+			v->peers = s->rel_at[a->sync] - v->start;
 	}
 	r->ntrain = k;
 	/* the names move to the result, which outlives the flow list */

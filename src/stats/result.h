@@ -130,6 +130,7 @@ struct train_rec {
 	const char *phase;	  /* "forward", "input_grad", "weight_grad", "node" */
 	bool comm;
 	simtime_t start, end, exposed; /* ps */
+	simtime_t peers; /* a collective: from start until its last member reached it (ps) */
 };
 
 /* The iteration as a whole (stats/training.c: train_summarise). */
@@ -137,7 +138,8 @@ struct train_summary {
 	uint32_t ranks, iters;
 	simtime_t *iter_end; /* per iteration: when its last activity ended (ps) */
 	simtime_t iteration; /* mean of the iterations' times (ps) */
-	uint32_t slowest;    /* the rank whose last activity ended last (the lowest of equals) */
+	uint32_t slowest;    /* of the ranks whose last activity ended last, the one that
+			      * waited least for its peers (the lowest of equals) */
 	size_t waited;	     /* the record of the slowest rank's largest exposed
 			       * communication (SIZE_MAX: none) */
 	simtime_t compute, comm, exposed; /* the slowest rank's totals (ps) */

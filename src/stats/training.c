@@ -91,18 +91,30 @@ static void rank_exposed(struct train_rec *v, size_t n)
 	mp_free(pre);
 }
 
-/* The slowest rank's totals and its largest exposed communication. */
+/* The slowest rank: of the ranks whose last activity ended last (a
+ * collective at the end makes them many), the one that waited least for its
+ * peers, the straggler the others waited for (the lowest of equals); its
+ * totals and its largest exposed communication. */
 static void slowest_rank(struct run_result *r, simtime_t last)
 {
 	struct train_summary *t = &r->training;
-	t->waited = SIZE_MAX;
+	simtime_t *end = mp_calloc(t->ranks, sizeof *end),
+		  *peers = mp_calloc(t->ranks, sizeof *peers);
+	bool found = false;
+
 	for (size_t i = 0; i < r->ntrain; i++) {
 		const struct train_rec *v = &r->train[i];
-		if (v->end == last) {
-			t->slowest = v->rank;
-			break;
-		}
+		end[v->rank] = v->end > end[v->rank] ? v->end : end[v->rank];
+		peers[v->rank] += v->peers;
 	}
+	for (uint32_t k = 0; k < t->ranks; k++)
+		if (end[k] == last && (!found || peers[k] < peers[t->slowest])) {
+			t->slowest = k;
+			found = true;
+		}
+	mp_free(end);
+	mp_free(peers);
+	t->waited = SIZE_MAX;
 	for (size_t i = 0; i < r->ntrain; i++) {
 		const struct train_rec *v = &r->train[i];
 		if (v->rank != t->slowest)

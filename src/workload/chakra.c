@@ -924,7 +924,8 @@ static void ck_act(struct ck *c, const struct ck_node *v, bool comm, uint32_t fr
 			    .comm = comm,
 			    .from = from,
 			    .to = to,
-			    .lead = lead };
+			    .lead = lead,
+			    .sync = UINT32_MAX };
 	if (comm) {
 		const struct ck_group *g = &c->grp[v->group];
 		if (v->kind == CK_COLL)
@@ -962,11 +963,12 @@ static void ck_emit_coll(struct ck *c, const struct ck_unit *u, const uint32_t *
 	cp.size = v0->coll == CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__BARRIER ? 0 : v0->size;
 	for (uint32_t m = 0; m < n; m++)
 		hosts[m] = c->node[c->mem[u->mem0 + m]].rank;
-	coll_lower(&cp, hosts, n, c->env, 1, dv, doff, 0, arrive, done, out);
+	uint32_t start = coll_lower(&cp, hosts, n, c->env, 1, dv, doff, 0, arrive, done, out);
 	for (uint32_t m = 0; m < n && !out->over; m++) {
 		struct ck_node *v = &c->node[c->mem[u->mem0 + m]];
 		v->done = done[m];
 		ck_act(c, v, true, arrive[m], done[m], 0, out);
+		out->acts[out->nacts - 1].sync = start;
 	}
 }
 

@@ -822,19 +822,19 @@ void coll_generate_one(const struct coll_params *p, const uint32_t *hosts, uint3
 	}
 }
 
-void coll_lower(const struct coll_params *p, const uint32_t *hosts, uint32_t n,
-		const struct wl_env *env, uint32_t job, const uint32_t *deps,
-		const uint32_t *dep_off, simtime_t after, uint32_t *arrive, uint32_t *done,
-		struct flow_list *out)
+uint32_t coll_lower(const struct coll_params *p, const uint32_t *hosts, uint32_t n,
+		    const struct wl_env *env, uint32_t job, const uint32_t *deps,
+		    const uint32_t *dep_off, simtime_t after, uint32_t *arrive, uint32_t *done,
+		    struct flow_list *out)
 {
 	for (uint32_t m = 0; m < n && !out->over; m++)
 		arrive[m] =
 		    flow_list_marker_after(out, deps + dep_off[m], dep_off[m + 1] - dep_off[m], 0);
 	if (out->over)
-		return;
+		return 0;
 	if (n < 2) {
 		done[0] = after ? flow_list_marker_after(out, arrive, 1, after) : arrive[0];
-		return;
+		return arrive[0];
 	}
 	uint32_t start = flow_list_marker_after(out, arrive, n, 0);
 	struct coll_params cp = *p;
@@ -853,4 +853,5 @@ void coll_lower(const struct coll_params *p, const uint32_t *hosts, uint32_t n,
 				flow_list_dep(out, (uint32_t)k);
 		done[m] = f->id;
 	}
+	return start;
 }

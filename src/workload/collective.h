@@ -78,11 +78,11 @@ void coll_generate_one(const struct coll_params *p, const uint32_t *hosts, uint3
  * done (done[m], a marker) once every message it sends or receives has
  * completed, plus `after` (an update delay; 0 = none). n < 2: nothing to
  * move, done[m] = arrive[m]. p->size is raised to coll_min_size. Messages
- * are of job `job`. */
-void coll_lower(const struct coll_params *p, const uint32_t *hosts, uint32_t n,
-		const struct wl_env *env, uint32_t job, const uint32_t *deps,
-		const uint32_t *dep_off, simtime_t after, uint32_t *arrive, uint32_t *done,
-		struct flow_list *out);
+ * are of job `job`. Returns the start marker (n < 2: arrive[0]). */
+uint32_t coll_lower(const struct coll_params *p, const uint32_t *hosts, uint32_t n,
+		    const struct wl_env *env, uint32_t job, const uint32_t *deps,
+		    const uint32_t *dep_off, simtime_t after, uint32_t *arrive, uint32_t *done,
+		    struct flow_list *out);
 /* The least size coll_generate_one can cut among n ranks (2 bytes per rank
  * and channel). */
 uint64_t coll_min_size(const struct coll_params *p, uint32_t n);

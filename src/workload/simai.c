@@ -460,7 +460,8 @@ static void sa_act(struct flow_list *out, uint32_t r, uint32_t pass, uint32_t i,
 			    .comm = what != NULL,
 			    .from = from,
 			    .to = to,
-			    .lead = lead };
+			    .lead = lead,
+			    .sync = UINT32_MAX };
 	flow_list_act(out, &a);
 }
 
@@ -516,8 +517,8 @@ static void sa_collective(struct sa *s, struct sa_run *u, uint32_t pass, uint32_
 			u->doff[k] = k;
 		}
 		u->doff[n] = n;
-		coll_lower(&cp, u->m, n, s->env, 1, u->deps, u->doff, l->update, u->arrive, u->done,
-			   out);
+		uint32_t start = coll_lower(&cp, u->m, n, s->env, 1, u->deps, u->doff, l->update,
+					    u->arrive, u->done, out);
 		for (uint32_t k = 0; k < n && !out->over; k++) {
 			uint32_t q = u->m[k];
 			if (ph == WL_PH_WG)
@@ -525,6 +526,7 @@ static void sa_collective(struct sa *s, struct sa_run *u, uint32_t pass, uint32_
 			else
 				u->prev[q] = u->done[k];
 			sa_act(out, q, pass, i, l, ph, what, u->arrive[k], u->done[k], 0);
+			out->acts[out->nacts - 1].sync = start;
 		}
 	}
 }

@@ -59,6 +59,10 @@ struct wl_act {
 	bool comm;
 	uint32_t from, to;
 	simtime_t lead;
+	/* a collective: its start marker, released when the group's last member
+	 * reached it (UINT32_MAX: none); from then on the rank waits for the
+	 * network, before it for its peers */
+	uint32_t sync;
 };
 
 struct flow_list {
