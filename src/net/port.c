@@ -29,6 +29,7 @@
 
 static void port_try_send(struct fabric *f, struct port *pt);
 static void wire_push(struct fabric *f, struct port *pt, pq_ent e, simtime_t at);
+static void wire_slow(struct fabric *f, struct port *pt, pq_ent e, simtime_t at);
 
 void port_stats_sync(struct port *pt, simtime_t now)
 {
@@ -447,6 +448,33 @@ static void wire_push(struct fabric *f, struct port *pt, pq_ent e, simtime_t at)
 	evq_at(f->q, &pt->evs, at, port_wire_arrive, pt->peer_node, port_wire_arg(e));
 }
 
+/* A wire that is lossy (corruption) or cut by a partition (sim/part.c):
+ * the packet may be lost, and if not it arrives on this rank (wire_push) or
+ * on the rank the link leads to, as a message that carries the packet, its
+ * mark and the key its arrival event would have had here, so that it takes
+ * the same place in the order of events there. */
+static __attribute__((noinline)) void wire_slow(struct fabric *f, struct port *pt, pq_ent e,
+						simtime_t at)
+{
+	struct packet *p = pq_pkt(e);
+	if (pt->lossy_link && p->type != PKT_PAUSE && rng_u01(&pt->rng) < pt->loss_rate) {
+		pt->st.drops_link++;
+		pkt_free(f, p);
+		return;
+	}
+	if (!pt->cut) {
+		wire_push(f, pt, e, at);
+		return;
+	}
+	if (at < pt->wire_last)
+		at = pt->wire_last;
+	pt->wire_last = at;
+	p->in_port = pt->peer_idx;
+	p->flags |= (uint8_t)(e & PKT_F_CE); /* what port_wire_arrive writes */
+	f->cut_send(f->cut_ctx, pt, p, at, evq_key(&pt->evs));
+	pkt_free(f, p);
+}
+
 #define ROUTE_NONE UINT16_MAX /* no route: the packet is lost */
 /* ahead only: the load balancer's state must say (a switch's 65535th port,
  * index 65534, reads as this too: its prefetch is skipped, nothing else) */
@@ -803,13 +831,10 @@ static void port_transmit(struct fabric *f, struct port *pt, pq_ent e)
 		pt->tx_ev = true;
 		evq_at(f->q, &pt->evs, now + ser, port_tx_done, pt, tx_hint(pt));
 	}
-	if (__builtin_expect(pt->lossy_link, 0) && pq_pkt(e)->type != PKT_PAUSE &&
-	    rng_u01(&pt->rng) < pt->loss_rate) {
-		pt->st.drops_link++;
-		pkt_free(f, pq_pkt(e));
-	} else {
+	if (__builtin_expect(pt->lossy_link | pt->cut, 0))
+		wire_slow(f, pt, e, now + ser + pt->delay);
+	else
 		wire_push(f, pt, e, now + ser + pt->delay);
-	}
 }
 
 /* The wire is free: send the next eligible packet, if any. A NIC's pull runs

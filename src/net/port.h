@@ -76,8 +76,12 @@ struct port {
 	bool lossy_link : 1;   /* loss_rate > 0 */
 	bool tx_reads_pkt : 1; /* a departure reads the packet, not only its queue entry
 				* (lossless switches, load balancers' tx hooks: port.c) */
-	uint8_t paused;	       /* bit per class: paused by the downstream peer */
-	uint8_t qmask;	       /* bit per class: that class's queue is not empty */
+	/* the link ends on another rank's partition (sim/part.c): what leaves
+	 * here is handed to fabric.cut_send, not pushed as a local arrival.
+	 * Tested with lossy_link, in one branch a packet pays anyway. */
+	bool cut : 1;
+	uint8_t paused; /* bit per class: paused by the downstream peer */
+	uint8_t qmask;	/* bit per class: that class's queue is not empty */
 	/* ECN marks not yet in st.ecn_marks: every 256th adds them, so a mark
 	 * writes a line the departure holds rather than the cold statistics
 	 * (port_ecn_marks reads the sum) */
