@@ -156,7 +156,8 @@ static int unsupported(struct sim *s, struct mp_err *e)
 		what = "the offered load of an open-loop workload", key = "workload";
 	else if (lb && (lb->init || lb->sw_rx || lb->sw_tx || lb->host_tx || lb->host_rx ||
 			lb->pkt_meta_size))
-		what = "load balancers with state beyond a switch's own or packet metadata",
+		what = "load balancers with hooks, fabric-wide state or packet metadata (AR, "
+		       "DRILL, LetFlow, CONGA, Hermes, Proteus)",
 		key = "lb";
 	if (!what)
 		return MP_OK;
