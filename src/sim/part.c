@@ -47,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/mem.h"
 #include "net/fabric.h"
@@ -413,6 +414,14 @@ static void sync_all(struct sim *s, simtime_t below, struct part_all *a)
 	mp_free(v);
 }
 
+/* This process's CPU time, s: a window's cost on a shared machine. */
+static double cpu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /* This rank's events below `end`. */
 static void run_window(struct sim *s, simtime_t end)
 {
@@ -471,13 +480,25 @@ void part_run(struct sim *s)
 					"window: the results may differ from one process's\n");
 			break;
 		} else {
+			double t0 = sim_wall_now(), c0 = cpu_now();
 			run_window(s, end);
+			P->run_s += sim_wall_now() - t0;
+			P->run_cpu_s += cpu_now() - c0;
 		}
+		double t1 = sim_wall_now();
 		exchange(s);
+		P->xchg_s += sim_wall_now() - t1;
 		sync_all(s, SIMTIME_MAX, &a);
 	}
 	if (!stopped)
 		s->q.now = a.now;
+	if (getenv("MPSIM_PART_TIMES"))
+		fprintf(
+		    stderr,
+		    "rank %d: %.3f s running windows (%.3f s of CPU), %.3f s exchanging, %.3f s "
+		    "agreeing, %llu events, %llu sent across\n",
+		    P->rank, P->run_s, P->run_cpu_s, P->xchg_s, P->wait_s,
+		    (unsigned long long)s->q.processed, (unsigned long long)P->cut_pkts);
 	if (x->gen.stop_time && s->q.now < x->gen.stop_time)
 		s->q.now = x->gen.stop_time;
 }
