@@ -12,7 +12,10 @@
 #    goodput and traces);
 #  - RoCEv2 (DCQCN) on a lossless fabric, a 15-to-1 incast whose PFC pauses
 #    reach the cores: at 2 ranks pod 0 and core 2 are on different ranks,
-#    so the pauses agg0_1 sends core2 cross the cut.
+#    so the pauses agg0_1 sends core2 cross the cut;
+#  - the STrack run with two links down from the start (one of them cut at
+#    2 ranks) and every fabric link corrupting packets at random (each
+#    port's own random stream, on its rank).
 # The cut, by hand (scheme "tors": ToRs in blocks with their hosts and their
 # pod's aggregation switches, cores dealt out in blocks): at 2 ranks pods 0-1
 # and cores 0-1 on rank 0, each core reaches the other two pods: 4 x 2 = 8
@@ -84,8 +87,11 @@ output:
   pauses: [all, tier2_up, tier2_down]
   paused: [fabric]
 YAML
+# links down from the start and corrupting links (random drops per port)
+sed 's/^name: strack/name: fail/' strack.yaml >fail.yaml
+printf 'failures: {links: [agg0_0-core0, edge2_1-agg2_0], loss_rate: 0.001}\n' >>fail.yaml
 
-for x in strack roce; do
+for x in strack roce fail; do
 	for n in 1 2 4; do ranks "$n" "$x.yaml" "$x$n"; done
 	for n in 2 4; do
 		for f in flows.csv ports.csv timeseries.csv; do
@@ -102,6 +108,8 @@ for x in strack roce; do
 	[[ $(json "${x}1/summary.json" '"partition" in d, d["run"]["ranks"]' 2>&1) == "False 1" ]] ||
 		fail "$x in one process: summary.json" "ranks 1, no partition object" "$(head -c 300 "${x}1/summary.json")"
 done
+d=$(json fail1/summary.json 'd["network"]["drops_link"]' 2>&1)
+[[ $d =~ ^[1-9][0-9]*$ ]] || fail "fail: corrupted packets" "drops_link > 0" "$d"
 # the pauses that cross the cut at 2 ranks: agg0_1 (pod 0, rank 0) to core2 (rank 1)
 p=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "pause_sent") c = i }
 	$1 == "agg0_1-core2" { print $c }' roce2/ports.csv)
