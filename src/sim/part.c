@@ -469,7 +469,10 @@ void part_run(struct sim *s)
 		simtime_t end = until - w0 < P->lookahead ? until + 1 : w0 + P->lookahead;
 		P->windows++;
 		if (!x->gen.stop_time && a.rx == s->flows.n) {
-			if ((stopped = lockstep(s, end, &a)))
+			double t0 = sim_wall_now();
+			stopped = lockstep(s, end, &a);
+			P->lock_s += sim_wall_now() - t0;
+			if (stopped)
 				break;
 		} else if (a.done == s->flows.n && !x->gen.stop_time) {
 			/* a protocol whose receivers do not report deliveries: the
@@ -496,9 +499,11 @@ void part_run(struct sim *s)
 		fprintf(
 		    stderr,
 		    "rank %d: %.3f s running windows (%.3f s of CPU), %.3f s exchanging, %.3f s "
-		    "agreeing, %llu events, %llu sent across\n",
-		    P->rank, P->run_s, P->run_cpu_s, P->xchg_s, P->wait_s,
-		    (unsigned long long)s->q.processed, (unsigned long long)P->cut_pkts);
+		    "agreeing (%.3f s of it in %llu lockstep steps), %llu events, %llu sent "
+		    "across\n",
+		    P->rank, P->run_s, P->run_cpu_s, P->xchg_s, P->wait_s, P->lock_s,
+		    (unsigned long long)P->steps, (unsigned long long)s->q.processed,
+		    (unsigned long long)P->cut_pkts);
 	if (x->gen.stop_time && s->q.now < x->gen.stop_time)
 		s->q.now = x->gen.stop_time;
 }

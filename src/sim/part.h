@@ -42,8 +42,9 @@ struct part {
 	uint64_t cut_pkts;     /* packets this rank sent across a cut */
 	uint64_t cut_pkts_all; /* ... all ranks (rank 0, after part_gather) */
 	double wait_s;	       /* wall time in the window's collectives */
-	double run_s, run_cpu_s,
-	    xchg_s;	       /* wall time running windows, exchanging (MPSIM_PART_TIMES) */
+	/* MPSIM_PART_TIMES: wall time running windows (and its CPU time),
+	 * exchanging, in the last stretch's lockstep */
+	double run_s, run_cpu_s, xchg_s, lock_s;
 	uint32_t *live;	       /* connections received here not yet delivered whole */
 	uint32_t nlive, nrecv; /* ... how many, of how many received here */
 };
