@@ -102,7 +102,7 @@ for x in strack roce fail; do
 		want="$n tors $((n == 2 ? 8 : 12)) $n"
 		[[ $got == "$want" ]] ||
 			fail "$x at $n ranks: summary.json" "ranks, scheme, cut links: $want" "$got"
-		got=$(json "$x$n/summary.json" 'd["partition"]["cut_packets"] > 0 and d["partition"]["lockstep_events"] > 0' 2>&1)
+		got=$(json "$x$n/summary.json" 'd["partition"]["cut_packets"] > 0 and d["partition"]["lockstep_rounds"] > 0' 2>&1)
 		[[ $got == True ]] || fail "$x at $n ranks: summary.json" "packets crossed the cut, and a last stretch in lockstep" "$got"
 	done
 	[[ $(json "${x}1/summary.json" '"partition" in d, d["run"]["ranks"]' 2>&1) == "False 1" ]] ||

@@ -448,7 +448,7 @@ static void part_record(const struct sim *s, struct run_result *r)
 	r->part.cut_links = P->cut_links;
 	r->part.lookahead = P->lookahead;
 	r->part.windows = P->windows;
-	r->part.lockstep_events = P->steps;
+	r->part.lockstep_rounds = P->steps;
 	r->part.cut_pkts = P->cut_pkts_all;
 	r->part.wait_s = P->wait_s;
 }

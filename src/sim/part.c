@@ -374,9 +374,16 @@ static uint64_t delivered(struct sim *s)
 }
 
 struct part_all {
-	struct part_sync min; /* next_t, next_key: the earliest (time, key) */
+	struct part_sync min;  /* next_t, next_key: the earliest (time, key) */
+	struct part_sync next; /* ... of the ranks that do not hold that one */
+	int nmin;	       /* ranks that hold it (all, for the runner's own) */
 	uint64_t rx, done, now, abort;
 };
+
+static bool before(simtime_t t, uint64_t key, const struct part_sync *o)
+{
+	return t < o->next_t || (t == o->next_t && key < o->next_key);
+}
 
 static void sync_all(struct sim *s, simtime_t below, struct part_all *a)
 {
@@ -411,6 +418,14 @@ static void sync_all(struct sim *s, simtime_t below, struct part_all *a)
 		a->now = v[r].now > a->now ? v[r].now : a->now;
 		a->abort |= v[r].abort;
 	}
+	a->next.next_t = SIMTIME_MAX;
+	a->next.next_key = UINT64_MAX;
+	for (int r = 0; r < P->nranks; r++) {
+		if (v[r].next_t == a->min.next_t && v[r].next_key == a->min.next_key)
+			a->nmin++;
+		else if (before(v[r].next_t, v[r].next_key, &a->next))
+			a->next = v[r];
+	}
 	mp_free(v);
 }
 
@@ -433,8 +448,27 @@ static void run_window(struct sim *s, simtime_t end)
 	}
 }
 
-/* The last stretch of a window, one event of all ranks at a time: true when
- * the last flow completed (then every rank's clock is its time). */
+/* A round of the last stretch on the rank that holds the earliest event of
+ * all: its events in order while they come before every other rank's next
+ * (they are then the next ones of the whole run), up to and including one
+ * that completes a flow. The runner's own events, which every rank holds,
+ * run alone, everywhere. */
+static void lockstep_run(struct sim *s, simtime_t end, const struct part_all *a)
+{
+	simtime_t t;
+	uint64_t key;
+	if (!evq_peek(&s->q, &t, &key) || t != a->min.next_t || key != a->min.next_key)
+		return;
+	size_t done = s->nflows_done;
+	do {
+		evq_run_n(&s->q, t, 1);
+		s->q.stop = false;
+	} while (a->nmin == 1 && s->nflows_done == done && !s->err.status &&
+		 evq_peek(&s->q, &t, &key) && t < end && before(t, key, &a->next));
+}
+
+/* The last stretch of a window, in rounds: true when the last flow
+ * completed (then every rank's clock is its time). */
 static bool lockstep(struct sim *s, simtime_t end, struct part_all *a)
 {
 	for (;;) {
@@ -445,12 +479,7 @@ static bool lockstep(struct sim *s, simtime_t end, struct part_all *a)
 		}
 		if (a->min.next_t == SIMTIME_MAX)
 			return false;
-		simtime_t t;
-		uint64_t key;
-		if (evq_peek(&s->q, &t, &key) && t == a->min.next_t && key == a->min.next_key) {
-			evq_run_n(&s->q, t, 1);
-			s->q.stop = false;
-		}
+		lockstep_run(s, end, a);
 		s->part->steps++;
 	}
 }
@@ -499,7 +528,7 @@ void part_run(struct sim *s)
 		fprintf(
 		    stderr,
 		    "rank %d: %.3f s running windows (%.3f s of CPU), %.3f s exchanging, %.3f s "
-		    "agreeing (%.3f s of it in %llu lockstep steps), %llu events, %llu sent "
+		    "agreeing (%.3f s of it in %llu lockstep rounds), %llu events, %llu sent "
 		    "across\n",
 		    P->rank, P->run_s, P->run_cpu_s, P->xchg_s, P->wait_s, P->lock_s,
 		    (unsigned long long)P->steps, (unsigned long long)s->q.processed,

@@ -38,7 +38,7 @@ struct part {
 	uint32_t pkt_bytes;    /* a packet and its load balancer's metadata */
 	struct part_buf *out;  /* per destination rank: the messages of this window */
 	uint64_t windows;      /* windows run */
-	uint64_t steps;	       /* events run in lockstep (the last stretch) */
+	uint64_t steps;	       /* rounds of the last stretch (lockstep) */
 	uint64_t cut_pkts;     /* packets this rank sent across a cut */
 	uint64_t cut_pkts_all; /* ... all ranks (rank 0, after part_gather) */
 	double wait_s;	       /* wall time in the window's collectives */

@@ -147,7 +147,7 @@ struct run_result {
 		char scheme[16];    /* how the fabric was cut */
 		uint32_t cut_links; /* links with their ends on two ranks */
 		uint64_t lookahead; /* a window's width, ps */
-		uint64_t windows, lockstep_events, cut_pkts;
+		uint64_t windows, lockstep_rounds, cut_pkts;
 		double wait_s; /* rank 0's wall time in the windows' collectives */
 	} part;
 	/* out-of-order degree over data packets the receivers noted (UDMP,
