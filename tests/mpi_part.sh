@@ -14,13 +14,16 @@
 #    reach the cores: at 2 ranks pod 0 and core 2 are on different ranks,
 #    so the pauses agg0_1 sends core2 cross the cut;
 #  - the STrack run with two links down from the start (one of them cut at
-#    2 ranks) and every fabric link corrupting packets at random (each
-#    port's own random stream, on its rank).
+#    2 ranks), every fabric link corrupting packets at random (each port's
+#    own random stream, on its rank), and a cut link (agg0_1-core2 at 2
+#    ranks) failing under its packets and coming back, another failing, a
+#    third slowed down.
 # The cut, by hand (scheme "tors": ToRs in blocks with their hosts and their
 # pod's aggregation switches, cores dealt out in blocks): at 2 ranks pods 0-1
 # and cores 0-1 on rank 0, each core reaches the other two pods: 4 x 2 = 8
 # cut links; at 4 ranks a pod and a core each: 4 x 3 = 12.
-# What is not partitioned yet is refused before the run (exit 2).
+# What is not partitioned yet (here: a link delay that changes, which the
+# windows rely on) is refused before the run (exit 2), said once.
 set -euo pipefail
 
 MPSIM=${1:?usage: mpi_part.sh MPSIM MPIEXEC}
@@ -87,9 +90,17 @@ output:
   pauses: [all, tier2_up, tier2_down]
   paused: [fabric]
 YAML
-# links down from the start and corrupting links (random drops per port)
+# links down from the start, corrupting links (random drops per port), and
+# links that fail, recover and slow down during the run
 sed 's/^name: strack/name: fail/' strack.yaml >fail.yaml
-printf 'failures: {links: [agg0_0-core0, edge2_1-agg2_0], loss_rate: 0.001}\n' >>fail.yaml
+cat >>fail.yaml <<'YAML'
+failures: {links: [agg0_0-core0, edge2_1-agg2_0], loss_rate: 0.001}
+events:
+  - {at: 8us, link: agg0_1-core2, action: down}
+  - {at: 9us, link: edge1_0-agg1_1, action: down}
+  - {at: 20us, link: agg0_1-core2, action: up}
+  - {at: 12us, link: agg2_0-core0, action: rate, value: 25Gbps}
+YAML
 
 for x in strack roce fail; do
 	for n in 1 2 4; do ranks "$n" "$x.yaml" "$x$n"; done
@@ -110,6 +121,10 @@ for x in strack roce fail; do
 done
 d=$(json fail1/summary.json 'd["network"]["drops_link"]' 2>&1)
 [[ $d =~ ^[1-9][0-9]*$ ]] || fail "fail: corrupted packets" "drops_link > 0" "$d"
+# what the cut link lost when it failed, both ways (counted at the sending port)
+p=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "drops_link") c = i }
+	$1 == "agg0_1-core2" || $1 == "core2-agg0_1" { printf "%s ", ($c > 0) }' fail2/ports.csv)
+[[ $p == "1 1 " ]] || fail "fail: the cut link's losses" "drops_link > 0 at both ends of agg0_1-core2" "${p:-no rows}"
 # the pauses that cross the cut at 2 ranks: agg0_1 (pod 0, rank 0) to core2 (rank 1)
 p=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "pause_sent") c = i }
 	$1 == "agg0_1-core2" { print $c }' roce2/ports.csv)
@@ -117,15 +132,15 @@ p=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "pause_sent") c = i }
 
 # not partitioned yet: refused before the run, exit 2, nothing written
 sed 's/^name: strack/name: ev/' strack.yaml >ev.yaml
-printf 'events:\n  - {at: 10us, link: edge0_0-agg0_0, action: down}\n' >>ev.yaml
+printf 'events:\n  - {at: 10us, link: edge0_0-agg0_0, action: delay, value: 2us}\n' >>ev.yaml
 set +e
 "$MPIEXEC" -n 2 "$MPSIM" run ev.yaml --out ev --quiet >ev.out 2>ev.err
 rc=$?
 set -e
-[[ $rc == 2 ]] || fail "events at 2 ranks" "exit 2" "exit $rc: $(head -c 300 ev.err)"
-grep -qF 'not partitioned yet' ev.err || fail "events at 2 ranks" "a sentence: not partitioned yet" "$(head -c 300 ev.err)"
-[[ $(grep -c 'not partitioned yet' ev.err) == 1 ]] || fail "events at 2 ranks" "said once (rank 0)" "$(cat ev.err)"
-[[ ! -e ev/flows.csv ]] || fail "events at 2 ranks" "nothing written" "$(ls ev)"
+[[ $rc == 2 ]] || fail "a delay event at 2 ranks" "exit 2" "exit $rc: $(head -c 300 ev.err)"
+grep -qF "events that change a link's delay (the windows' lookahead): not partitioned yet" ev.err || fail "a delay event at 2 ranks" "a sentence: not partitioned yet" "$(head -c 300 ev.err)"
+[[ $(grep -c 'not partitioned yet' ev.err) == 1 ]] || fail "a delay event at 2 ranks" "said once (rank 0)" "$(cat ev.err)"
+[[ ! -e ev/flows.csv ]] || fail "a delay event at 2 ranks" "nothing written" "$(ls ev)"
 
 if ((nfail)); then
 	echo "mpi_part: $nfail check(s) failed" >&2

@@ -104,6 +104,9 @@ struct fabric {
 	 * packet; the port frees it. NULL in a one-rank run. */
 	void (*cut_send)(void *ctx, const struct port *pt, const struct packet *p, simtime_t at,
 			 uint64_t key);
+	/* ... and a cut port's link went down: what it sent and has not been
+	 * handed over yet is lost on the wire */
+	void (*cut_down)(void *ctx, const struct port *pt);
 	void *cut_ctx;
 
 	struct fab_hol *hol; /* NULL: not tracked (fab_hol_enable) */

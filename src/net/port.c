@@ -662,6 +662,11 @@ static void wire_lost(void *obj, uint64_t arg)
 	pkt_free(n->fab, p);
 }
 
+void port_wire_lost(void *obj, uint64_t arg)
+{
+	wire_lost(obj, arg);
+}
+
 static bool on_wire_of(const void *ctx, const void *obj, uint64_t arg)
 {
 	const struct port *in = ctx; /* the port the wire ends at */
@@ -670,7 +675,7 @@ static bool on_wire_of(const void *ctx, const void *obj, uint64_t arg)
 
 bool port_event_carries_packet(ev_fn fn)
 {
-	return fn == port_wire_arrive || fn == wire_lost;
+	return fn == port_wire_arrive || fn == wire_lost || fn == port_wire_lost;
 }
 
 void port_drain(struct fabric *f, struct port *pt)
@@ -695,8 +700,11 @@ void port_link_down(struct fabric *f, struct port *pt)
 			port_lose(f, pt, p);
 		}
 	pt->qmask = 0;
-	/* and what is on its wire, when it would have arrived */
+	/* and what is on its wire, when it would have arrived (a cut wire's
+	 * packets not yet handed to the rank it leads to: that rank's) */
 	evq_rehandle(f->q, port_wire_arrive, wire_lost, on_wire_of, pt->peer);
+	if (pt->cut)
+		f->cut_down(f->cut_ctx, pt);
 }
 
 void port_link_up(struct fabric *f, struct port *pt)

@@ -164,6 +164,10 @@ static inline struct packet *port_wire_packet(uint64_t arg)
 {
 	return (struct packet *)(uintptr_t)(arg & ~(uint64_t)15);
 }
+/* Event handler: the arrival of a packet whose link failed under it, lost
+ * and counted at the port that sent it (a partitioned run's receiving rank
+ * pushes it for what crossed a cut: sim/part.c). */
+void port_wire_lost(void *n, uint64_t arg);
 /* Does an event of this handler carry a packet in its argument (an arrival,
  * or an arrival its link's failure made a loss: port_wire_packet)? */
 bool port_event_carries_packet(ev_fn fn);

@@ -83,7 +83,7 @@ struct part_msg {
 	simtime_t t;  /* its arrival, ps */
 	uint64_t key; /* its arrival event's key (the sending port's) */
 	uint32_t node;
-	uint32_t pad;
+	uint32_t lost; /* its link went down under it (cut_down) */
 };
 
 /* ---- cutting the fabric ------------------------------------------------- */
@@ -144,8 +144,16 @@ static int unsupported(struct sim *s, struct mp_err *e)
 	const struct experiment *x = s->x;
 	const char *what = NULL, *key = NULL;
 	const struct lb_ops *lb = s->fab.lb;
-	if (x->nevents)
-		what = "events (link failures and changes during the run)", key = "events";
+	bool delay_ev = false, up_ev = false;
+	for (size_t i = 0; i < x->nevents; i++) {
+		enum link_action a = x->events[i].action;
+		delay_ev |= a == LINK_DELAY || a == LINK_PROC_DELAY;
+		up_ev |= a == LINK_UP;
+	}
+	if (delay_ev)
+		what = "events that change a link's delay (the windows' lookahead)", key = "events";
+	else if (up_ev && x->sw.mode == BUF_LOSSLESS) /* port_link_up reads its peer's PFC state */
+		what = "a lossless fabric's links coming back up", key = "events";
 	else if (s->flows.ndeps || s->ccl.nchans || x->coll)
 		what = "dependent messages and collectives",
 		key = x->coll ? "collective" : "workload";
@@ -182,6 +190,26 @@ static void cut_send(void *ctx, const struct port *pt, const struct packet *p, s
 	P->cut_pkts++;
 }
 
+/* A cut port's link went down: the packets it sent this window, on their
+ * way in this rank's buffer, are lost on the wire (port_link_down). */
+static void cut_down(void *ctx, const struct port *pt)
+{
+	struct part *P = ctx;
+	uint32_t node = pt->peer_node->id;
+	struct part_buf *b = &P->out[P->owner[node]];
+	size_t step = sizeof(struct part_msg) + P->pkt_bytes;
+	for (size_t off = 0; off + step <= b->n; off += step) {
+		struct part_msg m;
+		struct packet p;
+		memcpy(&m, b->v + off, sizeof m);
+		memcpy(&p, b->v + off + sizeof m, sizeof p);
+		if (m.node == node && p.in_port == pt->peer_idx) {
+			m.lost = 1;
+			memcpy(b->v + off, &m, sizeof m);
+		}
+	}
+}
+
 /* Send what this window put across cuts and push what came: each source's
  * messages in the order they were sent, so a port's arrivals in the order
  * of their keys. */
@@ -204,8 +232,8 @@ static void exchange(struct sim *s)
 		struct packet *p = pkt_alloc(&s->fab);
 		memcpy(p, in + off + sizeof m, P->pkt_bytes);
 		p->next = NULL;
-		evq_push(&s->q, m.t, m.key, port_wire_arrive, s->fab.nodes[m.node],
-			 (uint64_t)(uintptr_t)p);
+		evq_push(&s->q, m.t, m.key, m.lost ? port_wire_lost : port_wire_arrive,
+			 s->fab.nodes[m.node], (uint64_t)(uintptr_t)p);
 	}
 	mp_free(in);
 	mp_free(nout);
@@ -333,6 +361,7 @@ int part_setup(struct sim *s, struct mp_err *e)
 	if (mark_cut(s, e))
 		return e->status;
 	f->cut_send = cut_send;
+	f->cut_down = cut_down;
 	f->cut_ctx = P;
 	keep_mine(s);
 	shadow_opens(s);
@@ -562,7 +591,7 @@ struct part_conn {
 
 struct part_head {
 	uint64_t processed, peak, nflows_done, no_route, overflow, nports, nsws, nconns, nrows,
-	    cut_pkts, pool_peak;
+	    cut_pkts, pool_peak, nlost;
 	uint64_t ood[TP_OOD_MAX + 1];
 };
 
@@ -585,6 +614,17 @@ static void pack_ports(struct sim *s, struct part_buf *b, struct part_head *h)
 		memcpy(r.paused_at, pt->paused_at, sizeof r.paused_at);
 		PUT(b, r);
 		h->nports++;
+	}
+	/* what another rank's port sent that its link lost on the way here
+	 * (port_wire_lost counts it at the sending port, which is not ours) */
+	for (uint32_t i = 0; i < f->nports; i++) {
+		const struct port *pt = &f->port_mem[i];
+		if (!part_mine(s->part, pt->owner) && part_mine(s->part, pt->peer_node) &&
+		    pt->st.drops_link) {
+			uint64_t v[2] = { i, pt->st.drops_link };
+			buf_put(b, v, sizeof v);
+			h->nlost++;
+		}
 	}
 	for (uint32_t i = 0; i < f->nsws; i++)
 		if (part_mine(s->part, &f->sws[i]->node)) {
@@ -667,7 +707,7 @@ static void unpack_port(struct sim *s, const struct part_port *r)
 
 /* One rank's share (a buffer part_pack made) into rank 0's sim. */
 static void unpack(struct sim *s, const unsigned char *v, struct part_buf *rows,
-		   struct part_head *sum)
+		   struct part_buf *lost, struct part_head *sum)
 {
 	struct part_head h;
 	memcpy(&h, v, sizeof h);
@@ -686,6 +726,8 @@ static void unpack(struct sim *s, const unsigned char *v, struct part_buf *rows,
 		memcpy(&r, v, sizeof r);
 		unpack_port(s, &r);
 	}
+	buf_put(lost, v, h.nlost * 2 * sizeof(uint64_t)); /* added once all are in */
+	v += h.nlost * 2 * sizeof(uint64_t);
 	for (uint64_t i = 0; i < h.nsws; i++, v += 2 * sizeof(uint64_t)) {
 		uint64_t w[2];
 		memcpy(w, v, sizeof w);
@@ -728,16 +770,22 @@ void part_gather(struct sim *s)
 		mp_free(b.v);
 		return;
 	}
-	struct part_buf rows = { 0 };
+	struct part_buf rows = { 0 }, lost = { 0 };
 	struct part_head sum = { 0 };
-	unpack(s, b.v, &rows, &sum);
+	unpack(s, b.v, &rows, &lost, &sum);
 	mp_free(b.v);
 	for (int r = 1; r < P->nranks; r++) {
 		size_t n;
 		unsigned char *v = ranks_recv(r, PART_TAG, &n);
-		unpack(s, v, &rows, &sum);
+		unpack(s, v, &rows, &lost, &sum);
 		mp_free(v);
 	}
+	for (size_t off = 0; off + 16 <= lost.n; off += 16) {
+		uint64_t w[2];
+		memcpy(w, lost.v + off, sizeof w);
+		s->fab.port_mem[w[0]].st.drops_link += w[1];
+	}
+	mp_free(lost.v);
 	s->q.processed = sum.processed;
 	s->q.peak = sum.peak;
 	s->pkts.peak = sum.pool_peak;

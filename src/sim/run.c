@@ -301,6 +301,15 @@ static double part_bits(uint64_t u)
 	return d;
 }
 
+/* A partitioned run's rank samples the ports it owns, and for drops also
+ * those whose wire ends here: what a failed link loses on its way from
+ * another rank is counted at its sending port on this one (port_wire_lost,
+ * sim/part.c). */
+static bool sample_here(const struct sim *s, const struct port *pt, bool drops)
+{
+	return part_mine(s->part, pt->owner) || (drops && part_mine(s->part, pt->peer_node));
+}
+
 /* A port-group sampler's value over the ports it covers: the largest
  * queue, the mean utilisation, the pauses or drops since the last sample,
  * or the mean paused share of dt. */
@@ -345,10 +354,10 @@ static double sample_ports(struct sim *s, struct ts_sampler *sp, simtime_t now, 
 	case SAMP_DROPS: {
 		uint64_t sum = 0;
 		for (uint32_t n = 0; n < f->nnodes; n++)
-			for (uint16_t p = 0;
-			     p < f->nodes[n]->nports && part_mine(s->part, f->nodes[n]); p++) {
+			for (uint16_t p = 0; p < f->nodes[n]->nports; p++) {
 				struct port *pt = &f->nodes[n]->ports[p];
-				if (sampler_has(sp, pt))
+				if (sampler_has(sp, pt) &&
+				    sample_here(s, pt, sp->kind == SAMP_DROPS))
 					sum += sp->kind == SAMP_PAUSES
 						   ? pt->st.pause_sent
 						   : pt->st.drops_buffer + pt->st.drops_link;
