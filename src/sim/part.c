@@ -347,6 +347,10 @@ static void shadow_opens(struct sim *s)
 
 int part_setup(struct sim *s, struct mp_err *e)
 {
+	const char *env = getenv("MPSIM_PARTITION");
+	if (env && *env && strcmp(env, "tors") && strcmp(env, "round"))
+		return mp_errf(e, MP_EUSER, "MPSIM_PARTITION: expected tors or round, got '%s'",
+			       env);
 	if (unsupported(s, e))
 		return e->status;
 	struct part *P = mp_calloc(1, sizeof *P);
