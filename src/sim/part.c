@@ -384,10 +384,11 @@ int part_setup(struct sim *s, struct mp_err *e)
 struct part_sync {
 	uint64_t next_t; /* earliest pending event, SIMTIME_MAX: none */
 	uint64_t next_key;
-	uint64_t rx;	/* flows delivered here */
-	uint64_t done;	/* flows completed here (acknowledged at their sender) */
-	uint64_t now;	/* time of the last event run here */
-	uint64_t abort; /* a limit reached while running (s->err) */
+	uint64_t rx;	  /* flows delivered here */
+	uint64_t done;	  /* flows completed here (acknowledged at their sender) */
+	uint64_t now;	  /* time of the last event run here */
+	uint64_t abort;	  /* a limit reached while running (s->err) */
+	uint64_t busy_us; /* CPU time running windows so far, us (--progress) */
 };
 
 /* Flows received here and delivered whole (every payload byte at the
@@ -410,6 +411,8 @@ struct part_all {
 	struct part_sync min;  /* next_t, next_key: the earliest (time, key) */
 	struct part_sync next; /* ... of the ranks that do not hold that one */
 	int nmin;	       /* ranks that hold it (all, for the runner's own) */
+	int slow;	       /* the rank busiest running its windows so far */
+	double slow_busy_s;    /* ... its CPU time in them, s */
 	uint64_t rx, done, now, abort;
 };
 
@@ -426,7 +429,8 @@ static void sync_all(struct sim *s, simtime_t below, struct part_all *a)
 				.rx = delivered(s),
 				.done = s->nflows_done,
 				.now = s->q.now,
-				.abort = s->err.status != 0 };
+				.abort = s->err.status != 0,
+				.busy_us = (uint64_t)(P->run_cpu_s * 1e6) };
 	simtime_t t;
 	uint64_t key;
 	if (evq_peek(&s->q, &t, &key) && t < below) {
@@ -451,6 +455,10 @@ static void sync_all(struct sim *s, simtime_t below, struct part_all *a)
 		a->now = v[r].now > a->now ? v[r].now : a->now;
 		a->abort |= v[r].abort;
 	}
+	for (int r = 0; r < P->nranks; r++)
+		if (v[r].busy_us > v[a->slow].busy_us)
+			a->slow = r;
+	a->slow_busy_s = (double)v[a->slow].busy_us * 1e-6;
 	a->next.next_t = SIMTIME_MAX;
 	a->next.next_key = UINT64_MAX;
 	for (int r = 0; r < P->nranks; r++) {
@@ -517,13 +525,32 @@ static bool lockstep(struct sim *s, simtime_t end, struct part_all *a)
 	}
 }
 
+/* --progress, from rank 0 every 10 s: simulated time, flows done, and the
+ * slowest rank (the one the others wait for). */
+static void part_progress(struct sim *s, const struct part_all *a, bool final)
+{
+	struct part *P = s->part;
+	double now = sim_wall_now();
+	if (!P->progress || P->rank || (!final && now - s->progress_last < 10.0))
+		return;
+	s->progress_last = now;
+	fprintf(stderr,
+		"  t=%.1fus  flows %llu/%zu  %llu windows  slowest rank %d: %.1f s of CPU in its "
+		"windows of %.1f s\n",
+		time_to_us(a->now), (unsigned long long)a->done, s->flows.n,
+		(unsigned long long)P->windows, a->slow, a->slow_busy_s, now - s->wall_start);
+	fflush(stderr);
+}
+
 void part_run(struct sim *s)
 {
 	struct part *P = s->part;
 	const struct experiment *x = s->x;
 	simtime_t until = x->gen.stop_time ? x->gen.stop_time : x->gen.time_limit;
 	struct part_all a;
-	s->wall_start = sim_wall_now();
+	s->wall_start = s->progress_last = sim_wall_now();
+	P->progress = s->show_progress; /* rank 0's line, not every rank's */
+	s->show_progress = false;
 	sync_all(s, SIMTIME_MAX, &a);
 	bool stopped = false;
 	while (!a.abort && a.min.next_t <= until) {
@@ -554,9 +581,11 @@ void part_run(struct sim *s)
 		exchange(s);
 		P->xchg_s += sim_wall_now() - t1;
 		sync_all(s, SIMTIME_MAX, &a);
+		part_progress(s, &a, false);
 	}
 	if (!stopped)
 		s->q.now = a.now;
+	part_progress(s, &a, true);
 	if (getenv("MPSIM_PART_TIMES"))
 		fprintf(
 		    stderr,

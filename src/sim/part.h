@@ -45,6 +45,7 @@ struct part {
 	/* MPSIM_PART_TIMES: wall time running windows (and its CPU time),
 	 * exchanging, in the last stretch's lockstep */
 	double run_s, run_cpu_s, xchg_s, lock_s;
+	bool progress;	       /* --progress: rank 0 reports every 10 s */
 	uint32_t *live;	       /* connections received here not yet delivered whole */
 	uint32_t nlive, nrecv; /* ... how many, of how many received here */
 };
