@@ -488,15 +488,63 @@ static void test_rehandle(void **state)
 	evq_free(&r);
 }
 
+/* evq_peek names the event the next pop takes, time and key, and changes
+ * nothing of the order: a queue peeked before every pop runs its 3000 events
+ * as an untouched one does (events of random times, many of them shared,
+ * from three creators). */
+static void test_peek(void **state)
+{
+	(void)state;
+	struct evq q, r;
+	evq_init(&q);
+	evq_init(&r);
+	struct mp_rng g;
+	rng_init(&g, 5, RNG_TEST, 0);
+	struct ev_src sq[3] = { { .id = 1 }, { .id = 2 }, { .id = 3 } }, sr[3];
+	memcpy(sr, sq, sizeof sr);
+	static uint64_t want[3000];
+	for (uint64_t i = 0; i < 3000; i++) {
+		simtime_t t = i % 2 ? rng_below(&g, 1u << 30) : 1000 * rng_below(&g, 50);
+		unsigned c = (unsigned)rng_below(&g, 3);
+		evq_at(&q, &sq[c], t, record, NULL, i);
+		evq_at(&r, &sr[c], t, record, NULL, i);
+	}
+	norder = 0;
+	evq_run(&r, SIMTIME_MAX);
+	memcpy(want, order, sizeof want);
+	norder = 0;
+	simtime_t t;
+	uint64_t key;
+	for (int i = 0; i < 3000; i++) {
+		assert_true(evq_peek(&q, &t, &key));
+		struct ev e = evq_pop(&q);
+		assert_int_equal(t, e.t);
+		assert_int_equal(key, e.key);
+		e.fn(e.obj, e.arg);
+	}
+	assert_false(evq_peek(&q, &t, &key));
+	for (int i = 0; i < 3000; i++)
+		assert_int_equal(order[i], want[i]);
+	evq_free(&q);
+	evq_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_time_order),	 cmocka_unit_test(test_tie_break),
-		cmocka_unit_test(test_until_and_budget), cmocka_unit_test(test_hold_model),
-		cmocka_unit_test(test_many_ties),	 cmocka_unit_test(test_same_time_burst),
-		cmocka_unit_test(test_refill_runs),	 cmocka_unit_test(test_ser_exact_paths),
-		cmocka_unit_test(test_lookahead_order),	 cmocka_unit_test(test_rehandle),
-		cmocka_unit_test(test_slot_order),	 cmocka_unit_test(test_radix_groups),
+		cmocka_unit_test(test_time_order),
+		cmocka_unit_test(test_tie_break),
+		cmocka_unit_test(test_until_and_budget),
+		cmocka_unit_test(test_hold_model),
+		cmocka_unit_test(test_many_ties),
+		cmocka_unit_test(test_same_time_burst),
+		cmocka_unit_test(test_refill_runs),
+		cmocka_unit_test(test_ser_exact_paths),
+		cmocka_unit_test(test_lookahead_order),
+		cmocka_unit_test(test_rehandle),
+		cmocka_unit_test(test_slot_order),
+		cmocka_unit_test(test_radix_groups),
+		cmocka_unit_test(test_peek),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

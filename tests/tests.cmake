@@ -51,6 +51,9 @@ endif()
 if(MPSIM_MPI AND MPI_C_FOUND AND MPIEXEC_EXECUTABLE)
   add_test(NAME mpi_sweep COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/mpi_sweep.sh
     $<TARGET_FILE:mpsim> ${MPIEXEC_EXECUTABLE})
+  # one run partitioned over 1, 2 and 4 ranks: the same bytes as one process
+  add_test(NAME mpi_part COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/mpi_part.sh
+    $<TARGET_FILE:mpsim> ${MPIEXEC_EXECUTABLE})
 else()
   add_test(NAME mpi_sweep COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/mpi_sweep.sh
     $<TARGET_FILE:mpsim> --without-mpi)

@@ -850,6 +850,20 @@ void evq_rehandle(struct evq *q, ev_fn from, ev_fn to,
 	}
 }
 
+bool evq_peek(struct evq *q, simtime_t *t, uint64_t *key)
+{
+	if (q->n == 0)
+		return false;
+	if (q->b0.tail != 0)
+		b0_merge(&q->b0);
+	if (q->b0.n < EVQ_AHEAD)
+		top_up(q);
+	const struct evs *e = &q->b0.v[q->b0.n - 1];
+	*t = e->t;
+	*key = e->key >> 8;
+	return true;
+}
+
 struct ev evq_pop(struct evq *q)
 {
 	struct ev e;

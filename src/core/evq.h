@@ -257,6 +257,11 @@ static inline bool evq_empty(const struct evq *q)
 {
 	return q->n == 0;
 }
+/* The time and key (creator << EVQ_SEQ_BITS | sequence) of the earliest
+ * pending event: false when none. It may reorganise the queue, never the
+ * order: for a partitioned run's last stretch, where the ranks agree on the
+ * next event of all of them (sim/part.c). */
+bool evq_peek(struct evq *q, simtime_t *t, uint64_t *key);
 /* Time of the earliest pending event (SIMTIME_MAX when none); changes nothing. */
 simtime_t evq_next_time(const struct evq *q);
 

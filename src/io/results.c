@@ -253,14 +253,23 @@ static int write_summary(FILE *f, const struct experiment *x, const struct run_r
 		fprintf(f, "\"busbw_gbps\": {\"min\": %.6f, \"mean\": %.6f}},\n", cs.busbw_min_gbps,
 			cs.busbw_mean_gbps);
 	}
+	if (r->part.ranks > 1)
+		fprintf(f,
+			"  \"partition\": {\"ranks\": %u, \"scheme\": \"%s\", \"cut_links\": %u, "
+			"\"lookahead_us\": %.6f, \"windows\": %llu, \"lockstep_rounds\": %llu, "
+			"\"cut_packets\": %llu, \"rank0_wait_s\": %.6f},\n",
+			r->part.ranks, r->part.scheme, r->part.cut_links,
+			time_to_us(r->part.lookahead), (unsigned long long)r->part.windows,
+			(unsigned long long)r->part.lockstep_rounds,
+			(unsigned long long)r->part.cut_pkts, r->part.wait_s);
 	fprintf(f,
-		"  \"run\": {\"sim_time_us\": %.6f, \"events\": %llu, "
+		"  \"run\": {\"ranks\": %u, \"sim_time_us\": %.6f, \"events\": %llu, "
 		"\"events_peak_pending\": %llu, \"wall_s\": %.6f, "
 		"\"events_per_s\": %.0f, \"peak_rss_bytes\": %llu, \"peak_heap_bytes\": %llu, "
 		"\"packet_pool_peak\": %llu}\n}\n",
-		time_to_us(r->sim_end), (unsigned long long)r->events,
-		(unsigned long long)r->events_peak_pending, r->wall_s,
-		r->wall_s > 0 ? (double)r->events / r->wall_s : 0.0,
+		r->part.ranks ? r->part.ranks : 1, time_to_us(r->sim_end),
+		(unsigned long long)r->events, (unsigned long long)r->events_peak_pending,
+		r->wall_s, r->wall_s > 0 ? (double)r->events / r->wall_s : 0.0,
 		(unsigned long long)r->peak_rss, (unsigned long long)r->peak_heap,
 		(unsigned long long)r->pkt_pool_peak);
 	return ferror(f) ? -1 : 0;

@@ -107,6 +107,17 @@ struct fabric {
 	void *cb_ctx;
 	void *pf_ctx; /* the prefetchers' own (host_rx and nic_pull may be wrapped) */
 
+	/* a partitioned run (sim/part.c): a packet leaving a port marked `cut`
+	 * arrives at node peer_node on another rank at `at`; key is the event
+	 * key its arrival would have had (the port's own). The callee copies the
+	 * packet; the port frees it. NULL in a one-rank run. */
+	void (*cut_send)(void *ctx, const struct port *pt, const struct packet *p, simtime_t at,
+			 uint64_t key);
+	/* ... and a cut port's link went down: what it sent and has not been
+	 * handed over yet is lost on the wire */
+	void (*cut_down)(void *ctx, const struct port *pt);
+	void *cut_ctx;
+
 	struct fab_hol *hol; /* NULL: not tracked (fab_hol_enable) */
 	uint16_t *pin;	     /* per connection (fab_pin): 0 = the lb, k = next hop k - 1 */
 	uint32_t npin;

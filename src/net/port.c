@@ -29,6 +29,7 @@
 
 static void port_try_send(struct fabric *f, struct port *pt);
 static void wire_push(struct fabric *f, struct port *pt, pq_ent e, simtime_t at);
+static void wire_slow(struct fabric *f, struct port *pt, pq_ent e, simtime_t at);
 
 void port_stats_sync(struct port *pt, simtime_t now)
 {
@@ -447,6 +448,33 @@ static void wire_push(struct fabric *f, struct port *pt, pq_ent e, simtime_t at)
 	evq_at(f->q, &pt->evs, at, port_wire_arrive, pt->peer_node, port_wire_arg(e));
 }
 
+/* A wire that is lossy (corruption) or cut by a partition (sim/part.c):
+ * the packet may be lost, and if not it arrives on this rank (wire_push) or
+ * on the rank the link leads to, as a message that carries the packet, its
+ * mark and the key its arrival event would have had here, so that it takes
+ * the same place in the order of events there. */
+static __attribute__((noinline)) void wire_slow(struct fabric *f, struct port *pt, pq_ent e,
+						simtime_t at)
+{
+	struct packet *p = pq_pkt(e);
+	if (pt->lossy_link && p->type != PKT_PAUSE && rng_u01(&pt->rng) < pt->loss_rate) {
+		pt->st.drops_link++;
+		pkt_free(f, p);
+		return;
+	}
+	if (!pt->cut) {
+		wire_push(f, pt, e, at);
+		return;
+	}
+	if (at < pt->wire_last)
+		at = pt->wire_last;
+	pt->wire_last = at;
+	p->in_port = pt->peer_idx;
+	p->flags |= (uint8_t)(e & PKT_F_CE); /* what port_wire_arrive writes */
+	f->cut_send(f->cut_ctx, pt, p, at, evq_key(&pt->evs));
+	pkt_free(f, p);
+}
+
 #define ROUTE_NONE UINT16_MAX /* no route: the packet is lost */
 /* ahead only: the load balancer's state must say (a switch's 65535th port,
  * index 65534, reads as this too: its prefetch is skipped, nothing else) */
@@ -634,6 +662,11 @@ static void wire_lost(void *obj, uint64_t arg)
 	pkt_free(n->fab, p);
 }
 
+void port_wire_lost(void *obj, uint64_t arg)
+{
+	wire_lost(obj, arg);
+}
+
 static bool on_wire_of(const void *ctx, const void *obj, uint64_t arg)
 {
 	const struct port *in = ctx; /* the port the wire ends at */
@@ -642,7 +675,7 @@ static bool on_wire_of(const void *ctx, const void *obj, uint64_t arg)
 
 bool port_event_carries_packet(ev_fn fn)
 {
-	return fn == port_wire_arrive || fn == wire_lost;
+	return fn == port_wire_arrive || fn == wire_lost || fn == port_wire_lost;
 }
 
 void port_drain(struct fabric *f, struct port *pt)
@@ -667,8 +700,11 @@ void port_link_down(struct fabric *f, struct port *pt)
 			port_lose(f, pt, p);
 		}
 	pt->qmask = 0;
-	/* and what is on its wire, when it would have arrived */
+	/* and what is on its wire, when it would have arrived (a cut wire's
+	 * packets not yet handed to the rank it leads to: that rank's) */
 	evq_rehandle(f->q, port_wire_arrive, wire_lost, on_wire_of, pt->peer);
+	if (pt->cut)
+		f->cut_down(f->cut_ctx, pt);
 }
 
 void port_link_up(struct fabric *f, struct port *pt)
@@ -821,13 +857,10 @@ static void port_transmit(struct fabric *f, struct port *pt, pq_ent e)
 		pt->tx_ev = true;
 		evq_at(f->q, &pt->evs, now + ser, port_tx_done, pt, tx_hint(pt));
 	}
-	if (__builtin_expect(pt->lossy_link, 0) && pq_pkt(e)->type != PKT_PAUSE &&
-	    rng_u01(&pt->rng) < pt->loss_rate) {
-		pt->st.drops_link++;
-		pkt_free(f, pq_pkt(e));
-	} else {
+	if (__builtin_expect(pt->lossy_link | pt->cut, 0))
+		wire_slow(f, pt, e, now + ser + pt->delay);
+	else
 		wire_push(f, pt, e, now + ser + pt->delay);
-	}
 }
 
 /* The wire is free: send the next eligible packet, if any. A NIC's pull runs

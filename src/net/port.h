@@ -78,8 +78,12 @@ struct port {
 				* (lossless switches, load balancers' tx hooks: port.c) */
 	bool bond_away : 1;    /* a host port whose link the routes know is down: what
 				* it would send goes to its bond partner (fab_bond) */
-	uint8_t paused;	       /* bit per class: paused by the downstream peer */
-	uint8_t qmask;	       /* bit per class: that class's queue is not empty */
+	/* the link ends on another rank's partition (sim/part.c): what leaves
+	 * here is handed to fabric.cut_send, not pushed as a local arrival.
+	 * Tested with lossy_link, in one branch a packet pays anyway. */
+	bool cut : 1;
+	uint8_t paused; /* bit per class: paused by the downstream peer */
+	uint8_t qmask;	/* bit per class: that class's queue is not empty */
 	/* ECN marks not yet in st.ecn_marks: every 256th adds them, so a mark
 	 * writes a line the departure holds rather than the cold statistics
 	 * (port_ecn_marks reads the sum) */
@@ -163,6 +167,10 @@ static inline struct packet *port_wire_packet(uint64_t arg)
 {
 	return (struct packet *)(uintptr_t)(arg & ~(uint64_t)15);
 }
+/* Event handler: the arrival of a packet whose link failed under it, lost
+ * and counted at the port that sent it (a partitioned run's receiving rank
+ * pushes it for what crossed a cut: sim/part.c). */
+void port_wire_lost(void *n, uint64_t arg);
 /* Does an event of this handler carry a packet in its argument (an arrival,
  * or an arrival its link's failure made a loss: port_wire_packet)? */
 bool port_event_carries_packet(ev_fn fn);

@@ -28,6 +28,7 @@
 #include "io/report.h"
 #include "io/results.h"
 #include "io/sweep.h"
+#include "sim/part.h"
 #include "sim/ranks.h"
 #include "sim/run.h"
 
@@ -434,8 +435,27 @@ static int finish_folder(const struct batch_args *a, const char *dir)
 	return rc;
 }
 
+/* A file without a sweep under mpirun with several ranks: its one run is
+ * partitioned over them (sim/part.c); rank 0 writes the results. */
+static bool partitioned;
+
+/* The partition's figures for summary.json (rank 0, after part_gather). */
+static void part_record(const struct sim *s, struct run_result *r)
+{
+	const struct part *P = s->part;
+	r->part.ranks = (uint32_t)P->nranks;
+	snprintf(r->part.scheme, sizeof r->part.scheme, "%s", P->scheme);
+	r->part.cut_links = P->cut_links;
+	r->part.lookahead = P->lookahead;
+	r->part.windows = P->windows;
+	r->part.lockstep_rounds = P->steps;
+	r->part.cut_pkts = P->cut_pkts_all;
+	r->part.wait_s = P->wait_s;
+}
+
 /* Run point p to completion; write its folder under dir (when dir) and its
- * figures into *po. Returns an exit status. */
+ * figures into *po. Returns an exit status. Partitioned, every rank runs
+ * it and rank 0 alone collects and writes. */
 static int run_point(const struct batch_args *a, const struct sweep *sw, size_t p, const char *dir,
 		     bool print, struct point_out *po)
 {
@@ -449,8 +469,9 @@ static int run_point(const struct batch_args *a, const struct sweep *sw, size_t 
 		exp_free(&x);
 		return e.status;
 	}
-	if (sim_build(&s, &x, &e)) {
-		fprintf(stderr, "mpsim: %s\n", e.msg);
+	if (sim_build(&s, &x, &e) || (partitioned && part_setup(&s, &e))) {
+		if (!partitioned || !ranks_rank()) /* the same on every rank: said once */
+			fprintf(stderr, "mpsim: %s\n", e.msg);
 		rc = e.status;
 		goto out;
 	}
@@ -462,14 +483,24 @@ static int run_point(const struct batch_args *a, const struct sweep *sw, size_t 
 	}
 	if (a->progress)
 		s.show_progress = s.progress_plain = true;
-	sim_run(&s);
+	if (partitioned)
+		part_run(&s);
+	else
+		sim_run(&s);
 	if (s.err.status) { /* a limit reached while running: nothing is written */
 		fprintf(stderr, "mpsim: %s\n", s.err.msg);
 		rc = s.err.status;
 		goto out;
 	}
+	if (partitioned) {
+		part_gather(&s);
+		if (ranks_rank())
+			goto out;
+	}
 	struct run_result r;
 	sim_collect(&s, &r);
+	if (partitioned)
+		part_record(&s, &r);
 	if (print && !a->quiet)
 		results_print_table(stdout, &x, &r);
 	if (r.ncompleted < r.nflows) {
@@ -505,6 +536,7 @@ static int run_point(const struct batch_args *a, const struct sweep *sw, size_t 
 	mp_free(paper.s);
 	run_result_free(&r);
 out:
+	part_free(&s);
 	sim_free(&s);
 	exp_free(&x);
 	po->wall_s = sim_wall_now() - t0;
@@ -1391,6 +1423,30 @@ static bool single_complete(const struct experiment *x, const char *outdir)
 	return done;
 }
 
+/* Partitioned, rank 0 tells the other ranks whether the run goes ahead
+ * once its results folder is ready: 0 go, -1 nothing to run (--resume),
+ * else the exit status. Returns st. */
+static int part_go(int st)
+{
+	if (partitioned) {
+		int64_t v = st;
+		ranks_bcast(&v, sizeof v);
+	}
+	return st;
+}
+
+/* A rank other than 0 of a partitioned run: rank 0's go, then its share of
+ * the run. */
+static int part_rank(const struct batch_args *a, const struct sweep *sw)
+{
+	int64_t v = 0;
+	struct point_out po = { 0 };
+	ranks_bcast(&v, sizeof v);
+	if (v)
+		return v < 0 ? 0 : (int)v;
+	return run_point(a, sw, 0, NULL, false, &po);
+}
+
 /* A run without a sweep, checked as it is built: its results folder
  * (kept by --resume when complete), the run, its summary table. */
 static int run_single(const struct batch_args *a, const struct sweep *sw, struct point_out *po)
@@ -1401,7 +1457,7 @@ static int run_single(const struct batch_args *a, const struct sweep *sw, struct
 	if (exp_load(&x, a->file, a->sets, a->nsets, a->seed, &e)) {
 		fprintf(stderr, "mpsim: %s\n", e.msg);
 		exp_free(&x);
-		return e.status;
+		return part_go(e.status);
 	}
 	snprintf(given, sizeof given, "%s%s", a->out ? "" : "results/",
 		 a->out ? a->out : x.gen.name);
@@ -1410,13 +1466,15 @@ static int run_single(const struct batch_args *a, const struct sweep *sw, struct
 	exp_free(&x);
 	if (e.status || results_prepare(outdir, &e)) {
 		fprintf(stderr, "mpsim: %s\n", e.msg);
-		return e.status;
+		return part_go(e.status);
 	}
 	if (done) {
 		if (!a->quiet)
 			printf("  results in %s/ are complete (--resume)\n", outdir);
+		part_go(-1);
 		return 0;
 	}
+	part_go(0);
 	int rc = run_point(a, sw, 0, outdir, true, &po[0]);
 	if (!rc && !a->quiet)
 		printf("\n  results in %s/ (open %s/report.html)\n", outdir, outdir);
@@ -1598,18 +1656,13 @@ int batch_main(const struct batch_args *a)
 		sweep_free(&sw);
 		return rc;
 	}
-	if (mpi && !sw.nkeys) {
-		if (!ranks_rank())
-			fprintf(stderr,
-				"mpsim: note: %s has no sweep: it runs on rank 0 alone, the other "
-				"%d rank%s nothing to do (one experiment over several ranks "
-				"is not built)\n",
-				a->file, ranks_size() - 1, ranks_size() > 2 ? "s have" : " has");
-		if (ranks_rank()) {
-			sweep_free(&sw);
-			return 0;
-		}
-		mpi = false;
+	if (mpi && !sw.nkeys) { /* one run, partitioned over the ranks */
+		partitioned = true;
+		rc = ranks_rank() ? part_rank(a, &sw) : batch_here(a, &sw, false);
+		int64_t v = rc; /* every rank exits with the worst status */
+		ranks_allmax(&v, 1);
+		sweep_free(&sw);
+		return (int)v;
 	}
 	rc = mpi && ranks_rank() ? batch_rank(a, &sw) : batch_here(a, &sw, mpi);
 	sweep_free(&sw);

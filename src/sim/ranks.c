@@ -219,6 +219,47 @@ void ranks_allmax(int64_t *v, size_t n)
 	mp_free(in);
 }
 
+void ranks_allgather(const void *mine, void *all, size_t n)
+{
+	MP_ASSERT(n < PIECE);
+	check(MPI_Allgather(mine, (int)n, MPI_BYTE, all, (int)n, MPI_BYTE, MPI_COMM_WORLD),
+	      "all-gather");
+}
+
+void *ranks_exchange(void *const *out, const size_t *nout, size_t *nin, size_t *total)
+{
+	int *sc = mp_malloc(4 * (size_t)world * sizeof *sc), *sd = sc + world, *rc = sd + world,
+	    *rd = rc + world;
+	int64_t *n64 = mp_malloc(2 * (size_t)world * sizeof *n64);
+	for (int d = 0; d < world; d++)
+		n64[d] = (int64_t)nout[d];
+	check(MPI_Alltoall(n64, 1, MPI_INT64_T, n64 + world, 1, MPI_INT64_T, MPI_COMM_WORLD),
+	      "exchange");
+	size_t so = 0, ro = 0;
+	for (int d = 0; d < world; d++) {
+		nin[d] = (size_t)n64[world + d];
+		MP_ASSERT(so + nout[d] < PIECE && ro + nin[d] < PIECE);
+		sc[d] = (int)nout[d];
+		sd[d] = (int)so;
+		rc[d] = (int)nin[d];
+		rd[d] = (int)ro;
+		so += nout[d];
+		ro += nin[d];
+	}
+	/* one send buffer: the destinations' pieces side by side */
+	char *sb = mp_malloc(so ? so : 1), *rb = mp_malloc(ro ? ro : 1);
+	for (int d = 0; d < world; d++)
+		if (nout[d])
+			memcpy(sb + sd[d], out[d], nout[d]);
+	check(MPI_Alltoallv(sb, sc, sd, MPI_BYTE, rb, rc, rd, MPI_BYTE, MPI_COMM_WORLD),
+	      "exchange");
+	mp_free(sb);
+	mp_free(sc);
+	mp_free(n64);
+	*total = ro;
+	return rb;
+}
+
 void ranks_finalize(void)
 {
 	if (!active)
@@ -304,6 +345,16 @@ void ranks_bcast(void *buf, size_t n)
 void ranks_allmax(int64_t *v, size_t n)
 {
 	MP_PANIC("ranks_allmax: mpsim was built without MPI");
+}
+
+void ranks_allgather(const void *mine, void *all, size_t n)
+{
+	MP_PANIC("ranks_allgather: mpsim was built without MPI");
+}
+
+void *ranks_exchange(void *const *out, const size_t *nout, size_t *nin, size_t *total)
+{
+	MP_PANIC("ranks_exchange: mpsim was built without MPI");
 }
 
 #endif

@@ -61,4 +61,13 @@ void ranks_bcast(void *buf, size_t n);
 /* Each v[i] becomes its largest value over the ranks. */
 void ranks_allmax(int64_t *v, size_t n);
 
+/* A partitioned run (sim/part.c) waits in these as a simulation does: it
+ * has nothing else to do, so they are MPI's blocking collectives. */
+/* Every rank's n bytes of `mine`, rank after rank, into `all` (size x n). */
+void ranks_allgather(const void *mine, void *all, size_t n);
+/* Rank r's out[d] (nout[d] bytes) to rank d, for every pair: returns what
+ * this rank received, source after source, nin[s] bytes from source s (an
+ * mp_malloc'd buffer; *total its size). */
+void *ranks_exchange(void *const *out, const size_t *nout, size_t *nin, size_t *total);
+
 #endif

@@ -2,6 +2,7 @@
 #include "sim/run.h"
 #include "sim/training.h"
 #include "sim/load.h"
+#include "sim/part.h"
 #include "sim/plan.h"
 
 #include <stdarg.h>
@@ -289,6 +290,27 @@ static void ts_over(struct sim *s, simtime_t now)
 	s->q.stop = true;
 }
 
+/* Utilisation's fixed point: a port's share of dt in units of 2^-32. */
+#define UTIL_ONE 4294967296.0
+
+/* A partitioned run's row of a summing sampler holds the bits of the rank's
+ * integer sum, which sim_ts_combine adds up over the ranks. */
+static double part_bits(uint64_t u)
+{
+	double d;
+	memcpy(&d, &u, sizeof d);
+	return d;
+}
+
+/* A partitioned run's rank samples the ports it owns, and for drops also
+ * those whose wire ends here: what a failed link loses on its way from
+ * another rank is counted at its sending port on this one (port_wire_lost,
+ * sim/part.c). */
+static bool sample_here(const struct sim *s, const struct port *pt, bool drops)
+{
+	return part_mine(s->part, pt->owner) || (drops && part_mine(s->part, pt->peer_node));
+}
+
 /* A port-group sampler's value over the ports it covers: the largest
  * queue, the mean utilisation, the pauses or drops since the last sample,
  * or the mean paused share of dt. */
@@ -299,25 +321,34 @@ static double sample_ports(struct sim *s, struct ts_sampler *sp, simtime_t now, 
 	switch (sp->kind) {
 	case SAMP_QUEUE_MAX:
 		for (uint32_t n = 0; n < f->nnodes; n++)
-			for (uint16_t p = 0; p < f->nodes[n]->nports; p++) {
+			for (uint16_t p = 0;
+			     p < f->nodes[n]->nports && part_mine(s->part, f->nodes[n]); p++) {
 				struct port *pt = &f->nodes[n]->ports[p];
 				if (port_in_group(pt, sp->group) && pt->qbytes_total > v)
 					v = (double)pt->qbytes_total;
 			}
 		break;
 	case SAMP_UTIL: {
-		double sum = 0;
+		/* each port's share in fixed point (2^-32), summed as an integer:
+		 * the same in any order, so ranks' partial sums add up to it */
+		uint64_t sum = 0;
 		uint32_t cnt = 0;
 		for (uint32_t n = 0; n < f->nnodes; n++)
-			for (uint16_t p = 0; p < f->nodes[n]->nports; p++) {
+			for (uint16_t p = 0;
+			     p < f->nodes[n]->nports && part_mine(s->part, f->nodes[n]); p++) {
 				struct port *pt = &f->nodes[n]->ports[p];
 				if (!sampler_has(sp, pt))
 					continue;
 				uint64_t b = pt->tx_bytes - pt->ts_tx_bytes;
-				sum += (double)b * 8.0 / ((double)pt->rate_bps * time_to_s(dt));
+				sum += (uint64_t)((double)b * 8.0 /
+						      ((double)pt->rate_bps * time_to_s(dt)) *
+						      UTIL_ONE +
+						  0.5);
 				cnt++;
 			}
-		v = cnt ? sum / cnt : 0;
+		if (s->part)
+			return part_bits(sum);
+		v = cnt ? (double)sum / UTIL_ONE / cnt : 0;
 		break;
 	}
 	case SAMP_PAUSES:
@@ -326,26 +357,30 @@ static double sample_ports(struct sim *s, struct ts_sampler *sp, simtime_t now, 
 		for (uint32_t n = 0; n < f->nnodes; n++)
 			for (uint16_t p = 0; p < f->nodes[n]->nports; p++) {
 				struct port *pt = &f->nodes[n]->ports[p];
-				if (sampler_has(sp, pt))
+				if (sampler_has(sp, pt) &&
+				    sample_here(s, pt, sp->kind == SAMP_DROPS))
 					sum += sp->kind == SAMP_PAUSES
 						   ? pt->st.pause_sent
 						   : pt->st.drops_buffer + pt->st.drops_link;
 			}
-		v = (double)(sum - sp->prev);
+		v = s->part ? part_bits(sum - sp->prev) : (double)(sum - sp->prev);
 		sp->prev = sum;
 		break;
 	}
 	case SAMP_PAUSED: { /* mean over the ports of the paused share of dt */
 		uint64_t sum = 0, cnt = 0;
 		for (uint32_t n = 0; n < f->nnodes; n++)
-			for (uint16_t p = 0; p < f->nodes[n]->nports; p++) {
+			for (uint16_t p = 0;
+			     p < f->nodes[n]->nports && part_mine(s->part, f->nodes[n]); p++) {
 				struct port *pt = &f->nodes[n]->ports[p];
 				if (!sampler_has(sp, pt))
 					continue;
 				sum += port_paused_time(pt, now);
 				cnt++;
 			}
-		v = cnt ? (double)(sum - sp->prev) / (double)cnt / (double)dt : 0;
+		v = s->part ? part_bits(sum - sp->prev)
+		    : cnt   ? (double)(sum - sp->prev) / (double)cnt / (double)dt
+			    : 0;
 		sp->prev = sum;
 		break;
 	}
@@ -359,6 +394,13 @@ static double sample_ports(struct sim *s, struct ts_sampler *sp, simtime_t now, 
 static void sample_one(struct sim *s, struct ts_sampler *sp, simtime_t now, simtime_t dt)
 {
 	double v = 0;
+	if (s->part) { /* a port's or a connection's: its rank's row alone */
+		const struct port *pt = sp->port;
+		if ((pt && (sp->kind == SAMP_QUEUE_PORT || sp->kind == SAMP_INGRESS) &&
+		     !part_mine(s->part, pt->owner)) ||
+		    (sp->conn && !part_mine(s->part, &sp->conn->src->node)))
+			return;
+	}
 	switch (sp->kind) {
 	case SAMP_QUEUE_PORT:
 		v = (double)sp->port->qbytes_total;
@@ -405,7 +447,11 @@ static void sample(void *obj, uint64_t arg)
 	for (uint32_t n = 0; n < f->nnodes; n++)
 		for (uint16_t p = 0; p < f->nodes[n]->nports; p++)
 			f->nodes[n]->ports[p].ts_tx_bytes = f->nodes[n]->ports[p].tx_bytes;
-	if (s->nflows_done < s->flows.n || (s->x->gen.stop_time && now + dt <= s->x->gen.stop_time))
+	/* a partitioned run's ranks do not know the count of flows done; they
+	 * push the next sample always: one process pushes it too whenever it
+	 * will be taken (not after the last flow, beyond stop_time) */
+	if (s->part || s->nflows_done < s->flows.n ||
+	    (s->x->gen.stop_time && now + dt <= s->x->gen.stop_time))
 		evq_at(&s->q, &s->evs, now + dt, sample, s, 0);
 	if (s->ts->over && !s->err.status) {
 		ts_over(s, now);
@@ -416,6 +462,84 @@ static void sample(void *obj, uint64_t arg)
 	 * clock is read here too */
 	if (s->show_progress)
 		progress_tick(s);
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct ts_row *x = a, *y = b;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->series < y->series ? -1 : x->series > y->series;
+}
+
+/* The sampler whose series `series` is (a trace has four). */
+static const struct ts_sampler *sampler_of(const struct sim *s, uint32_t series)
+{
+	for (uint32_t i = 0; i < s->nsamplers; i++) {
+		const struct ts_sampler *sp = &s->samplers[i];
+		if (series >= sp->series && series < sp->series + (sp->kind == SAMP_TRACE ? 4 : 1))
+			return sp;
+	}
+	MP_PANIC("no sampler has series %u", series);
+}
+
+/* The ports a group sampler covers, over the whole fabric. */
+static uint64_t sampler_ports(const struct sim *s, const struct ts_sampler *sp)
+{
+	uint64_t cnt = 0;
+	for (uint32_t n = 0; n < s->fab.nnodes; n++)
+		for (uint16_t p = 0; p < s->fab.nodes[n]->nports; p++)
+			cnt += sampler_has(sp, &s->fab.nodes[n]->ports[p]);
+	return cnt;
+}
+
+/* Rows of one sample time and series from every rank, [a, b): the value
+ * one process takes (sample_ports) from the ranks' partial ones. */
+static double combine_rows(const struct sim *s, const struct ts_row *a, const struct ts_row *b)
+{
+	const struct ts_sampler *sp = sampler_of(s, a->series);
+	if (sp->kind == SAMP_QUEUE_MAX) {
+		double v = 0;
+		for (; a < b; a++)
+			v = a->value > v ? a->value : v;
+		return v;
+	}
+	if (sp->kind != SAMP_UTIL && sp->kind != SAMP_PAUSES && sp->kind != SAMP_DROPS &&
+	    sp->kind != SAMP_PAUSED) {
+		MP_ASSERT(b - a == 1); /* a port's or a connection's: its rank's */
+		return a->value;
+	}
+	uint64_t sum = 0;
+	for (; a < b; a++) {
+		uint64_t u;
+		memcpy(&u, &a->value, sizeof u);
+		sum += u;
+	}
+	if (sp->kind == SAMP_PAUSES || sp->kind == SAMP_DROPS)
+		return (double)sum;
+	uint64_t cnt = sampler_ports(s, sp);
+	if (!cnt)
+		return 0;
+	if (sp->kind == SAMP_UTIL)
+		return (double)sum / UTIL_ONE / (double)cnt;
+	return (double)sum / (double)cnt / (double)s->x->out.interval;
+}
+
+void sim_ts_combine(struct sim *s, struct ts_row *rows, size_t n)
+{
+	qsort(rows, n, sizeof *rows, row_cmp);
+	size_t k = 0;
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && rows[j].t == rows[i].t && rows[j].series == rows[i].series;
+		     j++)
+			;
+		struct ts_row r = rows[i];
+		r.value = combine_rows(s, rows + i, rows + j);
+		rows[k++] = r;
+	}
+	mp_free(s->ts->rows);
+	s->ts->rows = rows;
+	s->ts->n = s->ts->cap = k;
 }
 
 static void conn_start(void *obj, uint64_t arg)

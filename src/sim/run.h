@@ -64,6 +64,7 @@ struct sim {
 	 * outgrew the memory): MP_EUSER and a sentence; nothing is collected */
 	struct mp_err err;
 	struct sim_load *load; /* sim/load.c: the window's byte snapshots, or NULL */
+	struct part *part;     /* sim/part.c: this rank's partition; NULL in one process */
 };
 
 /* Build everything (no event has run). Errors: MP_EUSER with file:line. */
@@ -80,6 +81,11 @@ extern uint64_t sim_fuzz_max_events;
 /* Gather results (call once after sim_run). */
 void sim_collect(struct sim *s, struct run_result *r);
 void sim_free(struct sim *s);
+
+/* A partitioned run's time-series rows of every rank (n of them, in any
+ * order), combined into rank 0's: a group's samples over the ports of every
+ * rank, as one process takes them (sim/part.c). */
+void sim_ts_combine(struct sim *s, struct ts_row *rows, size_t n);
 
 double sim_wall_now(void);
 /* The group (enum port_group, below G_ALL) a port reports in; G_ALL for none. */

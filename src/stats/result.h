@@ -178,6 +178,15 @@ struct run_result {
 	uint64_t peak_rss, peak_heap;
 	uint64_t pkt_pool_peak;
 	uint32_t nhosts, nswitches, nlinks;
+	/* the run's MPI ranks (1: one process) and, partitioned, how (sim/part.c) */
+	struct part_rec {
+		uint32_t ranks;
+		char scheme[16];    /* how the fabric was cut */
+		uint32_t cut_links; /* links with their ends on two ranks */
+		uint64_t lookahead; /* a window's width, ps */
+		uint64_t windows, lockstep_rounds, cut_pkts;
+		double wait_s; /* rank 0's wall time in the windows' collectives */
+	} part;
 	/* out-of-order degree over data packets the receivers noted (UDMP,
 	 * MP-RDMA); NAN when the transport notes none */
 	double ood_p99, ood_max;

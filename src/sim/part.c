@@ -1,0 +1,845 @@
+/* part.c - one run partitioned over MPI ranks; see part.h.
+ *
+ * Why the order of events is the same at any number of ranks: an event's
+ * key is (its creator's entity id, that creator's own sequence number), and
+ * every creator lives on one rank. Ports are entities (nnodes + 1 + their
+ * index, from the whole fabric every rank builds), so a port's events (its
+ * ends of transmission, its packets' arrivals, local or not) are numbered by
+ * its rank alone, in the order one process numbers them; a connection's (its
+ * start, its timer) by the rank of its sender; the runner's own (entity 0:
+ * time-series samples) are pushed alike on every rank. A packet crossing a
+ * cut carries its arrival's key, and the receiving rank pushes a creator's
+ * arrivals in sequence order (they come in the order they were sent), as
+ * evq_push asks. Packets are not entities (a packet's address orders
+ * nothing), and random streams are per port, switch and connection.
+ *
+ * Windows (YAWNS: Nicol, "The cost of conservative synchronization in
+ * parallel discrete event simulations", JACM 1993): the window [W0, W1) has
+ * W1 = W0 + lookahead, the lookahead being the smallest delay of a cut link
+ * (a packet put on a wire at t arrives no earlier than t + delay). Each rank
+ * runs its events below W1; what they send across cuts arrives at W1 or
+ * later; the ranks exchange it (MPI_Alltoallv), and the next W0 is the
+ * earliest pending event of all ranks (one MPI_Allgather), which skips idle
+ * stretches. The lookahead is also at most twice the smallest link delay:
+ * a flow's last acknowledgement crosses at least two links after its last
+ * byte is delivered, so a window that starts with a flow not yet delivered
+ * cannot hold the moment the last flow completes.
+ *
+ * The last stretch: one process stops right after the event that completes
+ * the last flow, and events of the same picosecond after it do not run. The
+ * ranks cannot know that event ahead, so once every flow is delivered (the
+ * count is reduced with each window) they run in lockstep: each step the
+ * ranks agree on the earliest (time, key) of them all and its rank alone runs
+ * it (the runner's own events, the same on every rank, run everywhere); the
+ * step after the last completion stops them all. Few events are left then:
+ * acknowledgements on their way back.
+ *
+ * Cutting the fabric (part_scheme): "tors" gives each rank a block of
+ * consecutive ToRs with their hosts (in fat trees and leaf-spines, hosts and
+ * ToRs are numbered pod by pod), a switch above them to the rank of all its
+ * lower neighbours when they share one (a fat tree's aggregation switches stay
+ * with their pod), and the others (spines, cores) dealt out in blocks;
+ * "round" deals ToRs out one by one (a worse cut, for comparison).
+ * MPSIM_PARTITION chooses; "tors" is the default.
+ */
+#include "sim/part.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/mem.h"
+#include "net/fabric.h"
+#include "net/lb.h"
+#include "net/port.h"
+#include "sim/ranks.h"
+#include "sim/run.h"
+
+#define PART_TAG 47 /* part_gather's messages (the sweep's tags are smaller) */
+
+struct part_buf {
+	unsigned char *v;
+	size_t n, cap;
+};
+
+static void *buf_put(struct part_buf *b, const void *src, size_t n)
+{
+	if (b->n + n > b->cap) {
+		b->cap = b->n + n > 2 * b->cap ? b->n + n : 2 * b->cap;
+		b->v = mp_realloc(b->v, b->cap);
+	}
+	void *at = b->v + b->n;
+	if (src)
+		memcpy(at, src, n);
+	b->n += n;
+	return at;
+}
+
+#define PUT(b, x) buf_put((b), &(x), sizeof(x))
+
+/* A packet crossing a cut: this header, then the packet's bytes. */
+struct part_msg {
+	simtime_t t;  /* its arrival, ps */
+	uint64_t key; /* its arrival event's key (the sending port's) */
+	uint32_t node;
+	uint32_t lost; /* its link went down under it (cut_down) */
+};
+
+/* ---- cutting the fabric ------------------------------------------------- */
+
+/* Switches above the ToRs, level by level: the rank of all their lower
+ * neighbours if they share one, else dealt out in blocks (k of n, in switch
+ * order, to rank k * R / n). */
+static void place_upper(struct fabric *f, uint16_t *own, int R)
+{
+	uint32_t top = 0;
+	for (uint32_t i = 0; i < f->nsws; i++)
+		top = f->sws[i]->node.level > top ? f->sws[i]->node.level : top;
+	for (uint32_t lv = 2; lv <= top; lv++) {
+		uint32_t nspread = 0, k = 0;
+		for (int pass = 0; pass < 2; pass++)
+			for (uint32_t i = 0; i < f->nsws; i++) {
+				struct node *n = &f->sws[i]->node;
+				if (n->level != lv || f->sws[i]->tor_idx != UINT32_MAX)
+					continue;
+				int r = -1;
+				for (uint16_t p = 0; p < n->nports; p++) {
+					const struct node *o = n->ports[p].peer_node;
+					if (o->level >= lv)
+						continue;
+					r = r == -1 || r == own[o->id] ? own[o->id] : -2;
+				}
+				if (r >= 0) {
+					own[n->id] = (uint16_t)r;
+				} else if (pass == 0) {
+					nspread++;
+				} else {
+					own[n->id] =
+					    (uint16_t)((uint64_t)k++ * (uint64_t)R / nspread);
+				}
+			}
+	}
+}
+
+static const char *part_scheme(struct fabric *f, uint16_t *own, int R)
+{
+	const char *env = getenv("MPSIM_PARTITION");
+	bool round = env && !strcmp(env, "round");
+	for (uint32_t t = 0; t < f->ntors; t++)
+		own[f->tors[t]->node.id] =
+		    (uint16_t)(round ? t % (uint32_t)R : (uint64_t)t * (uint64_t)R / f->ntors);
+	for (uint32_t h = 0; h < f->nhosts; h++) {
+		uint32_t t = f->host_tor[(size_t)h * f->rails];
+		own[f->hosts[h]->node.id] = own[f->tors[t]->node.id];
+	}
+	place_upper(f, own, R);
+	return round ? "round" : "tors";
+}
+
+/* ---- what the partitioned run does not do yet ------------------------------- */
+
+static int unsupported(struct sim *s, struct mp_err *e)
+{
+	const struct experiment *x = s->x;
+	const char *what = NULL, *key = NULL;
+	const struct lb_ops *lb = s->fab.lb;
+	bool delay_ev = false, up_ev = false;
+	for (size_t i = 0; i < x->nevents; i++) {
+		enum link_action a = x->events[i].action;
+		delay_ev |= a == LINK_DELAY || a == LINK_PROC_DELAY;
+		up_ev |= a == LINK_UP;
+	}
+	if (delay_ev)
+		what = "events that change a link's delay (the windows' lookahead)", key = "events";
+	else if (up_ev && x->sw.mode == BUF_LOSSLESS) /* port_link_up reads its peer's PFC state */
+		what = "a lossless fabric's links coming back up", key = "events";
+	else if (s->flows.ndeps || s->ccl.nchans || x->coll)
+		what = "dependent messages and collectives",
+		key = x->coll ? "collective" : "workload";
+	else if (x->server.gpus > 1)
+		what = "servers of several GPUs", key = "server";
+	else if (x->out.pfc_counters)
+		what = "pfc_counters", key = "output";
+	else if (s->load)
+		what = "the offered load of an open-loop workload", key = "workload";
+	else if (lb && (lb->init || lb->sw_rx || lb->sw_tx || lb->host_tx || lb->host_rx ||
+			lb->pkt_meta_size))
+		what = "load balancers with hooks, fabric-wide state or packet metadata (AR, "
+		       "DRILL, LetFlow, CONGA, Hermes, Proteus)",
+		key = "lb";
+	if (!what)
+		return MP_OK;
+	return exp_errf(e, x, key,
+			"%s: not partitioned yet; expected a file run by one process, or a sweep "
+			"(mpirun spreads its points over the ranks)",
+			what);
+}
+
+/* ---- the exchange ------------------------------------------------------------ */
+
+static void cut_send(void *ctx, const struct port *pt, const struct packet *p, simtime_t at,
+		     uint64_t key)
+{
+	struct part *P = ctx;
+	uint32_t node = pt->peer_node->id;
+	struct part_msg m = { .t = at, .key = key, .node = node };
+	struct part_buf *b = &P->out[P->owner[node]];
+	PUT(b, m);
+	buf_put(b, p, P->pkt_bytes);
+	P->cut_pkts++;
+}
+
+/* A cut port's link went down: the packets it sent this window, on their
+ * way in this rank's buffer, are lost on the wire (port_link_down). */
+static void cut_down(void *ctx, const struct port *pt)
+{
+	struct part *P = ctx;
+	uint32_t node = pt->peer_node->id;
+	struct part_buf *b = &P->out[P->owner[node]];
+	size_t step = sizeof(struct part_msg) + P->pkt_bytes;
+	for (size_t off = 0; off + step <= b->n; off += step) {
+		struct part_msg m;
+		struct packet p;
+		memcpy(&m, b->v + off, sizeof m);
+		memcpy(&p, b->v + off + sizeof m, sizeof p);
+		if (m.node == node && p.in_port == pt->peer_idx) {
+			m.lost = 1;
+			memcpy(b->v + off, &m, sizeof m);
+		}
+	}
+}
+
+/* Send what this window put across cuts and push what came: each source's
+ * messages in the order they were sent, so a port's arrivals in the order
+ * of their keys. */
+static void exchange(struct sim *s)
+{
+	struct part *P = s->part;
+	int R = P->nranks;
+	void **out = mp_malloc((size_t)R * sizeof *out);
+	size_t *nout = mp_malloc(2 * (size_t)R * sizeof *nout), *nin = nout + R, total = 0;
+	for (int d = 0; d < R; d++) {
+		out[d] = P->out[d].v;
+		nout[d] = P->out[d].n;
+		P->out[d].n = 0;
+	}
+	unsigned char *in = ranks_exchange(out, nout, nin, &total);
+	size_t step = sizeof(struct part_msg) + P->pkt_bytes;
+	for (size_t off = 0; off + step <= total; off += step) {
+		struct part_msg m;
+		memcpy(&m, in + off, sizeof m);
+		struct packet *p = pkt_alloc(&s->fab);
+		memcpy(p, in + off + sizeof m, P->pkt_bytes);
+		p->next = NULL;
+		evq_push(&s->q, m.t, m.key, m.lost ? port_wire_lost : port_wire_arrive,
+			 s->fab.nodes[m.node], (uint64_t)(uintptr_t)p);
+	}
+	mp_free(in);
+	mp_free(nout);
+	mp_free(out);
+}
+
+/* ---- setup ---------------------------------------------------------------------- */
+
+struct kept {
+	struct ev *v;
+	size_t n, cap;
+};
+
+static void keep_ev(void *ctx, const struct ev *e)
+{
+	struct kept *k = ctx;
+	if (k->n == k->cap) {
+		k->cap = k->cap ? 2 * k->cap : 64;
+		k->v = mp_realloc(k->v, k->cap * sizeof *k->v);
+	}
+	k->v[k->n++] = *e;
+}
+
+static int ev_cmp(const void *a, const void *b)
+{
+	const struct ev *x = a, *y = b;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* Is the creator of an event of the built sim (its key's entity) this
+ * rank's? The runner (0) is every rank's; a port its node's; a connection
+ * its sender's. */
+static bool creator_mine(const struct sim *s, uint64_t key)
+{
+	uint32_t id = (uint32_t)(key >> EVQ_SEQ_BITS);
+	const struct fabric *f = &s->fab;
+	if (id == 0)
+		return true;
+	if (id >= TP_ENTITY_BASE && id - TP_ENTITY_BASE < s->w.nconns)
+		return part_mine(s->part, &s->w.conns[id - TP_ENTITY_BASE]->src->node);
+	if (id > f->nnodes && id - f->nnodes - 1 < f->nports)
+		return part_mine(s->part, f->port_mem[id - f->nnodes - 1].owner);
+	MP_PANIC("event of entity %u at setup: no rank is known to own it", id);
+}
+
+/* The events sim_build scheduled, this rank's alone, pushed again in the
+ * order of their keys (each creator's in sequence order, as evq_push asks). */
+static void keep_mine(struct sim *s)
+{
+	struct kept k = { 0 };
+	evq_drain(&s->q, keep_ev, &k);
+	qsort(k.v, k.n, sizeof *k.v, ev_cmp);
+	for (size_t i = 0; i < k.n; i++)
+		if (creator_mine(s, k.v[i].key))
+			evq_push(&s->q, k.v[i].t, k.v[i].key, k.v[i].fn, k.v[i].obj, k.v[i].arg);
+	mp_free(k.v);
+}
+
+/* The cut links, and the window's width: the smallest delay of a cut link,
+ * at most twice the smallest of any link (the last stretch, above). */
+static int mark_cut(struct sim *s, struct mp_err *e)
+{
+	struct part *P = s->part;
+	struct fabric *f = &s->fab;
+	simtime_t cut_min = SIMTIME_MAX, any_min = SIMTIME_MAX;
+	for (uint32_t i = 0; i < f->nports; i++) {
+		struct port *pt = &f->port_mem[i];
+		any_min = pt->delay < any_min ? pt->delay : any_min;
+		bool cut = P->owner[pt->owner->id] != P->owner[pt->peer_node->id];
+		if (!cut)
+			continue;
+		cut_min = pt->delay < cut_min ? pt->delay : cut_min;
+		P->cut_links += P->owner[pt->owner->id] < P->owner[pt->peer_node->id];
+		pt->cut = part_mine(P, pt->owner);
+	}
+	if (any_min == 0)
+		return exp_errf(e, s->x, "topology",
+				"a link of delay 0: a partitioned run needs every link to take "
+				"time (its lookahead)");
+	P->lookahead = cut_min < 2 * any_min ? cut_min : 2 * any_min;
+	return MP_OK;
+}
+
+static void drop_wire_packet(void *ctx, const struct ev *e)
+{
+	if (port_event_carries_packet(e->fn))
+		pkt_free(ctx, port_wire_packet(e->arg));
+}
+
+/* A connection whose receiver is here and whose sender is not: a protocol
+ * may keep its receiver's state in what its `open` sets up (RoCEv2's queue
+ * pairs), so it is opened here too, in the shadow: whatever that opening
+ * schedules or sends goes into a queue of its own, thrown away, or stays in
+ * the queues of the sender's NIC, which this rank never runs. */
+static void shadow_opens(struct sim *s)
+{
+	struct evq shadow, *real = s->fab.q;
+	evq_init(&shadow);
+	s->fab.q = s->w.q = &shadow;
+	for (uint32_t i = 0; i < s->w.nconns; i++) {
+		struct conn *c = s->w.conns[i];
+		if (!part_mine(s->part, &c->src->node) && part_mine(s->part, &c->dst->node))
+			c->w->ops->open(c);
+	}
+	s->fab.q = s->w.q = real;
+	evq_drain(&shadow, drop_wire_packet, &s->fab);
+	evq_free(&shadow);
+}
+
+int part_setup(struct sim *s, struct mp_err *e)
+{
+	const char *env = getenv("MPSIM_PARTITION");
+	if (env && *env && strcmp(env, "tors") && strcmp(env, "round"))
+		return mp_errf(e, MP_EUSER, "MPSIM_PARTITION: expected tors or round, got '%s'",
+			       env);
+	if (unsupported(s, e))
+		return e->status;
+	struct part *P = mp_calloc(1, sizeof *P);
+	struct fabric *f = &s->fab;
+	s->part = P;
+	P->rank = ranks_rank();
+	P->nranks = ranks_size();
+	P->owner = mp_calloc(f->nnodes, sizeof *P->owner);
+	P->scheme = part_scheme(f, P->owner, P->nranks);
+	P->out = mp_calloc((size_t)P->nranks, sizeof *P->out);
+	P->pkt_bytes = (uint32_t)(sizeof(struct packet) + f->pkt_meta);
+	if (mark_cut(s, e))
+		return e->status;
+	f->cut_send = cut_send;
+	f->cut_down = cut_down;
+	f->cut_ctx = P;
+	keep_mine(s);
+	shadow_opens(s);
+	P->live = mp_malloc((s->w.nconns + 1) * sizeof *P->live);
+	for (uint32_t i = 0; i < s->w.nconns; i++)
+		if (part_mine(P, &s->w.conns[i]->dst->node))
+			P->live[P->nlive++] = i;
+	P->nrecv = P->nlive;
+	s->show_progress = false;
+	return MP_OK;
+}
+
+/* ---- the windows ------------------------------------------------------------ */
+
+/* What the ranks tell each other at a window's end. */
+struct part_sync {
+	uint64_t next_t; /* earliest pending event, SIMTIME_MAX: none */
+	uint64_t next_key;
+	uint64_t rx;	  /* flows delivered here */
+	uint64_t done;	  /* flows completed here (acknowledged at their sender) */
+	uint64_t now;	  /* time of the last event run here */
+	uint64_t abort;	  /* a limit reached while running (s->err) */
+	uint64_t busy_us; /* CPU time running windows so far, us (--progress) */
+};
+
+/* Flows received here and delivered whole (every payload byte at the
+ * receiver, whichever side the protocol reports it from: a RoCEv2 flow's
+ * sender does), the list of those not yet shortened as they are. */
+static uint64_t delivered(struct sim *s)
+{
+	struct part *P = s->part;
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < P->nlive; i++) {
+		const struct conn *c = s->w.conns[P->live[i]];
+		if (c->rcvd_bytes < c->bytes)
+			P->live[k++] = P->live[i];
+	}
+	P->nlive = k;
+	return P->nrecv - k;
+}
+
+struct part_all {
+	struct part_sync min;  /* next_t, next_key: the earliest (time, key) */
+	struct part_sync next; /* ... of the ranks that do not hold that one */
+	int nmin;	       /* ranks that hold it (all, for the runner's own) */
+	int slow;	       /* the rank busiest running its windows so far */
+	double slow_busy_s;    /* ... its CPU time in them, s */
+	uint64_t rx, done, now, abort;
+};
+
+static bool before(simtime_t t, uint64_t key, const struct part_sync *o)
+{
+	return t < o->next_t || (t == o->next_t && key < o->next_key);
+}
+
+static void sync_all(struct sim *s, simtime_t below, struct part_all *a)
+{
+	struct part *P = s->part;
+	struct part_sync me = { .next_t = SIMTIME_MAX,
+				.next_key = UINT64_MAX,
+				.rx = delivered(s),
+				.done = s->nflows_done,
+				.now = s->q.now,
+				.abort = s->err.status != 0,
+				.busy_us = (uint64_t)(P->run_cpu_s * 1e6) };
+	simtime_t t;
+	uint64_t key;
+	if (evq_peek(&s->q, &t, &key) && t < below) {
+		me.next_t = t;
+		me.next_key = key;
+	}
+	struct part_sync *v = mp_malloc((size_t)P->nranks * sizeof *v);
+	double w0 = sim_wall_now();
+	ranks_allgather(&me, v, sizeof me);
+	P->wait_s += sim_wall_now() - w0;
+	memset(a, 0, sizeof *a);
+	a->min.next_t = SIMTIME_MAX;
+	a->min.next_key = UINT64_MAX;
+	for (int r = 0; r < P->nranks; r++) {
+		if (v[r].next_t < a->min.next_t ||
+		    (v[r].next_t == a->min.next_t && v[r].next_key < a->min.next_key)) {
+			a->min.next_t = v[r].next_t;
+			a->min.next_key = v[r].next_key;
+		}
+		a->rx += v[r].rx;
+		a->done += v[r].done;
+		a->now = v[r].now > a->now ? v[r].now : a->now;
+		a->abort |= v[r].abort;
+	}
+	for (int r = 0; r < P->nranks; r++)
+		if (v[r].busy_us > v[a->slow].busy_us)
+			a->slow = r;
+	a->slow_busy_s = (double)v[a->slow].busy_us * 1e-6;
+	a->next.next_t = SIMTIME_MAX;
+	a->next.next_key = UINT64_MAX;
+	for (int r = 0; r < P->nranks; r++) {
+		if (v[r].next_t == a->min.next_t && v[r].next_key == a->min.next_key)
+			a->nmin++;
+		else if (before(v[r].next_t, v[r].next_key, &a->next))
+			a->next = v[r];
+	}
+	mp_free(v);
+}
+
+/* This process's CPU time, s: a window's cost on a shared machine. */
+static double cpu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* This rank's events below `end`. */
+static void run_window(struct sim *s, simtime_t end)
+{
+	for (;;) {
+		evq_run_n(&s->q, end - 1, 1u << 14);
+		s->q.stop = false; /* a count of flows done is the ranks' together */
+		if (s->err.status || evq_empty(&s->q) || evq_next_time(&s->q) >= end)
+			return;
+	}
+}
+
+/* A round of the last stretch on the rank that holds the earliest event of
+ * all: its events in order while they come before every other rank's next
+ * (they are then the next ones of the whole run), up to and including one
+ * that completes a flow. The runner's own events, which every rank holds,
+ * run alone, everywhere. */
+static void lockstep_run(struct sim *s, simtime_t end, const struct part_all *a)
+{
+	simtime_t t;
+	uint64_t key;
+	if (!evq_peek(&s->q, &t, &key) || t != a->min.next_t || key != a->min.next_key)
+		return;
+	size_t done = s->nflows_done;
+	do {
+		evq_run_n(&s->q, t, 1);
+		s->q.stop = false;
+	} while (a->nmin == 1 && s->nflows_done == done && !s->err.status &&
+		 evq_peek(&s->q, &t, &key) && t < end && before(t, key, &a->next));
+}
+
+/* The last stretch of a window, in rounds: true when the last flow
+ * completed (then every rank's clock is its time). */
+static bool lockstep(struct sim *s, simtime_t end, struct part_all *a)
+{
+	for (;;) {
+		sync_all(s, end, a);
+		if (a->done == s->flows.n || a->abort) {
+			s->q.now = a->now;
+			return true;
+		}
+		if (a->min.next_t == SIMTIME_MAX)
+			return false;
+		lockstep_run(s, end, a);
+		s->part->steps++;
+	}
+}
+
+/* --progress, from rank 0 every 10 s: simulated time, flows done, and the
+ * slowest rank (the one the others wait for). */
+static void part_progress(struct sim *s, const struct part_all *a, bool final)
+{
+	struct part *P = s->part;
+	double now = sim_wall_now();
+	if (!P->progress || P->rank || (!final && now - s->progress_last < 10.0))
+		return;
+	s->progress_last = now;
+	fprintf(stderr,
+		"  t=%.1fus  flows %llu/%zu  %llu windows  slowest rank %d: %.1f s of CPU in its "
+		"windows of %.1f s\n",
+		time_to_us(a->now), (unsigned long long)a->done, s->flows.n,
+		(unsigned long long)P->windows, a->slow, a->slow_busy_s, now - s->wall_start);
+	fflush(stderr);
+}
+
+void part_run(struct sim *s)
+{
+	struct part *P = s->part;
+	const struct experiment *x = s->x;
+	simtime_t until = x->gen.stop_time ? x->gen.stop_time : x->gen.time_limit;
+	struct part_all a;
+	s->wall_start = s->progress_last = sim_wall_now();
+	P->progress = s->show_progress; /* rank 0's line, not every rank's */
+	s->show_progress = false;
+	sync_all(s, SIMTIME_MAX, &a);
+	bool stopped = false;
+	while (!a.abort && a.min.next_t <= until) {
+		simtime_t w0 = a.min.next_t;
+		simtime_t end = until - w0 < P->lookahead ? until + 1 : w0 + P->lookahead;
+		P->windows++;
+		if (!x->gen.stop_time && a.rx == s->flows.n) {
+			double t0 = sim_wall_now();
+			stopped = lockstep(s, end, &a);
+			P->lock_s += sim_wall_now() - t0;
+			if (stopped)
+				break;
+		} else if (a.done == s->flows.n && !x->gen.stop_time) {
+			/* a protocol whose receivers do not report deliveries: the
+			 * last flow completed inside the last window */
+			if (!P->rank)
+				fprintf(stderr,
+					"mpsim: warning: the last flow completed inside a "
+					"window: the results may differ from one process's\n");
+			break;
+		} else {
+			double t0 = sim_wall_now(), c0 = cpu_now();
+			run_window(s, end);
+			P->run_s += sim_wall_now() - t0;
+			P->run_cpu_s += cpu_now() - c0;
+		}
+		double t1 = sim_wall_now();
+		exchange(s);
+		P->xchg_s += sim_wall_now() - t1;
+		sync_all(s, SIMTIME_MAX, &a);
+		part_progress(s, &a, false);
+	}
+	if (!stopped)
+		s->q.now = a.now;
+	part_progress(s, &a, true);
+	if (getenv("MPSIM_PART_TIMES"))
+		fprintf(
+		    stderr,
+		    "rank %d: %.3f s running windows (%.3f s of CPU), %.3f s exchanging, %.3f s "
+		    "agreeing (%.3f s of it in %llu lockstep rounds), %llu events, %llu sent "
+		    "across\n",
+		    P->rank, P->run_s, P->run_cpu_s, P->xchg_s, P->wait_s, P->lock_s,
+		    (unsigned long long)P->steps, (unsigned long long)s->q.processed,
+		    (unsigned long long)P->cut_pkts);
+	if (x->gen.stop_time && s->q.now < x->gen.stop_time)
+		s->q.now = x->gen.stop_time;
+}
+
+/* ---- gathering ---------------------------------------------------------------- */
+
+/* A port's counters as the results read them. */
+struct part_port {
+	uint32_t idx;
+	uint8_t paused, ecn_marks_lo, pad[2];
+	uint64_t tx_bytes, tx_pkts, max_qbytes, qbytes_total;
+	unsigned __int128 qbytes_neg_t;
+	struct port_stats st;
+	simtime_t paused_at[NCLS];
+};
+
+/* A connection's sides as the results read them: the sender's figures from
+ * the rank of its source, the receiver's from the rank of its destination. */
+struct part_conn {
+	uint32_t id;
+	uint8_t side; /* 1: the sender's, 2: the receiver's */
+	bool done, started;
+	uint8_t pad;
+	simtime_t start, finish, at; /* at: tx_at or rx_at of its flow */
+	uint64_t a, b, c, d;	     /* sent, acked, retx, ts_acked / rcvd, dup, data, reordered */
+};
+
+struct part_head {
+	uint64_t processed, peak, nflows_done, no_route, overflow, nports, nsws, nconns, nrows,
+	    cut_pkts, pool_peak, nlost;
+	uint64_t ood[TP_OOD_MAX + 1];
+};
+
+static void pack_ports(struct sim *s, struct part_buf *b, struct part_head *h)
+{
+	struct fabric *f = &s->fab;
+	for (uint32_t i = 0; i < f->nports; i++) {
+		const struct port *pt = &f->port_mem[i];
+		if (!part_mine(s->part, pt->owner))
+			continue;
+		struct part_port r = { .idx = i,
+				       .paused = pt->paused,
+				       .ecn_marks_lo = pt->ecn_marks_lo,
+				       .tx_bytes = pt->tx_bytes,
+				       .tx_pkts = pt->tx_pkts,
+				       .max_qbytes = pt->max_qbytes,
+				       .qbytes_total = pt->qbytes_total,
+				       .qbytes_neg_t = pt->qbytes_neg_t,
+				       .st = pt->st };
+		memcpy(r.paused_at, pt->paused_at, sizeof r.paused_at);
+		PUT(b, r);
+		h->nports++;
+	}
+	/* what another rank's port sent that its link lost on the way here
+	 * (port_wire_lost counts it at the sending port, which is not ours) */
+	for (uint32_t i = 0; i < f->nports; i++) {
+		const struct port *pt = &f->port_mem[i];
+		if (!part_mine(s->part, pt->owner) && part_mine(s->part, pt->peer_node) &&
+		    pt->st.drops_link) {
+			uint64_t v[2] = { i, pt->st.drops_link };
+			buf_put(b, v, sizeof v);
+			h->nlost++;
+		}
+	}
+	for (uint32_t i = 0; i < f->nsws; i++)
+		if (part_mine(s->part, &f->sws[i]->node)) {
+			uint64_t v[2] = { i, f->sws[i]->buf_peak };
+			buf_put(b, v, sizeof v);
+			h->nsws++;
+		}
+}
+
+static void pack_conns(struct sim *s, struct part_buf *b, struct part_head *h)
+{
+	for (uint32_t i = 0; i < s->w.nconns; i++) {
+		const struct conn *c = s->w.conns[i];
+		uint32_t fl = s->conn_flow[c->id];
+		if (part_mine(s->part, &c->src->node)) {
+			struct part_conn r = { .id = i,
+					       .side = 1,
+					       .done = c->done,
+					       .started = c->started,
+					       .start = c->start,
+					       .finish = c->finish,
+					       .at = s->tx_at[fl],
+					       .a = c->sent_bytes,
+					       .b = c->acked_bytes,
+					       .c = c->retx_bytes,
+					       .d = c->ts_acked_bytes };
+			PUT(b, r);
+			h->nconns++;
+		}
+		if (part_mine(s->part, &c->dst->node)) {
+			struct part_conn r = { .id = i,
+					       .side = 2,
+					       .at = s->rx_at[fl],
+					       .a = c->rcvd_bytes,
+					       .b = c->dup_bytes,
+					       .c = c->rx_data_pkts,
+					       .d = c->rx_reordered };
+			PUT(b, r);
+			h->nconns++;
+		}
+	}
+}
+
+static void unpack_conn(struct sim *s, const struct part_conn *r)
+{
+	struct conn *c = s->w.conns[r->id];
+	uint32_t fl = s->conn_flow[c->id];
+	if (r->side == 1) {
+		c->done = r->done;
+		c->started = r->started;
+		c->start = r->start;
+		c->finish = r->finish;
+		s->tx_at[fl] = r->at;
+		c->sent_bytes = r->a;
+		c->acked_bytes = r->b;
+		c->retx_bytes = r->c;
+		c->ts_acked_bytes = r->d;
+	} else {
+		s->rx_at[fl] = r->at;
+		c->rcvd_bytes = r->a;
+		c->dup_bytes = r->b;
+		c->rx_data_pkts = r->c;
+		c->rx_reordered = r->d;
+	}
+}
+
+static void unpack_port(struct sim *s, const struct part_port *r)
+{
+	struct port *pt = &s->fab.port_mem[r->idx];
+	pt->paused = r->paused;
+	pt->ecn_marks_lo = r->ecn_marks_lo;
+	pt->tx_bytes = r->tx_bytes;
+	pt->tx_pkts = r->tx_pkts;
+	pt->max_qbytes = r->max_qbytes;
+	pt->qbytes_total = r->qbytes_total;
+	pt->qbytes_neg_t = r->qbytes_neg_t;
+	pt->st = r->st;
+	memcpy(pt->paused_at, r->paused_at, sizeof r->paused_at);
+}
+
+/* One rank's share (a buffer part_pack made) into rank 0's sim. */
+static void unpack(struct sim *s, const unsigned char *v, struct part_buf *rows,
+		   struct part_buf *lost, struct part_head *sum)
+{
+	struct part_head h;
+	memcpy(&h, v, sizeof h);
+	v += sizeof h;
+	sum->processed += h.processed;
+	sum->peak = h.peak > sum->peak ? h.peak : sum->peak;
+	sum->pool_peak += h.pool_peak;
+	sum->nflows_done += h.nflows_done;
+	sum->no_route += h.no_route;
+	sum->overflow += h.overflow;
+	sum->cut_pkts += h.cut_pkts;
+	for (size_t i = 0; i <= TP_OOD_MAX; i++)
+		sum->ood[i] += h.ood[i];
+	for (uint64_t i = 0; i < h.nports; i++, v += sizeof(struct part_port)) {
+		struct part_port r;
+		memcpy(&r, v, sizeof r);
+		unpack_port(s, &r);
+	}
+	buf_put(lost, v, h.nlost * 2 * sizeof(uint64_t)); /* added once all are in */
+	v += h.nlost * 2 * sizeof(uint64_t);
+	for (uint64_t i = 0; i < h.nsws; i++, v += 2 * sizeof(uint64_t)) {
+		uint64_t w[2];
+		memcpy(w, v, sizeof w);
+		s->fab.sws[w[0]]->buf_peak = w[1];
+	}
+	for (uint64_t i = 0; i < h.nconns; i++, v += sizeof(struct part_conn)) {
+		struct part_conn r;
+		memcpy(&r, v, sizeof r);
+		unpack_conn(s, &r);
+	}
+	buf_put(rows, v, h.nrows * sizeof(struct ts_row));
+}
+
+/* This rank's share of the results, in one buffer. */
+static void pack(struct sim *s, struct part_buf *b)
+{
+	struct part_head h = { .processed = s->q.processed,
+			       .peak = s->q.peak,
+			       .pool_peak = s->pkts.peak,
+			       .nflows_done = s->nflows_done,
+			       .no_route = s->fab.no_route_drops,
+			       .overflow = s->fab.lossless_overflow,
+			       .nrows = s->ts->n,
+			       .cut_pkts = s->part->cut_pkts };
+	memcpy(h.ood, s->w.ood_hist, sizeof h.ood);
+	buf_put(b, NULL, sizeof h);
+	pack_ports(s, b, &h);
+	pack_conns(s, b, &h);
+	memcpy(b->v, &h, sizeof h);
+	buf_put(b, s->ts->rows, s->ts->n * sizeof(struct ts_row));
+}
+
+void part_gather(struct sim *s)
+{
+	struct part *P = s->part;
+	struct part_buf b = { 0 };
+	pack(s, &b);
+	if (P->rank) {
+		ranks_send(0, PART_TAG, b.v, b.n);
+		mp_free(b.v);
+		return;
+	}
+	struct part_buf rows = { 0 }, lost = { 0 };
+	struct part_head sum = { 0 };
+	unpack(s, b.v, &rows, &lost, &sum);
+	mp_free(b.v);
+	for (int r = 1; r < P->nranks; r++) {
+		size_t n;
+		unsigned char *v = ranks_recv(r, PART_TAG, &n);
+		unpack(s, v, &rows, &lost, &sum);
+		mp_free(v);
+	}
+	for (size_t off = 0; off + 16 <= lost.n; off += 16) {
+		uint64_t w[2];
+		memcpy(w, lost.v + off, sizeof w);
+		s->fab.port_mem[w[0]].st.drops_link += w[1];
+	}
+	mp_free(lost.v);
+	s->q.processed = sum.processed;
+	s->q.peak = sum.peak;
+	s->pkts.peak = sum.pool_peak;
+	s->nflows_done = sum.nflows_done;
+	s->fab.no_route_drops = sum.no_route;
+	s->fab.lossless_overflow = sum.overflow;
+	memcpy(s->w.ood_hist, sum.ood, sizeof sum.ood);
+	P->cut_pkts_all = sum.cut_pkts;
+	sim_ts_combine(s, (struct ts_row *)rows.v, rows.n / sizeof(struct ts_row));
+}
+
+void part_free(struct sim *s)
+{
+	struct part *P = s->part;
+	if (!P)
+		return;
+	for (int r = 0; P->out && r < P->nranks; r++)
+		mp_free(P->out[r].v);
+	mp_free(P->out);
+	mp_free(P->owner);
+	mp_free(P->live);
+	mp_free(P);
+	s->part = NULL;
+}

@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# mpi_part.sh MPSIM MPIEXEC - one run partitioned over MPI ranks (`mpirun -n N
+# mpsim run FILE`, a file without a sweep) writes the bytes one process writes;
+# registered when CMake found MPI. The ranks run oversubscribed on however
+# many cores there are, as tests/mpi_sweep.sh's do.
+#
+# A k=4 fat tree (16 hosts, 4 pods of 2 ToRs and 2 aggregation switches, 4
+# cores) at 1, 2 and 4 ranks: flows.csv, ports.csv and timeseries.csv
+# byte-identical (cmp) for
+#  - STrack on a permutation, with every kind of time series (group queues,
+#    utilisation, drops, pauses, paused share, a named link's queue, per-flow
+#    goodput and traces);
+#  - RoCEv2 (DCQCN) on a lossless fabric, a 15-to-1 incast whose PFC pauses
+#    reach the cores: at 2 ranks pod 0 and core 2 are on different ranks,
+#    so the pauses agg0_1 sends core2 cross the cut;
+#  - the STrack run with two links down from the start (one of them cut at
+#    2 ranks), every fabric link corrupting packets at random (each port's
+#    own random stream, on its rank), and a cut link (agg0_1-core2 at 2
+#    ranks) failing under its packets and coming back, another failing, a
+#    third slowed down.
+# The cut, by hand (scheme "tors": ToRs in blocks with their hosts and their
+# pod's aggregation switches, cores dealt out in blocks): at 2 ranks pods 0-1
+# and cores 0-1 on rank 0, each core reaches the other two pods: 4 x 2 = 8
+# cut links; at 4 ranks a pod and a core each: 4 x 3 = 12.
+# What is not partitioned yet (here: a link delay that changes, which the
+# windows rely on) is refused before the run (exit 2), said once.
+set -euo pipefail
+
+MPSIM=${1:?usage: mpi_part.sh MPSIM MPIEXEC}
+MPIEXEC=${2:?usage: mpi_part.sh MPSIM MPIEXEC}
+MPSIM=$(cd "$(dirname "$MPSIM")" && pwd)/$(basename "$MPSIM")
+
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+cd "$T"
+export TMPDIR=$T MPSIM_NO_PLOTS=1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl=self,vader
+export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_hwloc_base_binding_policy=none
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 # as mpi_sweep.sh says
+
+nfail=0
+fail() { # fail WHAT EXPECTED GOT
+	printf 'FAIL [%s]\n  expected: %s\n  got:      %s\n' "$1" "$2" "$3" >&2
+	nfail=$((nfail + 1))
+}
+# ranks N FILE OUT: the run over N ranks (1: one process, no launcher)
+ranks() {
+	local n=$1 file=$2 out=$3
+	set +e
+	if [[ $n == 1 ]]; then
+		"$MPSIM" run "$file" --out "$out" --quiet >"$out.out" 2>"$out.err"
+	else
+		"$MPIEXEC" -n "$n" "$MPSIM" run "$file" --out "$out" --quiet >"$out.out" 2>"$out.err"
+	fi
+	rc=$?
+	set -e
+	[[ $rc == 0 ]] || fail "$out" "exit 0" "exit $rc: $(head -c 600 "$out.err")"
+}
+# json FILE EXPR: a value of summary.json
+json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+cat >strack.yaml <<'YAML'
+name: strack
+seed: 3
+topology: {type: fat_tree, k: 4, host_rate: 100Gbps, fabric_rate: 100Gbps, host_delay: 1us, fabric_delay: 1us}
+switch: {buffer: 4MB}
+transport: {type: strack}
+workload: {type: permutation, size: 400KB}
+output:
+  interval: 2us
+  queues: [max:tier2_up, max:last_hop, edge0_0-agg0_0]
+  utilisation: [tier1_up, all]
+  drops: [all]
+  pauses: [all]
+  paused: [all]
+  flow_throughput: true
+  traces: true
+YAML
+cat >roce.yaml <<'YAML'
+name: roce
+seed: 7
+topology: {type: fat_tree, k: 4, host_rate: 100Gbps, fabric_rate: 100Gbps, host_delay: 1us, fabric_delay: 1us}
+switch: {buffer: 1MB, mode: lossless}
+transport: {type: roce}
+workload: {type: incast, senders: 15, receiver: 0, size: 200KB}
+output:
+  interval: 5us
+  queues: [max:all]
+  pauses: [all, tier2_up, tier2_down]
+  paused: [fabric]
+YAML
+# links down from the start, corrupting links (random drops per port), and
+# links that fail, recover and slow down during the run
+sed 's/^name: strack/name: fail/' strack.yaml >fail.yaml
+cat >>fail.yaml <<'YAML'
+failures: {links: [agg0_0-core0, edge2_1-agg2_0], loss_rate: 0.001}
+events:
+  - {at: 8us, link: agg0_1-core2, action: down}
+  - {at: 9us, link: edge1_0-agg1_1, action: down}
+  - {at: 20us, link: agg0_1-core2, action: up}
+  - {at: 12us, link: agg2_0-core0, action: rate, value: 25Gbps}
+YAML
+
+for x in strack roce fail; do
+	for n in 1 2 4; do ranks "$n" "$x.yaml" "$x$n"; done
+	for n in 2 4; do
+		for f in flows.csv ports.csv timeseries.csv; do
+			cmp -s "${x}1/$f" "$x$n/$f" ||
+				fail "$x at $n ranks: $f" "byte-identical to one process" "$(cmp "${x}1/$f" "$x$n/$f" 2>&1)"
+		done
+		got=$(json "$x$n/summary.json" 'd["partition"]["ranks"], d["partition"]["scheme"], d["partition"]["cut_links"], d["run"]["ranks"]' 2>&1)
+		want="$n tors $((n == 2 ? 8 : 12)) $n"
+		[[ $got == "$want" ]] ||
+			fail "$x at $n ranks: summary.json" "ranks, scheme, cut links: $want" "$got"
+		got=$(json "$x$n/summary.json" 'd["partition"]["cut_packets"] > 0 and d["partition"]["lockstep_rounds"] > 0' 2>&1)
+		[[ $got == True ]] || fail "$x at $n ranks: summary.json" "packets crossed the cut, and a last stretch in lockstep" "$got"
+	done
+	[[ $(json "${x}1/summary.json" '"partition" in d, d["run"]["ranks"]' 2>&1) == "False 1" ]] ||
+		fail "$x in one process: summary.json" "ranks 1, no partition object" "$(head -c 300 "${x}1/summary.json")"
+done
+d=$(json fail1/summary.json 'd["network"]["drops_link"]' 2>&1)
+[[ $d =~ ^[1-9][0-9]*$ ]] || fail "fail: corrupted packets" "drops_link > 0" "$d"
+# what the cut link lost when it failed, both ways (counted at the sending port)
+p=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "drops_link") c = i }
+	$1 == "agg0_1-core2" || $1 == "core2-agg0_1" { printf "%s ", ($c > 0) }' fail2/ports.csv)
+[[ $p == "1 1 " ]] || fail "fail: the cut link's losses" "drops_link > 0 at both ends of agg0_1-core2" "${p:-no rows}"
+# the pauses that cross the cut at 2 ranks: agg0_1 (pod 0, rank 0) to core2 (rank 1)
+p=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "pause_sent") c = i }
+	$1 == "agg0_1-core2" { print $c }' roce2/ports.csv)
+[[ ${p:-0} -gt 0 ]] || fail "roce: pauses across the cut" "agg0_1-core2 pause_sent > 0" "${p:-no row}"
+
+# not partitioned yet: refused before the run, exit 2, nothing written
+sed 's/^name: strack/name: ev/' strack.yaml >ev.yaml
+printf 'events:\n  - {at: 10us, link: edge0_0-agg0_0, action: delay, value: 2us}\n' >>ev.yaml
+set +e
+"$MPIEXEC" -n 2 "$MPSIM" run ev.yaml --out ev --quiet >ev.out 2>ev.err
+rc=$?
+set -e
+[[ $rc == 2 ]] || fail "a delay event at 2 ranks" "exit 2" "exit $rc: $(head -c 300 ev.err)"
+grep -qF "events that change a link's delay (the windows' lookahead): not partitioned yet" ev.err || fail "a delay event at 2 ranks" "a sentence: not partitioned yet" "$(head -c 300 ev.err)"
+[[ $(grep -c 'not partitioned yet' ev.err) == 1 ]] || fail "a delay event at 2 ranks" "said once (rank 0)" "$(cat ev.err)"
+[[ ! -e ev/flows.csv ]] || fail "a delay event at 2 ranks" "nothing written" "$(ls ev)"
+
+if ((nfail)); then
+	echo "mpi_part: $nfail check(s) failed" >&2
+	exit 1
+fi
+echo "mpi_part: all checks passed"
