@@ -213,6 +213,9 @@ bad xon_gap xon_gap.yaml 'xon_gap\.yaml:15:' -- \
 { base; printf 'switch:\n  trim: on\n'; } >trim_ref.yaml
 bad trim_ref trim_ref.yaml 'trim_ref\.yaml:[0-9]+:' -- \
 	"switch.trim" "transport ref does not handle trimmed packets" "transport uet"
+{ base | sed 's/type: ref/type: uet/'; printf 'switch:\n  mode: lossless\n  trim: on\n'; } >trim_lossless.yaml
+bad trim_lossless trim_lossless.yaml 'trim_lossless\.yaml:[0-9]+:' -- \
+	"switch.trim" "expected mode lossy" "nothing to trim"
 { base; printf 'lb:\n  type: hermes\n  rtt_low: 50us\n  rtt_high: 40us\n'; } >hermes_rtt.yaml
 bad hermes_rtt hermes_rtt.yaml 'hermes_rtt\.yaml:14:' -- \
 	"lb.rtt_low" "50.000 us is above rtt_high (40.000 us)" "expected rtt_low at most rtt_high"

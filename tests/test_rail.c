@@ -280,6 +280,7 @@ static void refused(const char *yaml, const char *want)
 	if (!strstr(e.msg, want))
 		fail_msg("expected '%s' in: %s", want, e.msg);
 	assert_non_null(strstr(e.msg, "t.yaml:"));
+	exp_free(&x);
 }
 
 static void test_refused(void **state)

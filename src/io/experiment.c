@@ -426,6 +426,10 @@ static int load_fabric(struct experiment *x, struct mp_err *e)
 		    "trim: transport %s does not handle trimmed packets (a header "
 		    "would count as data delivered); expected trim off, or transport uet",
 		    x->tp->name);
+	if (x->sw.trim && x->sw.mode == BUF_LOSSLESS)
+		return exp_errf(e, x, "switch",
+				"trim: expected mode lossy (a lossless switch never drops its data "
+				"class, so it has nothing to trim)");
 	if (x->sw.trim && x->sw.trim_size >= cm->mtu)
 		return exp_errf(e, x, "switch",
 				"trim_size: expected fewer bytes than the transport's mtu (%llu B)",

@@ -73,7 +73,7 @@ const struct opt_desc swcfg_opts[] = {
 	 * SIGCOMM 2017) and the UEC htsim's switches (compositequeue.cpp; 64 B:
 	 * its main_uec.cpp default -trimsize) */
 	{ "trim", OPT_BOOL, offsetof(struct swcfg, trim), "false", 0, 0,
-	  "a data packet that would be dropped for lack of buffer is cut to its first "
+	  "lossy mode: a data packet that would be dropped for lack of buffer is cut to its first "
 	  "trim_size bytes and forwarded in the control class (high priority); the "
 	  "transport must handle trimmed packets (uet)" },
 	{ "trim_size", OPT_SIZE, offsetof(struct swcfg, trim_size), "64B", 64, 1500,

@@ -951,16 +951,13 @@ void port_bond_move(struct fabric *f, struct port *pt)
 
 /* ---- switching --------------------------------------------------------------- */
 
-/* Room in switch s for p, arriving on in_idx for `out` (lossless: the MMU's
- * admission, which also counts it in): switch_forward's test, for a packet
- * that failed it once. */
-static bool switch_admit(struct fabric *f, struct sw *s, uint16_t in_idx, const struct port *out,
-			 const struct packet *p)
+/* Room in lossy switch s for p toward `out`: switch_forward's test, for a
+ * trimmed header (a lossless switch does not trim: its data class is never
+ * dropped, and mmu_admit stays inlined in its one caller). */
+static bool lossy_fits(const struct fabric *f, const struct sw *s, const struct port *out,
+		       const struct packet *p)
 {
 	const struct swcfg *cfg = &f->cfg;
-	if (cfg->mode == BUF_LOSSLESS)
-		return in_idx != PORT_SELF ? mmu_admit(f, s, &s->node.ports[in_idx], out, p)
-					   : mmu_admit_self(s, p);
 	uint64_t free_b = s->buf_used < cfg->buffer ? cfg->buffer - s->buf_used : 0;
 	return !(p->size > free_b ||
 		 (double)(out->q[p->cls].bytes + p->size) > cfg->dt_alpha * (double)free_b ||
@@ -983,15 +980,15 @@ static __attribute__((noinline, cold)) void switch_overflow(struct port *out, st
 	struct sw *s = (struct sw *)out->owner;
 	struct fabric *f = s->node.fab;
 	const struct swcfg *cfg = &f->cfg;
-	if (cfg->trim && p->type == PKT_DATA && !(p->flags & PKT_F_TRIM) &&
-	    p->size > cfg->trim_size) {
+	if (cfg->trim && cfg->mode == BUF_LOSSY && p->type == PKT_DATA &&
+	    !(p->flags & PKT_F_TRIM) && p->size > cfg->trim_size) {
 		struct port_trim *t = &f->trim_st[fab_port_index(f, out)];
 		t->pkts++;
 		t->bytes += p->size - cfg->trim_size;
 		p->size = (uint16_t)cfg->trim_size;
 		p->flags = (uint8_t)((p->flags & ~PKT_F_ECT) | PKT_F_TRIM);
 		p->cls = CLS_CTRL;
-		if (switch_admit(f, s, p->in_port, out, p)) {
+		if (lossy_fits(f, s, out, p)) {
 			s->buf_used += p->size;
 			if (s->buf_used > s->buf_peak)
 				s->buf_peak = s->buf_used;
@@ -1028,7 +1025,6 @@ static void switch_forward(struct fabric *f, struct sw *s, uint16_t in_idx, stru
 		if (__builtin_expect(!ok, 0)) {
 			/* not the lossless class, or the switch's own packet with
 			 * the shared pool full */
-			p->in_port = in_idx;
 			switch_overflow(out, p);
 			return;
 		}
