@@ -277,16 +277,9 @@ const struct transport_ops hpcc_transport_ops = {
 		   "says otherwise",
 	.opts = hpcc_opts,
 	.params_size = sizeof(struct hpcc_params),
-	.priv_size_for = rocev2_priv_size, /* grows with qps */
-	.priv_rx_size = sizeof(struct rocev2_state),
 	.lossless_default = true,
 	.int_telemetry = true,
 	.check = hpcc_check,
 	.open = hpcc_open,
-	.post = rocev2_post,
-	.next_packet = rocev2_next_packet,
-	.on_packet = rocev2_on_packet,
-	.prefetch = rocev2_prefetch,
-	.on_timer = rocev2_on_timer,
-	.close = rocev2_close,
+	ROCEV2_RC_OPS,
 };

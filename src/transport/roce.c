@@ -477,15 +477,8 @@ const struct transport_ops roce_transport_ops = {
 	    "unless switch.mode says otherwise",
 	.opts = roce_opts,
 	.params_size = sizeof(struct roce_params),
-	.priv_size_for = rocev2_priv_size, /* grows with qps */
-	.priv_rx_size = sizeof(struct rocev2_state),
 	.lossless_default = true,
 	.check = roce_check,
 	.open = roce_open,
-	.post = rocev2_post,
-	.next_packet = rocev2_next_packet,
-	.on_packet = rocev2_on_packet,
-	.prefetch = rocev2_prefetch,
-	.on_timer = rocev2_on_timer,
-	.close = rocev2_close,
+	ROCEV2_RC_OPS,
 };

@@ -216,8 +216,14 @@ static inline uint64_t rocev2_line_bps(struct conn *c)
 }
 
 /* The transport ops a RoCEv2 transport points at (its open calls rocev2_open;
- * priv_size_for is rocev2_priv_size, priv_rx_size sizeof(struct rocev2_state):
- * the receiver reads no deadline). */
+ * priv_size_for is rocev2_priv_size, which grows with qps, priv_rx_size
+ * sizeof(struct rocev2_state): the receiver reads no deadline).
+ * ROCEV2_RC_OPS fills them in a congestion control's ops table, which adds
+ * its name, options, check, open and trace. */
+#define ROCEV2_RC_OPS                                                                          \
+	.priv_size_for = rocev2_priv_size, .priv_rx_size = sizeof(struct rocev2_state),        \
+	.post = rocev2_post, .next_packet = rocev2_next_packet, .on_packet = rocev2_on_packet, \
+	.prefetch = rocev2_prefetch, .on_timer = rocev2_on_timer, .close = rocev2_close
 size_t rocev2_priv_size(const void *params);
 void rocev2_open(struct conn *c, const struct rocev2_cc *cc);
 void rocev2_post(struct conn *c);

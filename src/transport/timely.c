@@ -235,15 +235,8 @@ const struct transport_ops timely_transport_ops = {
 		   "Q queue pairs); switches lossless (PFC) unless switch.mode says otherwise",
 	.opts = timely_opts,
 	.params_size = sizeof(struct timely_params),
-	.priv_size_for = rocev2_priv_size, /* grows with qps */
-	.priv_rx_size = sizeof(struct rocev2_state),
 	.lossless_default = true,
 	.check = timely_check,
 	.open = timely_open,
-	.post = rocev2_post,
-	.next_packet = rocev2_next_packet,
-	.on_packet = rocev2_on_packet,
-	.prefetch = rocev2_prefetch,
-	.on_timer = rocev2_on_timer,
-	.close = rocev2_close,
+	ROCEV2_RC_OPS,
 };
