@@ -65,6 +65,8 @@ struct part_buf {
 
 static void *buf_put(struct part_buf *b, const void *src, size_t n)
 {
+	if (!n) /* nothing (a rank without rows): b->v may be NULL */
+		return b->v;
 	if (b->n + n > b->cap) {
 		b->cap = b->n + n > 2 * b->cap ? b->n + n : 2 * b->cap;
 		b->v = mp_realloc(b->v, b->cap);
