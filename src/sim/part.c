@@ -28,11 +28,18 @@
  * The last stretch: one process stops right after the event that completes
  * the last flow, and events of the same picosecond after it do not run. The
  * ranks cannot know that event ahead, so once every flow is delivered (the
- * count is reduced with each window) they run in lockstep: each step the
- * ranks agree on the earliest (time, key) of them all and its rank alone runs
- * it (the runner's own events, the same on every rank, run everywhere); the
- * step after the last completion stops them all. Few events are left then:
- * acknowledgements on their way back.
+ * count is reduced with each window) they run in lockstep rounds: each round
+ * the ranks agree on the earliest (time, key) of them all, and the rank that
+ * holds it runs its events while they come before every other rank's next,
+ * up to one that completes a flow (the runner's own events, the same on every
+ * rank, run alone, everywhere); the round after the last completion stops
+ * them all. Few events are left then: acknowledgements on their way back.
+ *
+ * Links that fail during the run (the runner's event, on every rank): the
+ * sending port's rank loses what it holds and, for a cut link, the messages
+ * it has not handed over yet (cut_down); the receiving rank what is on the
+ * wire in its queue (port_link_down's evq_rehandle), counted at the sending
+ * port there and added to the owner's at the end.
  *
  * Cutting the fabric (part_scheme): "tors" gives each rank a block of
  * consecutive ToRs with their hosts (in fat trees and leaf-spines, hosts and
@@ -56,7 +63,7 @@
 #include "sim/ranks.h"
 #include "sim/run.h"
 
-#define PART_TAG 47 /* part_gather's messages (the sweep's tags are smaller) */
+#define PART_TAG 16 /* part_gather's messages (the sweep's tags are 1-4) */
 
 struct part_buf {
 	unsigned char *v;
@@ -65,6 +72,8 @@ struct part_buf {
 
 static void *buf_put(struct part_buf *b, const void *src, size_t n)
 {
+	if (!n) /* nothing (a rank without rows): b->v may be NULL */
+		return b->v;
 	if (b->n + n > b->cap) {
 		b->cap = b->n + n > 2 * b->cap ? b->n + n : 2 * b->cap;
 		b->v = mp_realloc(b->v, b->cap);

@@ -527,7 +527,8 @@ static double combine_rows(const struct sim *s, const struct ts_row *a, const st
 
 void sim_ts_combine(struct sim *s, struct ts_row *rows, size_t n)
 {
-	qsort(rows, n, sizeof *rows, row_cmp);
+	if (n) /* no rows: rows may be NULL */
+		qsort(rows, n, sizeof *rows, row_cmp);
 	size_t k = 0;
 	for (size_t i = 0, j; i < n; i = j) {
 		for (j = i + 1; j < n && rows[j].t == rows[i].t && rows[j].series == rows[i].series;
