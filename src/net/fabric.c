@@ -542,10 +542,10 @@ static int tors_check(struct fabric *f, struct mp_err *e)
 	return rc;
 }
 
-int fab_finalize(struct fabric *f, const uint32_t *down_links, size_t ndown, struct mp_err *e)
+/* The ports of every node in one aligned array, wired along the links; those
+ * of links down from the start neither up nor routed. */
+static int ports_wire(struct fabric *f, const uint32_t *down_links, size_t ndown, struct mp_err *e)
 {
-	if (f->nhosts == 0)
-		return mp_errf(e, MP_EUSER, "topology has no hosts");
 	size_t nports = 0;
 	for (uint32_t i = 0; i < f->nnodes; i++)
 		nports += f->nodes[i]->nports;
@@ -590,6 +590,15 @@ int fab_finalize(struct fabric *f, const uint32_t *down_links, size_t ndown, str
 			    *pb = &f->nodes[l->b]->ports[l->pb];
 		pa->up = pb->up = pa->routed = pb->routed = false;
 	}
+	return MP_OK;
+}
+
+int fab_finalize(struct fabric *f, const uint32_t *down_links, size_t ndown, struct mp_err *e)
+{
+	if (f->nhosts == 0)
+		return mp_errf(e, MP_EUSER, "topology has no hosts");
+	if (ports_wire(f, down_links, ndown, e))
+		return e->status;
 	/* hosts: every port linked to a switch; each such switch is a ToR */
 	f->rails = 1;
 	for (uint32_t i = 0; i < f->nhosts; i++) {
