@@ -35,7 +35,8 @@
  * RCCC: the sender starts with maxwnd of speculative credit, dropped at the
  * first feedback; from then on it sends only against credit the receiver
  * grants (PULL, carried as PKT_CNP: both are receiver-to-sender pacing
- * messages, p0 = the credit granted so far, bytes mod 2^32), up to the
+ * messages, p0 = the credit granted so far, bytes mod 2^32, p1 = the PSN it
+ * answers), up to the
  * pull target each data packet carries (what the sender still has to send,
  * at most its window + one mtu and maxwnd). (choice) htsim paces the credit
  * of all the connections into a host at 0.99 x its link rate with a per-host
@@ -96,6 +97,8 @@ struct uet_state {
 	bool rx_any, rx_ack_request;
 	/* sender */
 	bool nscc_on, rccc_on, speculating;
+	uint32_t spec_from;		/* RCCC: the first PSN of the speculation (a message's) */
+	uint32_t posted;		/* PSNs posted so far (c->npkts at the last post) */
 	uint32_t snd_nxt, snd_una, cap; /* cap: the rings' slots */
 	uint32_t rtx_lo, nrtx;		/* lowest PSN maybe queued; PSNs queued */
 	uint64_t rtx_bytes, sent_payload;
@@ -186,6 +189,7 @@ static void uet_open(struct conn *c)
 	uet_nscc_init(&s->n, s->network_rtt, bps, pp->maxwnd_bdp);
 	s->credit = s->n.maxwnd; /* startConnection: speculative credit */
 	s->speculating = true;
+	s->posted = c->npkts;
 	rng_init(&s->rng, c->w->seed, RNG_CONN, c->id);
 	uint16_t base = (uint16_t)rng_below(&s->rng, 65536);
 	uet_reps_init(&s->reps, (uint16_t)pp->reps_buffer, (uint16_t)pp->paths, base,
@@ -197,8 +201,23 @@ static void uet_open(struct conn *c)
 	tp_activate(c);
 }
 
+/* A message posted on a connection that has sent all it was given starts as
+ * a new flow does (startConnection): with maxwnd of speculative credit under
+ * RCCC, until feedback on one of its own PSNs. (choice) The UEC htsim opens a
+ * connection per message, so each of its messages speculates; without this,
+ * a queue pair's next message would find no credit and no pull target at the
+ * receiver to earn any, and wait for the previous message's last credit or a
+ * timeout's RTS. */
 static void uet_post(struct conn *c)
 {
+	struct uet_state *s = tp_priv(c);
+	if (s->rccc_on && s->snd_nxt == s->posted) {
+		if (s->credit < s->n.maxwnd)
+			s->credit = s->n.maxwnd;
+		s->speculating = true;
+		s->spec_from = s->snd_nxt;
+	}
+	s->posted = c->npkts;
 	tp_activate(c);
 }
 
@@ -371,9 +390,11 @@ static void ack_one(struct conn *c, struct uet_state *s, uint32_t psn)
 	c->acked_bytes += tp_psn_payload(c, psn);
 }
 
-static void stop_speculating(struct uet_state *s)
+/* feedback on PSN psn (an ACK's, a NACK's, the packet a PULL answers) ends
+ * the speculation it belongs to */
+static void stop_speculating(struct uet_state *s, uint32_t psn)
 {
-	if (s->speculating) {
+	if (s->speculating && psn >= s->spec_from) {
 		s->speculating = false;
 		if (s->credit > 0)
 			s->credit = 0;
@@ -431,7 +452,7 @@ static void on_ack(struct conn *c, struct uet_state *s, const struct packet *p)
 	path_feedback(c, s, p->entropy, ecn ? UET_PATH_ECN : UET_PATH_GOOD);
 	if (s->nscc_on)
 		uet_nscc_on_ack(s->k, &s->n, now, raw, ecn, newly, s->in_flight);
-	stop_speculating(s);
+	stop_speculating(s, psn);
 }
 
 /* processNack: the trimmed packet goes back in the queue at once */
@@ -446,7 +467,7 @@ static void on_nack(struct conn *c, struct uet_state *s, const struct packet *p)
 		uet_nscc_on_nack(s->k, &s->n, now, now - *sent_of(s, psn), size, s->network_rtt,
 				 s->in_flight, s->rccc_on);
 	s->in_flight -= size;
-	stop_speculating(s);
+	stop_speculating(s, psn);
 	queue_rtx(s, psn, size);
 	path_feedback(c, s, p->entropy, UET_PATH_NACK);
 }
@@ -454,7 +475,7 @@ static void on_nack(struct conn *c, struct uet_state *s, const struct packet *p)
 /* processPull */
 static void on_pull(struct conn *c, struct uet_state *s, const struct packet *p)
 {
-	stop_speculating(s);
+	stop_speculating(s, p->p1);
 	if ((int32_t)(p->p0 - s->tx_pull) > 0) {
 		s->credit += (int64_t)(uint32_t)(p->p0 - s->tx_pull);
 		if (s->credit > s->n.maxwnd)
@@ -525,7 +546,7 @@ static uint32_t sack_base(const struct uet_state *s, uint32_t psn)
 
 /* RCCC: one mtu of credit per whole data packet that arrives, up to the
  * pull target (see the header) */
-static void grant(struct conn *c, struct uet_state *s, uint32_t target)
+static void grant(struct conn *c, struct uet_state *s, uint32_t target, uint32_t psn)
 {
 	if ((int32_t)(target - s->rx_pull_target) > 0)
 		s->rx_pull_target = target;
@@ -537,6 +558,7 @@ static void grant(struct conn *c, struct uet_state *s, uint32_t target)
 	s->rx_pull += g;
 	struct packet *q = tp_pkt_new(c, PKT_CNP, false);
 	q->p0 = s->rx_pull;
+	q->p1 = psn; /* the data packet it answers */
 	q->entropy = (uint16_t)rng_below(&s->rng, 65536);
 	tp_send(c, c->dst, q);
 }
@@ -558,7 +580,7 @@ static void uet_receiver(struct conn *c, struct packet *p)
 	bool ecn = (p->flags & PKT_F_CE) != 0, ar = (p->flags & PKT_F_ACKREQ) != 0;
 	s->rx_pending += p->size;
 	if (rccc)
-		grant(c, s, p->p0);
+		grant(c, s, p->p0, psn);
 	if (tp_rxmap_has(&s->rx, psn)) { /* a duplicate: ACK at once */
 		c->dup_bytes += tp_rx_payload(c, p);
 		s->rx_pending = 0;
@@ -629,7 +651,7 @@ static void uet_on_timer(struct conn *c)
 	}
 	if (fired) {
 		path_feedback(c, s, 0, UET_PATH_TIMEOUT);
-		stop_speculating(s);
+		stop_speculating(s, UINT32_MAX);
 		if (s->rccc_on && s->credit <= 0) /* the RTS's pull */
 			s->credit = (int64_t)tp_common(c)->mtu;
 	}
