@@ -439,6 +439,56 @@ static void test_pinned_flows(void **state)
 	}
 }
 
+/* The leaf-to-spine bytes of one run: tx[leaf][spine]. */
+static void leaf_spine_tx(struct fabric *f, uint64_t tx[2][2])
+{
+	for (int l = 0; l < 2; l++)
+		for (int sp = 0; sp < 2; sp++) {
+			char a[16], b[16];
+			snprintf(a, sizeof a, "leaf%d", l);
+			snprintf(b, sizeof b, "spine%d", sp);
+			struct node *na = fab_find_node(f, a), *nb = fab_find_node(f, b);
+			assert_non_null(na);
+			tx[l][sp] = 0;
+			for (uint16_t i = 0; i < na->nports; i++)
+				if (na->ports[i].peer_node == nb)
+					tx[l][sp] += na->ports[i].tx_bytes;
+		}
+}
+
+/* A flows file's ack_path column pins a flow's ACKs alone: two flows of
+ * 2,000 packets each with data on spine1 and ACKs on spine0 put exactly their
+ * 4,000 data packets on leaf0 -> spine1 and their 4,000 ACKs (64 B each) on
+ * leaf1 -> spine0, nothing on the other two uplinks (no ECN: no CNP either). */
+static void test_pinned_acks(void **state)
+{
+	(void)state;
+	char path[128], yaml[1024];
+	simtest_temp_file(path, sizeof path, "pinack",
+			  "src,dst,bytes,start,path,ack_path\n"
+			  "0,4,2MB,0,1,0\n"
+			  "1,5,2MB,0,1,0\n");
+	snprintf(yaml, sizeof yaml,
+		 "name: t\n"
+		 "topology: {type: leaf_spine, hosts_per_leaf: 4, leaves: 2, spines: 2, "
+		 "host_rate: 40Gbps, fabric_rate: 40Gbps}\n"
+		 "switch: {mode: lossless, buffer: 9MB, ecn: false}\n"
+		 "transport: {type: roce, mtu: 1000B, ack_size: 64B}\n"
+		 "workload: {type: flows_file, file: %s}\n",
+		 path);
+	struct experiment x;
+	struct sim s;
+	simtest_open(yaml, &x, &s);
+	uint64_t tx[2][2];
+	leaf_spine_tx(&s.fab, tx);
+	assert_int_equal(s.nflows_done, 2);
+	assert_int_equal(tx[0][1], 4000 * 1000);
+	assert_int_equal(tx[1][0], 4000 * 64);
+	assert_int_equal(tx[0][0], 0);
+	assert_int_equal(tx[1][1], 0);
+	simtest_close(&x, &s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -451,6 +501,7 @@ int main(void)
 		cmocka_unit_test(test_multi_port_hosts),
 		cmocka_unit_test(test_nexthop_interning),
 		cmocka_unit_test(test_pinned_flows),
+		cmocka_unit_test(test_pinned_acks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -592,6 +592,10 @@ static const struct {
 						   "(src,dst,bytes,start), found 3" },
 	{ "src,dst,bytes,start\n0,1,100,0,9\n", "2: expected 4 comma-separated fields "
 						"(src,dst,bytes,start), found more than 4" },
+	{ "src,dst,bytes,start,path,ack_path\n0,1,100,0,1,x\n",
+	  "2: ack_path: expected a next-hop index 0..65534 or nothing, found 'x'" },
+	{ "src,dst,bytes,start,path,ack_path\n0,1,100,0,1\n",
+	  "2: expected 6 comma-separated fields (src,dst,bytes,start,path,ack_path), found 5" },
 	{ "src,dst,bytes\n0,1,100\n", "1: expected the header line 'src,dst,bytes,start'" },
 	{ "# only a comment\n", "1: expected the header line" },
 	{ "src,dst,bytes,start\n# nothing\n", "2: expected at least one flow after the header" },

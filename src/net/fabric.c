@@ -180,6 +180,7 @@ void fab_free(struct fabric *f)
 	mp_free(f->bonds);
 	mp_free(f->nh_ports);
 	mp_free(f->pin);
+	mp_free(f->ack_pin);
 	if (f->hol) {
 		mp_free(f->hol->n);
 		mp_free(f->hol->since);

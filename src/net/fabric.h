@@ -120,6 +120,7 @@ struct fabric {
 
 	struct fab_hol *hol; /* NULL: not tracked (fab_hol_enable) */
 	uint16_t *pin;	     /* per connection (fab_pin): 0 = the lb, k = next hop k - 1 */
+	uint16_t *ack_pin;   /* the same for its ACK, NACK and CNP; 0 = as pin; NULL: none */
 	uint32_t npin;
 	uint64_t lossless_overflow; /* lossless: bytes admitted beyond a port's headroom */
 	uint64_t no_route_drops;
@@ -234,12 +235,19 @@ void fab_hol_enable(struct fabric *f, uint32_t nconns);
 /* Pin connection `conn`: every switch with n > 1 next hops sends its data,
  * ACK, NACK and CNP packets to candidate (pin - 1) mod n, never asking the
  * load balancer (pin 0: the load balancer chooses, the default). Its probes
- * and the scheme's own packets are not pinned. Call before the run. */
-void fab_pin(struct fabric *f, uint32_t conn, uint16_t pin);
+ * and the scheme's own packets are not pinned. ack_pin, when not 0, pins its
+ * ACK, NACK and CNP packets alone, the same way (a simulator that hashes an
+ * ACK on its own 5-tuple sends it on another path than its data). Call
+ * before the run. */
+void fab_pin(struct fabric *f, uint32_t conn, uint16_t pin, uint16_t ack_pin);
 /* The pin of p's connection (0: none, or p is a probe). */
 static inline uint16_t fab_pin_of(const struct fabric *f, const struct packet *p)
 {
-	return p->conn < f->npin && p->type != PKT_PROBE ? f->pin[p->conn] : 0;
+	if (p->conn >= f->npin || p->type == PKT_PROBE)
+		return 0;
+	if (f->ack_pin && p->type != PKT_DATA && f->ack_pin[p->conn])
+		return f->ack_pin[p->conn];
+	return f->pin[p->conn];
 }
 /* Which of n next-hop candidates a pin (non-zero) names: one rule for the
  * switches and for a scheme that must know the path a pinned packet takes. */

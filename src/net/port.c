@@ -90,17 +90,25 @@ void fab_hol_enable(struct fabric *f, uint32_t nconns)
 	f->hol = h;
 }
 
-void fab_pin(struct fabric *f, uint32_t conn, uint16_t pin)
+void fab_pin(struct fabric *f, uint32_t conn, uint16_t pin, uint16_t ack_pin)
 {
 	if (conn >= f->npin) {
-		if (!pin)
+		if (!pin && !ack_pin)
 			return;
 		uint32_t n = conn + 1 > 2 * f->npin ? conn + 1 : 2 * f->npin;
 		f->pin = mp_realloc(f->pin, n * sizeof *f->pin);
 		memset(f->pin + f->npin, 0, (n - f->npin) * sizeof *f->pin);
+		if (f->ack_pin) {
+			f->ack_pin = mp_realloc(f->ack_pin, n * sizeof *f->ack_pin);
+			memset(f->ack_pin + f->npin, 0, (n - f->npin) * sizeof *f->ack_pin);
+		}
 		f->npin = n;
 	}
+	if (ack_pin && !f->ack_pin)
+		f->ack_pin = mp_calloc(f->npin, sizeof *f->ack_pin);
 	f->pin[conn] = pin;
+	if (f->ack_pin)
+		f->ack_pin[conn] = ack_pin;
 }
 
 simtime_t fab_hol_blocked(const struct fabric *f, uint32_t c)

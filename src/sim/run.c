@@ -682,8 +682,8 @@ static int setup_flows(struct sim *s, struct mp_err *e)
 		struct conn *c = tp_conn_add(&s->w, fs->src, fs->dst, fs->bytes, fs->start);
 		s->fconn[i] = c;
 		s->conn_flow[c->id] = (uint32_t)i;
-		if (fs->pin)
-			fab_pin(&s->fab, c->id, fs->pin);
+		if (fs->pin || fs->ack_pin)
+			fab_pin(&s->fab, c->id, fs->pin, fs->ack_pin);
 		if (!fs->ndeps)
 			evq_at(&s->q, &c->evs, fs->start, conn_start, c, 0);
 	}

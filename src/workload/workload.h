@@ -36,6 +36,9 @@ struct flow_spec {
 	 * a choice sends its packets (and ACKs) to next hop (k - 1) mod n of its
 	 * n candidates, whatever the scheme (a flows file's `path` column) */
 	uint16_t pin;
+	/* the same for its ACKs, NACKs and CNPs alone (a flows file's
+	 * `ack_path`): 0 = as its data */
+	uint16_t ack_pin;
 };
 
 /* A dependency: a message id, completed at its receiver, or at its sender
