@@ -13,6 +13,15 @@
 #  - RoCEv2 (DCQCN) on a lossless fabric, a 15-to-1 incast whose PFC pauses
 #    reach the cores: at 2 ranks pod 0 and core 2 are on different ranks,
 #    so the pauses agg0_1 sends core2 cross the cut;
+#  - STrack on a message DAG (a workload file of dependent messages):
+#    chains on one rank, completions that release a message whose sender is
+#    on another rank (delivered: f waits for a, 0->5, and sends from 12;
+#    acknowledged: i and j wait for a:sent at host 0 and send from 10, at
+#    the same picosecond, a tie of two releases), a `start` later than the
+#    release, a one-shot trigger (need 1) whose completions are all local;
+#  - the same DAG over RoCEv2 (whose plain flows' deliveries are reported at
+#    the sender, on the acknowledgement: the completion is the sender's
+#    rank's), every dependency 1 us, without the one-shot trigger;
 #  - the STrack run with two links down from the start (one of them cut at
 #    2 ranks), every fabric link corrupting packets at random (each port's
 #    own random stream, on its rank), and a cut link (agg0_1-core2 at 2
@@ -22,8 +31,9 @@
 # pod's aggregation switches, cores dealt out in blocks): at 2 ranks pods 0-1
 # and cores 0-1 on rank 0, each core reaches the other two pods: 4 x 2 = 8
 # cut links; at 4 ranks a pod and a core each: 4 x 3 = 12.
-# What is not partitioned yet (here: a link delay that changes, which the
-# windows rely on) is refused before the run (exit 2), said once.
+# What is not partitioned yet (a link delay that changes, which the windows
+# rely on; a completion releasing a message on another rank sooner than the
+# lookahead; collectives) is refused before the run (exit 2), said once.
 set -euo pipefail
 
 MPSIM=${1:?usage: mpi_part.sh MPSIM MPIEXEC}
@@ -90,6 +100,35 @@ output:
   pauses: [all, tier2_up, tier2_down]
   paused: [fabric]
 YAML
+# a message DAG: at 2 ranks hosts 0-7 are rank 0's, 8-15 rank 1's; at 4,
+# hosts 4r to 4r+3 rank r's. Cross-rank dependencies wait at least the
+# lookahead (1 us).
+cat >dag.csv <<'CSV'
+id,src,dst,bytes,deps,delay,start,need
+a,0,5,200KB,,,,
+b,5,9,200KB,a,,,
+c,9,14,200KB,b,,,
+d,14,2,200KB,c,,,
+e,3,12,100KB,,,,
+f,12,7,100KB,e a,3us,,
+g,7,0,100KB,f,,,
+h,10,15,50KB,d g,2us,,
+i,10,4,150KB,a:sent,1us,,
+j,10,6,150KB,a:sent,1us,,
+k,6,11,80KB,i j,,20us,
+l,11,13,80KB,k e:sent,1us,,
+m,12,1,60KB,e f:sent,,,1
+CSV
+cat >dag.yaml <<'YAML'
+name: dag
+seed: 2
+topology: {type: fat_tree, k: 4, host_rate: 100Gbps, fabric_rate: 100Gbps, host_delay: 1us, fabric_delay: 1us}
+transport: {type: strack}
+workload: {type: dag, file: dag.csv}
+output: {interval: 2us, queues: [max:all], flow_throughput: true}
+YAML
+awk -F, 'BEGIN { OFS = "," } NR > 1 && $5 != "" && $6 == "" { $6 = "1us" } !/^m,/' dag.csv >dagr.csv
+sed 's/^name: dag/name: dagr/; s/dag\.csv/dagr.csv/; s/type: strack/type: roce/' dag.yaml >dagr.yaml
 # links down from the start, corrupting links (random drops per port), and
 # links that fail, recover and slow down during the run
 sed 's/^name: strack/name: fail/' strack.yaml >fail.yaml
@@ -102,7 +141,7 @@ events:
   - {at: 12us, link: agg2_0-core0, action: rate, value: 25Gbps}
 YAML
 
-for x in strack roce fail; do
+for x in strack roce dag dagr fail; do
 	for n in 1 2 4; do ranks "$n" "$x.yaml" "$x$n"; done
 	for n in 2 4; do
 		for f in flows.csv ports.csv timeseries.csv; do
@@ -141,6 +180,24 @@ set -e
 grep -qF "events that change a link's delay (the windows' lookahead): not partitioned yet" ev.err || fail "a delay event at 2 ranks" "a sentence: not partitioned yet" "$(head -c 300 ev.err)"
 [[ $(grep -c 'not partitioned yet' ev.err) == 1 ]] || fail "a delay event at 2 ranks" "said once (rank 0)" "$(cat ev.err)"
 [[ ! -e ev/flows.csv ]] || fail "a delay event at 2 ranks" "nothing written" "$(ls ev)"
+
+# the DAG's releases, by hand: i and j 1 us after a is acknowledged at host
+# 0 (rank 0 at 4 ranks; they send from host 10, rank 2)
+got=$(awk -F, 'NR > 1 && ($1 == 0 || $1 == 8 || $1 == 9) { printf "%s ", $5 }' dag4/flows.csv)
+a_ack=$(awk -F, 'NR == 2 { print $6 }' dag4/flows.csv)
+want=$(python3 -c "import sys; a = float(sys.argv[1]); print('0.000000 %.6f %.6f ' % (a + 1, a + 1))" "$a_ack")
+[[ $got == "$want" ]] || fail "dag at 4 ranks: i and j released 1 us after a is acknowledged" "$want" "$got"
+# a completion releasing a message on another rank sooner than the lookahead
+sed 's/^f,12,7,100KB,e a,3us,,/f,12,7,100KB,e a,,,/' dag.csv >dag0.csv
+sed 's/dag\.csv/dag0.csv/' dag.yaml >dag0.yaml
+set +e
+"$MPIEXEC" -n 2 "$MPSIM" run dag0.yaml --out dag0 --quiet >dag0.out 2>dag0.err
+rc=$?
+set -e
+[[ $rc == 2 ]] || fail "a DAG edge shorter than the lookahead at 2 ranks" "exit 2" "exit $rc: $(head -c 300 dag0.err)"
+grep -qF "dag0.yaml:5: workload: message 5 (host 12 to 7) waits for a completion at host 5, on another rank: its delay is shorter than the lookahead" dag0.err ||
+	fail "a DAG edge shorter than the lookahead at 2 ranks" "a sentence naming file:line, the message and the host" "$(head -c 400 dag0.err)"
+[[ ! -e dag0/flows.csv ]] || fail "a DAG edge shorter than the lookahead" "nothing written" "$(ls dag0)"
 
 if ((nfail)); then
 	echo "mpi_part: $nfail check(s) failed" >&2

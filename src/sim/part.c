@@ -7,7 +7,9 @@
  * ends of transmission, its packets' arrivals, local or not) are numbered by
  * its rank alone, in the order one process numbers them; a connection's (its
  * start, its timer) by the rank of its sender; the runner's own (entity 0:
- * time-series samples) are pushed alike on every rank. A packet crossing a
+ * time-series samples, link events) are pushed alike on every rank; a
+ * message's release has an entity of its own (run.h, sim_rel_key), pushed
+ * once, on its sender's rank. A packet crossing a
  * cut carries its arrival's key, and the receiving rank pushes a creator's
  * arrivals in sequence order (they come in the order they were sent), as
  * evq_push asks. Packets are not entities (a packet's address orders
@@ -87,13 +89,21 @@ static void *buf_put(struct part_buf *b, const void *src, size_t n)
 
 #define PUT(b, x) buf_put((b), &(x), sizeof(x))
 
-/* A packet crossing a cut: this header, then the packet's bytes. */
+/* A packet crossing a cut: this header, then the packet's bytes. Or, with
+ * node PART_DEP and nothing after it, a completion at time t that message
+ * `key` (a flow id) waited for, to the rank of that message's sender. */
 struct part_msg {
 	simtime_t t;  /* its arrival, ps */
 	uint64_t key; /* its arrival event's key (the sending port's) */
 	uint32_t node;
 	uint32_t lost; /* its link went down under it (cut_down) */
 };
+#define PART_DEP UINT32_MAX
+
+static size_t msg_step(const struct part *P, const struct part_msg *m)
+{
+	return sizeof *m + (m->node == PART_DEP ? 0 : P->pkt_bytes);
+}
 
 /* ---- cutting the fabric ------------------------------------------------- */
 
@@ -163,8 +173,9 @@ static int unsupported(struct sim *s, struct mp_err *e)
 		what = "events that change a link's delay (the windows' lookahead)", key = "events";
 	else if (up_ev && x->sw.mode == BUF_LOSSLESS) /* port_link_up reads its peer's PFC state */
 		what = "a lossless fabric's links coming back up", key = "events";
-	else if (s->flows.ndeps || s->ccl.nchans || x->coll)
-		what = "dependent messages and collectives",
+	else if (s->ccl.nchans || x->coll)
+		what = "collectives (a queue pair's messages and the collective layer's state are "
+		       "its sender's and its receiver's together)",
 		key = x->coll ? "collective" : "workload";
 	else if (x->server.gpus > 1)
 		what = "servers of several GPUs", key = "server";
@@ -199,6 +210,30 @@ static void cut_send(void *ctx, const struct port *pt, const struct packet *p, s
 	P->cut_pkts++;
 }
 
+static bool flow_home(const struct sim *s, uint32_t f, int *rank)
+{
+	const struct part *P = s->part;
+	*rank = P->owner[s->fab.hosts[s->flows.v[f].src]->node.id];
+	return *rank == P->rank;
+}
+
+/* A message's release runs on the rank of its sender (a marker's: host
+ * 0's), where its connection starts. */
+bool part_flow_mine(const struct sim *s, uint32_t f)
+{
+	int r;
+	return flow_home(s, f, &r);
+}
+
+void part_dep_send(struct sim *s, uint32_t f, simtime_t t)
+{
+	struct part *P = s->part;
+	int r;
+	flow_home(s, f, &r);
+	struct part_msg m = { .t = t, .key = f, .node = PART_DEP };
+	PUT(&P->out[r], m);
+}
+
 /* A cut port's link went down: the packets it sent this window, on their
  * way in this rank's buffer, are lost on the wire (port_link_down). */
 static void cut_down(void *ctx, const struct port *pt)
@@ -206,16 +241,19 @@ static void cut_down(void *ctx, const struct port *pt)
 	struct part *P = ctx;
 	uint32_t node = pt->peer_node->id;
 	struct part_buf *b = &P->out[P->owner[node]];
-	size_t step = sizeof(struct part_msg) + P->pkt_bytes;
-	for (size_t off = 0; off + step <= b->n; off += step) {
+	for (size_t off = 0; off < b->n;) {
 		struct part_msg m;
 		struct packet p;
 		memcpy(&m, b->v + off, sizeof m);
-		memcpy(&p, b->v + off + sizeof m, sizeof p);
-		if (m.node == node && p.in_port == pt->peer_idx) {
-			m.lost = 1;
-			memcpy(b->v + off, &m, sizeof m);
+		size_t step = msg_step(P, &m);
+		if (m.node == node) {
+			memcpy(&p, b->v + off + sizeof m, sizeof p);
+			if (p.in_port == pt->peer_idx) {
+				m.lost = 1;
+				memcpy(b->v + off, &m, sizeof m);
+			}
 		}
+		off += step;
 	}
 }
 
@@ -234,15 +272,20 @@ static void exchange(struct sim *s)
 		P->out[d].n = 0;
 	}
 	unsigned char *in = ranks_exchange(out, nout, nin, &total);
-	size_t step = sizeof(struct part_msg) + P->pkt_bytes;
-	for (size_t off = 0; off + step <= total; off += step) {
+	for (size_t off = 0; off < total;) {
 		struct part_msg m;
 		memcpy(&m, in + off, sizeof m);
+		if (m.node == PART_DEP) { /* checked at setup: t + delay >= this window's end */
+			sim_dep_arrive(s, (uint32_t)m.key, m.t);
+			off += sizeof m;
+			continue;
+		}
 		struct packet *p = pkt_alloc(&s->fab);
 		memcpy(p, in + off + sizeof m, P->pkt_bytes);
 		p->next = NULL;
 		evq_push(&s->q, m.t, m.key, m.lost ? port_wire_lost : port_wire_arrive,
 			 s->fab.nodes[m.node], (uint64_t)(uintptr_t)p);
+		off += msg_step(P, &m);
 	}
 	mp_free(in);
 	mp_free(nout);
@@ -283,6 +326,8 @@ static bool creator_mine(const struct sim *s, uint64_t key)
 	const struct fabric *f = &s->fab;
 	if (id == 0)
 		return true;
+	if (id >= SIM_REL_ENTITY_BASE) /* a message's release: its sender's */
+		return part_flow_mine(s, id - SIM_REL_ENTITY_BASE);
 	if (id >= TP_ENTITY_BASE && id - TP_ENTITY_BASE < s->w.nconns)
 		return part_mine(s->part, &s->w.conns[id - TP_ENTITY_BASE]->src->node);
 	if (id > f->nnodes && id - f->nnodes - 1 < f->nports)
@@ -354,6 +399,45 @@ static void shadow_opens(struct sim *s)
 	evq_free(&shadow);
 }
 
+/* A completion that releases a message whose sender is on another rank
+ * reaches it at the end of the window it happened in: the release must come
+ * no earlier than that window's end, which `delay` >= the lookahead ensures.
+ * And a message released by `need` of its dependencies, fewer than all,
+ * takes the first completions heard: another rank's are heard late. */
+static int check_deps(struct sim *s, struct mp_err *e)
+{
+	const struct flow_list *fl = &s->flows;
+	const struct part *P = s->part;
+	for (uint32_t i = 0; i < fl->n; i++) {
+		const struct flow_spec *fs = &fl->v[i];
+		int home;
+		flow_home(s, i, &home);
+		for (uint32_t k = 0; k < fs->ndeps; k++) {
+			uint32_t d = fl->deps[fs->dep0 + k];
+			const struct flow_spec *g = &fl->v[FLOW_DEP_ID(d)];
+			/* where the completion is reported (run.c, on_msg) */
+			bool tx = d & FLOW_DEP_SENT || flow_is_marker(g) || s->w.ops->tx_reports_rx;
+			uint32_t at = tx ? g->src : g->dst;
+			if (P->owner[s->fab.hosts[at]->node.id] == home)
+				continue;
+			bool some = fs->need && fs->need < fs->ndeps;
+			if (fs->delay >= P->lookahead && !some)
+				continue;
+			return exp_errf(
+			    e, s->x, "workload",
+			    "message %u (host %u to %u) waits for a completion at host %u, on "
+			    "another rank: %s; expected a delay of at least the lookahead (%.3f "
+			    "us) "
+			    "and all of its dependencies, or a run by one process",
+			    i, fs->src, fs->dst, at,
+			    some ? "released by some of its dependencies, not partitioned yet"
+				 : "its delay is shorter than the lookahead, not partitioned yet",
+			    time_to_us(P->lookahead));
+		}
+	}
+	return MP_OK;
+}
+
 int part_setup(struct sim *s, struct mp_err *e)
 {
 	const char *env = getenv("MPSIM_PARTITION");
@@ -372,6 +456,8 @@ int part_setup(struct sim *s, struct mp_err *e)
 	P->out = mp_calloc((size_t)P->nranks, sizeof *P->out);
 	P->pkt_bytes = (uint32_t)(sizeof(struct packet) + f->pkt_meta);
 	if (mark_cut(s, e))
+		return e->status;
+	if (check_deps(s, e))
 		return e->status;
 	f->cut_send = cut_send;
 	f->cut_down = cut_down;
@@ -435,7 +521,7 @@ static void sync_all(struct sim *s, simtime_t below, struct part_all *a)
 	struct part *P = s->part;
 	struct part_sync me = { .next_t = SIMTIME_MAX,
 				.next_key = UINT64_MAX,
-				.rx = delivered(s),
+				.rx = delivered(s) + s->nmarkers_rel,
 				.done = s->nflows_done,
 				.now = s->q.now,
 				.abort = s->err.status != 0,
@@ -628,12 +714,20 @@ struct part_conn {
 	bool done, started;
 	uint8_t pad;
 	simtime_t start, finish, at; /* at: tx_at or rx_at of its flow */
+	simtime_t rx_at;	     /* the sender's: rx_at when it reports deliveries */
 	uint64_t a, b, c, d;	     /* sent, acked, retx, ts_acked / rcvd, dup, data, reordered */
+};
+
+/* A message released on this rank: when (a marker's completions too, which
+ * are its release's). */
+struct part_flow {
+	uint32_t id, marker;
+	simtime_t rel, rx, tx;
 };
 
 struct part_head {
 	uint64_t processed, peak, nflows_done, no_route, overflow, nports, nsws, nconns, nrows,
-	    cut_pkts, pool_peak, nlost;
+	    cut_pkts, pool_peak, nlost, nflows;
 	uint64_t ood[TP_OOD_MAX + 1];
 };
 
@@ -689,6 +783,7 @@ static void pack_conns(struct sim *s, struct part_buf *b, struct part_head *h)
 					       .start = c->start,
 					       .finish = c->finish,
 					       .at = s->tx_at[fl],
+					       .rx_at = s->rx_at[fl],
 					       .a = c->sent_bytes,
 					       .b = c->acked_bytes,
 					       .c = c->retx_bytes,
@@ -710,6 +805,20 @@ static void pack_conns(struct sim *s, struct part_buf *b, struct part_head *h)
 	}
 }
 
+static void pack_flows(struct sim *s, struct part_buf *b, struct part_head *h)
+{
+	for (uint32_t i = 0; i < s->flows.n; i++)
+		if (s->rel_at[i] != SIMTIME_MAX && part_flow_mine(s, i)) {
+			struct part_flow r = { .id = i,
+					       .marker = flow_is_marker(&s->flows.v[i]),
+					       .rel = s->rel_at[i],
+					       .rx = s->rx_at[i],
+					       .tx = s->tx_at[i] };
+			PUT(b, r);
+			h->nflows++;
+		}
+}
+
 static void unpack_conn(struct sim *s, const struct part_conn *r)
 {
 	struct conn *c = s->w.conns[r->id];
@@ -720,12 +829,15 @@ static void unpack_conn(struct sim *s, const struct part_conn *r)
 		c->start = r->start;
 		c->finish = r->finish;
 		s->tx_at[fl] = r->at;
+		if (c->w->ops->tx_reports_rx) /* run.c, on_msg */
+			s->rx_at[fl] = r->rx_at;
 		c->sent_bytes = r->a;
 		c->acked_bytes = r->b;
 		c->retx_bytes = r->c;
 		c->ts_acked_bytes = r->d;
 	} else {
-		s->rx_at[fl] = r->at;
+		if (!c->w->ops->tx_reports_rx)
+			s->rx_at[fl] = r->at;
 		c->rcvd_bytes = r->a;
 		c->dup_bytes = r->b;
 		c->rx_data_pkts = r->c;
@@ -780,6 +892,15 @@ static void unpack(struct sim *s, const unsigned char *v, struct part_buf *rows,
 		memcpy(&r, v, sizeof r);
 		unpack_conn(s, &r);
 	}
+	for (uint64_t i = 0; i < h.nflows; i++, v += sizeof(struct part_flow)) {
+		struct part_flow r;
+		memcpy(&r, v, sizeof r);
+		s->rel_at[r.id] = r.rel;
+		if (r.marker) {
+			s->rx_at[r.id] = r.rx;
+			s->tx_at[r.id] = r.tx;
+		}
+	}
 	buf_put(rows, v, h.nrows * sizeof(struct ts_row));
 }
 
@@ -798,6 +919,7 @@ static void pack(struct sim *s, struct part_buf *b)
 	buf_put(b, NULL, sizeof h);
 	pack_ports(s, b, &h);
 	pack_conns(s, b, &h);
+	pack_flows(s, b, &h);
 	memcpy(b->v, &h, sizeof h);
 	buf_put(b, s->ts->rows, s->ts->n * sizeof(struct ts_row));
 }

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "core/err.h"
+#include "core/time.h"
 #include "net/node.h"
 
 struct sim;
@@ -66,5 +67,10 @@ void part_run(struct sim *s);
  * there as in one process). */
 void part_gather(struct sim *s);
 void part_free(struct sim *s);
+/* Message f's release is this rank's (its sender is here). */
+bool part_flow_mine(const struct sim *s, uint32_t f);
+/* A completion at t that message f, whose sender is on another rank, waited
+ * for: sent there with this window's packets. */
+void part_dep_send(struct sim *s, uint32_t f, simtime_t t);
 
 #endif

@@ -561,7 +561,24 @@ static void flow_finished(struct sim *s)
 		s->q.stop = true;
 }
 
-/* Flow id completed at its receiver (rx) or sender: release what waited. */
+/* Flow f's dependency on a completion at t: the latest completion is
+ * kept, so that the release time does not depend on the order the
+ * completions are heard in (a partitioned run hears another rank's at a
+ * window's end): in one process the last one heard is the latest. */
+void sim_dep_arrive(struct sim *s, uint32_t f, simtime_t t)
+{
+	if (!s->left[f])
+		return;
+	s->dep_last[f] = t > s->dep_last[f] ? t : s->dep_last[f];
+	if (--s->left[f])
+		return;
+	const struct flow_spec *fs = &s->flows.v[f];
+	simtime_t at = s->dep_last[f] + fs->delay;
+	evq_push(&s->q, at > fs->start ? at : fs->start, sim_rel_key(f), msg_release, s, f);
+}
+
+/* Flow id completed at its receiver (rx) or sender: release what waited
+ * (a dependant whose sender is on another rank hears of it from there). */
 static void flow_done(struct sim *s, uint32_t id, bool rx)
 {
 	simtime_t now = s->q.now;
@@ -571,11 +588,12 @@ static void flow_done(struct sim *s, uint32_t id, bool rx)
 		s->tx_at[id] = now;
 	for (uint32_t k = s->dep_off[id]; k < s->dep_off[id + 1]; k++) {
 		uint32_t d = s->dep_to[k], f = FLOW_DEP_ID(d);
-		if (!(d & FLOW_DEP_SENT) != rx || !s->left[f] || --s->left[f])
+		if (!(d & FLOW_DEP_SENT) != rx)
 			continue;
-		const struct flow_spec *fs = &s->flows.v[f];
-		simtime_t at = now + fs->delay;
-		evq_at(&s->q, &s->evs, at > fs->start ? at : fs->start, msg_release, s, f);
+		if (s->part && !part_flow_mine(s, f))
+			part_dep_send(s, f, now);
+		else
+			sim_dep_arrive(s, f, now);
 	}
 	if (!rx)
 		flow_finished(s);
@@ -588,6 +606,7 @@ static void msg_release(void *obj, uint64_t arg)
 	const struct flow_spec *fs = &s->flows.v[id];
 	s->rel_at[id] = s->q.now;
 	if (flow_is_marker(fs)) {
+		s->nmarkers_rel++;
 		flow_done(s, id, true);
 		flow_done(s, id, false);
 	} else if (s->fconn[id]) {
@@ -615,6 +634,13 @@ static void on_msg(void *ctx, struct conn *c, uint32_t tag, bool rx)
 {
 	struct sim *s = ctx;
 	if (!c->stream) {
+		/* partitioned: a delivery is reported on the side the protocol
+		 * reports it from, and on the other side's rank again, by
+		 * tp_msgq_tx's catch-up (its copy never saw the receiver's
+		 * report) or by nothing: that side's rank alone counts it */
+		if (rx && s->part &&
+		    !part_mine(s->part, c->w->ops->tx_reports_rx ? &c->src->node : &c->dst->node))
+			return;
 		flow_done(s, s->conn_flow[c->id], rx);
 		return;
 	}
@@ -645,7 +671,9 @@ static int setup_flows(struct sim *s, struct mp_err *e)
 	s->left = mp_calloc(n + 1, sizeof *s->left);
 	s->dep_off = mp_calloc(n + 2, sizeof *s->dep_off);
 	s->dep_to = mp_malloc((fl->ndeps + 1) * sizeof *s->dep_to);
+	MP_ASSERT(n < SIM_REL_ENTITY_BASE - TP_ENTITY_BASE);
 	s->rel_at = mp_malloc((n + 1) * sizeof *s->rel_at);
+	s->dep_last = mp_calloc(n + 1, sizeof *s->dep_last);
 	for (size_t i = 0; i <= n; i++)
 		s->rel_at[i] = SIMTIME_MAX; /* not released yet */
 	s->rx_at = mp_calloc(n + 1, sizeof *s->rx_at);
@@ -695,7 +723,7 @@ static int setup_flows(struct sim *s, struct mp_err *e)
 		if (fs->job && !flow_is_marker(fs))
 			s->fchan[i] = ccl_chan_get(&s->ccl, fs->job, fs->src, fs->dst);
 		if (!s->fconn[i] && !fs->ndeps)
-			evq_at(&s->q, &s->evs, fs->start, msg_release, s, i);
+			evq_push(&s->q, fs->start, sim_rel_key((uint32_t)i), msg_release, s, i);
 	}
 	return MP_OK;
 }
@@ -1392,6 +1420,7 @@ void sim_free(struct sim *s)
 	mp_free(s->dep_off);
 	mp_free(s->dep_to);
 	mp_free(s->rel_at);
+	mp_free(s->dep_last);
 	mp_free(s->rx_at);
 	mp_free(s->tx_at);
 	mp_free(s->fconn);

@@ -37,6 +37,8 @@ struct sim {
 	 * delivered and acknowledged */
 	uint32_t *left, *dep_off, *dep_to;
 	simtime_t *rel_at, *rx_at, *tx_at;
+	simtime_t *dep_last;	 /* per flow: the latest completion it waited for */
+	size_t nmarkers_rel;	 /* markers released (partitioned: on this rank) */
 	struct conn **fconn;	 /* a flow's own connection, or NULL */
 	struct ccl_chan **fchan; /* a job message's channel, or NULL */
 	uint32_t *conn_flow;	 /* plain connection id -> flow id */
@@ -66,6 +68,22 @@ struct sim {
 	struct sim_load *load; /* sim/load.c: the window's byte snapshots, or NULL */
 	struct part *part;     /* sim/part.c: this rank's partition; NULL in one process */
 };
+
+/* A message's release event is the one event of entity
+ * SIM_REL_ENTITY_BASE + its flow id (sequence 0), not the runner's: its key
+ * is then the same whichever rank pushes it, whenever (a partitioned run
+ * pushes a release where the message's sender is, sometimes on hearing of a
+ * completion from another rank; the runner's own sequence would diverge).
+ * Above every port's and connection's entity. */
+#define SIM_REL_ENTITY_BASE 0x80000000u
+static inline uint64_t sim_rel_key(uint32_t flow)
+{
+	return (uint64_t)(SIM_REL_ENTITY_BASE + flow) << EVQ_SEQ_BITS;
+}
+/* Flow f's dependency on a completion heard at time t (in one process, or
+ * from another rank at a window's end): the release is pushed when the last
+ * one is in, `delay` after the latest of them. */
+void sim_dep_arrive(struct sim *s, uint32_t f, simtime_t t);
 
 /* Build everything (no event has run). Errors: MP_EUSER with file:line. */
 int sim_build(struct sim *s, const struct experiment *x, struct mp_err *e);

@@ -216,6 +216,8 @@ static inline uint64_t rocev2_line_bps(struct conn *c)
 }
 
 /* The transport ops a RoCEv2 transport points at (its open calls rocev2_open;
+ * its receiver reports the deliveries of queue pairs' messages alone:
+ * tx_reports_rx;
  * priv_size_for is rocev2_priv_size, which grows with qps, priv_rx_size
  * sizeof(struct rocev2_state): the receiver reads no deadline).
  * ROCEV2_RC_OPS fills them in a congestion control's ops table, which adds
@@ -223,7 +225,8 @@ static inline uint64_t rocev2_line_bps(struct conn *c)
 #define ROCEV2_RC_OPS                                                                          \
 	.priv_size_for = rocev2_priv_size, .priv_rx_size = sizeof(struct rocev2_state),        \
 	.post = rocev2_post, .next_packet = rocev2_next_packet, .on_packet = rocev2_on_packet, \
-	.prefetch = rocev2_prefetch, .on_timer = rocev2_on_timer, .close = rocev2_close
+	.prefetch = rocev2_prefetch, .on_timer = rocev2_on_timer, .close = rocev2_close,       \
+	.tx_reports_rx = true
 size_t rocev2_priv_size(const void *params);
 void rocev2_open(struct conn *c, const struct rocev2_cc *cc);
 void rocev2_post(struct conn *c);

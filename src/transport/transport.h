@@ -99,6 +99,11 @@ struct transport_ops {
 	/* it handles a data packet a switch trimmed to its header (PKT_F_TRIM):
 	 * switch.trim is refused for a protocol without it */
 	bool trims;
+	/* a plain connection's delivery is reported at its sender, on the
+	 * acknowledgement of its last byte (tp_msgq_tx), its receiver reporting
+	 * only a queue pair's messages (RoCEv2); otherwise the receiver reports
+	 * it. A partitioned run counts the report of that side's rank alone. */
+	bool tx_reports_rx;
 	/* optional: check the parameters against each other and resolve values
 	 * that depend on others (e.g. a preset), before anything runs */
 	int (*check)(void *params, struct mp_err *e);
