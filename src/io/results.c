@@ -74,7 +74,7 @@ static void json_dist(FILE *f, const char *name, const struct dist_summary *d, c
 		name, d->n, d->mean, d->p50, d->p90, d->p99, d->p999, d->max, end);
 }
 
-static void json_string(FILE *f, const char *s)
+void json_string(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {

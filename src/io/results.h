@@ -71,4 +71,8 @@ int results_unpack(const char *dir, const char *buf, size_t n, struct mp_err *e)
 int results_fclose(FILE *f, const char *path, struct mp_err *e);
 void results_print_table(FILE *f, const struct experiment *x, const struct run_result *r);
 
+/* s as a JSON string, quoted, with quotes, backslashes and control
+ * characters escaped (summary.json, timeline.json). */
+void json_string(FILE *f, const char *s);
+
 #endif

@@ -26,22 +26,9 @@
 
 #include "core/mem.h"
 #include "io/csv.h"
+#include "io/results.h"
 
 #define TIMELINE_LANES 64 /* threads per kind and rank in timeline.json */
-
-static void put_json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
 
 void training_waited(const struct run_result *r, char *buf, size_t n)
 {
@@ -192,7 +179,7 @@ void training_json(FILE *f, const struct run_result *r)
 		"\"slowest_exposed_comm_us\": %.6f, \"waited_for\": ",
 		t->ranks, t->iters, time_to_us(t->iteration), t->slowest, time_to_us(t->compute),
 		time_to_us(t->comm), time_to_us(t->exposed));
-	put_json_string(f, w);
+	json_string(f, w);
 	fputs(", \"iteration_end_us\": [", f);
 	for (uint32_t i = 0; i < t->iters; i++)
 		fprintf(f, "%s%.6f", i ? ", " : "", time_to_us(t->iter_end[i]));
@@ -292,7 +279,7 @@ static size_t timeline_rank(FILE *f, const struct train_rec *v, size_t n, simtim
 		char name[200];
 		snprintf(name, sizeof name, "%s %s%s%s", v[i].layer, v[i].phase,
 			 v[i].comm ? " " : "", v[i].what);
-		put_json_string(f, name);
+		json_string(f, name);
 		fprintf(
 		    f,
 		    ",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%.6f,\"dur\":%.6f,\"pid\":%u,\"tid\":%u,"
