@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "core/time.h"
 #include "io/experiment.h"
 #include "sim/run.h"
 
@@ -88,6 +89,23 @@ static inline void simtest_temp_file(char *path, size_t n, const char *tag, cons
 		fprintf(stderr, "cannot write %s\n", path);
 		fail();
 	}
+}
+
+/* Store-and-forward FCT of one flow over `hops` links of equal rate and delay:
+ * every packet through the first link back to back, the last packet across
+ * the remaining hops, and the last ACK back. */
+static inline simtime_t simtest_expected_fct(uint64_t bytes, uint64_t mtu, uint64_t ack,
+					     uint64_t rate, simtime_t delay, int hops)
+{
+	uint64_t n = (bytes + mtu - 1) / mtu, last = bytes - (n - 1) * mtu;
+	simtime_t t = 0;
+	uint64_t rem = 0;
+	for (uint64_t i = 0; i + 1 < n; i++)
+		t += time_ser_exact(mtu, rate, &rem);
+	t += time_ser_exact(last, rate, &rem);
+	t += (simtime_t)(hops - 1) * time_ser_ps(last, rate) + (simtime_t)hops * delay;
+	t += (simtime_t)hops * (time_ser_ps(ack, rate) + delay);
+	return t;
 }
 
 /* The value of time series `name` sampled at t (ps); -1 when there is none. */

@@ -11,23 +11,6 @@
 #include "net/node.h"
 #include "net/switch.h"
 
-/* Store-and-forward FCT of one flow over `hops` links of equal rate and delay:
- * every packet through the first link back to back, the last packet across
- * the remaining hops, and the last ACK back. */
-static simtime_t expected_fct(uint64_t bytes, uint64_t mtu, uint64_t ack, uint64_t rate,
-			      simtime_t delay, int hops)
-{
-	uint64_t n = (bytes + mtu - 1) / mtu, last = bytes - (n - 1) * mtu;
-	simtime_t t = 0;
-	uint64_t rem = 0;
-	for (uint64_t i = 0; i + 1 < n; i++)
-		t += time_ser_exact(mtu, rate, &rem);
-	t += time_ser_exact(last, rate, &rem);
-	t += (simtime_t)(hops - 1) * time_ser_ps(last, rate) + (simtime_t)hops * delay;
-	t += (simtime_t)hops * (time_ser_ps(ack, rate) + delay);
-	return t;
-}
-
 static void test_dumbbell_single_flow(void **state)
 {
 	(void)state;
@@ -47,7 +30,8 @@ static void test_dumbbell_single_flow(void **state)
 			struct run_result res;
 			simtest_run(yaml, &res);
 			assert_int_equal(res.ncompleted, 1);
-			simtime_t want = expected_fct(size_v[s], 4000, 64, rate_v[r], PS_PER_US, 3);
+			simtime_t want =
+			    simtest_expected_fct(size_v[s], 4000, 64, rate_v[r], PS_PER_US, 3);
 			simtime_t got = res.flows[0].fct, pkt = time_ser_ps(4000, rate_v[r]);
 			simtime_t diff = got > want ? got - want : want - got;
 			if (diff > pkt)

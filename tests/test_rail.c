@@ -78,23 +78,6 @@ static void test_paths(void **state)
 	exp_free(&x);
 }
 
-/* Store-and-forward FCT of one flow over `hops` links of one rate and delay
- * (test_fabric.c's arithmetic): every packet through the first link back to
- * back, the last across the remaining hops, the last ACK back. */
-static simtime_t expected_fct(uint64_t bytes, uint64_t mtu, uint64_t ack, uint64_t rate,
-			      simtime_t delay, int hops)
-{
-	uint64_t n = (bytes + mtu - 1) / mtu, last = bytes - (n - 1) * mtu;
-	simtime_t t = 0;
-	uint64_t rem = 0;
-	for (uint64_t i = 0; i + 1 < n; i++)
-		t += time_ser_exact(mtu, rate, &rem);
-	t += time_ser_exact(last, rate, &rem);
-	t += (simtime_t)(hops - 1) * time_ser_ps(last, rate) + (simtime_t)hops * delay;
-	t += (simtime_t)hops * (time_ser_ps(ack, rate) + delay);
-	return t;
-}
-
 /* One 1 MB flow (the reference transport: 4000 B packets, 64 B ACKs) from h0
  * to a host under its own leaf (2 links), on its rail's other leaf and on
  * another rail (4 links each), within a packet time of the arithmetic. */
@@ -116,7 +99,7 @@ static void test_one_flow_fct(void **state)
 		assert_int_equal(r.ncompleted, 1);
 		assert_int_equal(r.flows[0].src, 0);
 		simtime_t want =
-		    expected_fct(1000000, 4000, 64, 400000000000ULL, PS_PER_US, c[i].hops);
+		    simtest_expected_fct(1000000, 4000, 64, 400000000000ULL, PS_PER_US, c[i].hops);
 		simtime_t got = r.flows[0].fct, diff = got > want ? got - want : want - got;
 		print_message("h0 -> h%d: FCT %.4f us, expected %.4f us\n", c[i].dst,
 			      time_to_us(got), time_to_us(want));
