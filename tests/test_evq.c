@@ -451,6 +451,25 @@ static bool odd_arg(const void *ctx, const void *obj, uint64_t arg)
 	return arg % 2 == (uint64_t)(uintptr_t)ctx;
 }
 
+/* Two queues given the same 3000 events: random times from the current one
+ * (bucket 0) to far ahead (the other buckets), half of them ties, from three
+ * creators; events run `record` with their index. */
+static void twin_queues(struct evq *q, struct evq *r, uint64_t seed)
+{
+	evq_init(q);
+	evq_init(r);
+	struct mp_rng g;
+	rng_init(&g, seed, RNG_TEST, 0);
+	struct ev_src sq[3] = { { .id = 1 }, { .id = 2 }, { .id = 3 } }, sr[3];
+	memcpy(sr, sq, sizeof sr);
+	for (uint64_t i = 0; i < 3000; i++) {
+		simtime_t t = i % 2 ? rng_below(&g, 1u << 30) : 1000 * rng_below(&g, 50);
+		unsigned c = (unsigned)rng_below(&g, 3);
+		evq_at(q, &sq[c], t, record, NULL, i);
+		evq_at(r, &sr[c], t, record, NULL, i);
+	}
+}
+
 /* evq_rehandle gives the chosen pending events another handler and leaves
  * every event's place in the order: 3,000 events from three creators, at
  * times from the current one (bucket 0) to far ahead (the other buckets),
@@ -459,19 +478,8 @@ static void test_rehandle(void **state)
 {
 	(void)state;
 	struct evq q, r;
-	evq_init(&q);
-	evq_init(&r);
-	struct mp_rng g;
-	rng_init(&g, 3, RNG_TEST, 0);
-	struct ev_src sq[3] = { { .id = 1 }, { .id = 2 }, { .id = 3 } }, sr[3];
-	memcpy(sr, sq, sizeof sr);
+	twin_queues(&q, &r, 3);
 	static uint64_t want[3000];
-	for (uint64_t i = 0; i < 3000; i++) {
-		simtime_t t = i % 2 ? rng_below(&g, 1u << 30) : 1000 * rng_below(&g, 50);
-		unsigned c = (unsigned)rng_below(&g, 3);
-		evq_at(&q, &sq[c], t, record, NULL, i);
-		evq_at(&r, &sr[c], t, record, NULL, i);
-	}
 	norder = 0;
 	evq_run_n(&r, SIMTIME_MAX, 3000);
 	memcpy(want, order, sizeof want);
@@ -496,19 +504,8 @@ static void test_peek(void **state)
 {
 	(void)state;
 	struct evq q, r;
-	evq_init(&q);
-	evq_init(&r);
-	struct mp_rng g;
-	rng_init(&g, 5, RNG_TEST, 0);
-	struct ev_src sq[3] = { { .id = 1 }, { .id = 2 }, { .id = 3 } }, sr[3];
-	memcpy(sr, sq, sizeof sr);
+	twin_queues(&q, &r, 5);
 	static uint64_t want[3000];
-	for (uint64_t i = 0; i < 3000; i++) {
-		simtime_t t = i % 2 ? rng_below(&g, 1u << 30) : 1000 * rng_below(&g, 50);
-		unsigned c = (unsigned)rng_below(&g, 3);
-		evq_at(&q, &sq[c], t, record, NULL, i);
-		evq_at(&r, &sr[c], t, record, NULL, i);
-	}
 	norder = 0;
 	evq_run(&r, SIMTIME_MAX);
 	memcpy(want, order, sizeof want);
