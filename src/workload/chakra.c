@@ -1091,7 +1091,7 @@ static int ck_generate(const void *params, const struct wl_env *env, struct flow
 {
 	const struct ck_params *p = params;
 	struct ck c = { .p = p, .env = env, .e = e };
-	size_t n0 = out->n, nd0 = out->ndeps;
+	struct flow_list_mark at = flow_list_at(out);
 	uint32_t *order = NULL;
 	int rc = MP_EUSER;
 
@@ -1145,11 +1145,8 @@ static int ck_generate(const void *params, const struct wl_env *env, struct flow
 	ck_emit(&c, order, out);
 	rc = MP_OK;
 out:
-	if (rc) { /* nothing half-built */
-		out->n = n0;
-		out->ndeps = nd0;
-		out->nacts = 0;
-	}
+	if (rc) /* nothing half-built */
+		flow_list_back_to(out, at);
 	mp_free(order);
 	ck_free(&c);
 	return rc;

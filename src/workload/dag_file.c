@@ -728,7 +728,8 @@ static int dag_generate(const void *params, const struct wl_env *env, struct flo
 {
 	const struct dag_params *dp = params;
 	struct dag_rd rd = { .name = dp->file, .env = env, .e = e };
-	size_t len, n0 = out->n, nd0 = out->ndeps;
+	size_t len;
+	struct flow_list_mark at = flow_list_at(out);
 	int format = dp->format, rc;
 	char *text;
 
@@ -750,10 +751,8 @@ static int dag_generate(const void *params, const struct wl_env *env, struct flo
 	rc = format == DAG_FORMAT_CSV ? dag_read_csv(&rd, text) : dag_read_json(&rd, text);
 	if (!rc)
 		rc = dag_build(&rd, out);
-	if (rc) { /* nothing half-built */
-		out->n = n0;
-		out->ndeps = nd0;
-	}
+	if (rc) /* nothing half-built */
+		flow_list_back_to(out, at);
 	mp_free(rd.m);
 	mp_free(rd.deps);
 	mp_free(text);

@@ -556,7 +556,8 @@ static int htsim_cm_generate(const void *params, const struct wl_env *env, struc
 	struct cm_state st = { .name = hp->file, .line = 0, .e = e };
 	uint64_t nodes = 0, conns = 0, trigs = 0, count;
 	int have_nodes = 0, have_conns = 0, rc = MP_OK;
-	size_t len, n0 = out->n, nd0 = out->ndeps;
+	size_t len;
+	struct flow_list_mark at = flow_list_at(out);
 	char *text, *cur, *line;
 
 	if (!hp->file)
@@ -649,10 +650,8 @@ static int htsim_cm_generate(const void *params, const struct wl_env *env, struc
 	}
 	rc = cm_build(&st, out);
 out:
-	if (rc) { /* nothing half-built */
-		out->n = n0;
-		out->ndeps = nd0;
-	}
+	if (rc) /* nothing half-built */
+		flow_list_back_to(out, at);
 	mp_free(st.conns);
 	mp_free(st.trigs);
 	mp_free(st.acts);

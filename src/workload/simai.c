@@ -560,7 +560,7 @@ static int sa_generate(const void *params, const struct wl_env *env, struct flow
 {
 	const struct sa_params *p = params;
 	struct sa s = { .p = p, .env = env, .e = e, .path = p->file };
-	size_t n0 = out->n, nd0 = out->ndeps;
+	struct flow_list_mark at = flow_list_at(out);
 	int rc = MP_EUSER;
 
 	if (sa_read(&s, out))
@@ -590,11 +590,8 @@ static int sa_generate(const void *params, const struct wl_env *env, struct flow
 	mp_free(u.done);
 	rc = MP_OK;
 out:
-	if (rc) { /* nothing half-built */
-		out->n = n0;
-		out->ndeps = nd0;
-		out->nacts = 0;
-	}
+	if (rc) /* nothing half-built */
+		flow_list_back_to(out, at);
 	mp_free(s.layer);
 	return rc;
 }

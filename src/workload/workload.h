@@ -110,6 +110,21 @@ uint32_t flow_list_name(struct flow_list *l, const char *name);
 /* The last flow pushed waits for `dep` (an id, | FLOW_DEP_SENT). */
 void flow_list_dep(struct flow_list *l, uint32_t dep);
 void flow_list_free(struct flow_list *l);
+/* Where a flow list stands (flow_list_at), and going back there: a reader
+ * that fails leaves nothing half-built of what it pushed. */
+struct flow_list_mark {
+	size_t n, ndeps, nacts;
+};
+static inline struct flow_list_mark flow_list_at(const struct flow_list *l)
+{
+	return (struct flow_list_mark){ l->n, l->ndeps, l->nacts };
+}
+static inline void flow_list_back_to(struct flow_list *l, struct flow_list_mark m)
+{
+	l->n = m.n;
+	l->ndeps = m.ndeps;
+	l->nacts = m.nacts;
+}
 /* Check the DAG: every dependency names an earlier-or-later existing flow other
  * than itself, need <= ndeps, and no cycle. Errors: MP_EUSER, "message <id>
  * ..." (the generator or file reader adds where). */
