@@ -2,7 +2,9 @@
 # mpi_part.sh MPSIM MPIEXEC - one run partitioned over MPI ranks (`mpirun -n N
 # mpsim run FILE`, a file without a sweep) writes the bytes one process writes;
 # registered when CMake found MPI. The ranks run oversubscribed on however
-# many cores there are, as tests/mpi_sweep.sh's do.
+# many cores there are, as tests/mpi_sweep.sh's do. With --threads for
+# MPIEXEC, the same checks partition the run over threads of one process
+# (`mpsim run FILE --threads N`; registered in every build).
 #
 # A k=4 fat tree (16 hosts, 4 pods of 2 ToRs and 2 aggregation switches, 4
 # cores) at 1, 2 and 4 ranks: flows.csv, ports.csv and timeseries.csv
@@ -49,10 +51,22 @@ export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl=self,vader
 export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_hwloc_base_binding_policy=none
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 # as mpi_sweep.sh says
 
+over=mpi
+[[ $MPIEXEC == --threads ]] && over=threads
 nfail=0
 fail() { # fail WHAT EXPECTED GOT
 	printf 'FAIL [%s]\n  expected: %s\n  got:      %s\n' "$1" "$2" "$3" >&2
 	nfail=$((nfail + 1))
+}
+# launch N FILE ARGS...: mpsim run FILE over N ranks, MPI's or threads
+launch() {
+	local n=$1 file=$2
+	shift 2
+	if [[ $MPIEXEC == --threads ]]; then
+		"$MPSIM" run "$file" --threads "$n" "$@"
+	else
+		"$MPIEXEC" -n "$n" "$MPSIM" run "$file" "$@"
+	fi
 }
 # ranks N FILE OUT: the run over N ranks (1: one process, no launcher)
 ranks() {
@@ -61,7 +75,7 @@ ranks() {
 	if [[ $n == 1 ]]; then
 		"$MPSIM" run "$file" --out "$out" --quiet >"$out.out" 2>"$out.err"
 	else
-		"$MPIEXEC" -n "$n" "$MPSIM" run "$file" --out "$out" --quiet >"$out.out" 2>"$out.err"
+		launch "$n" "$file" --out "$out" --quiet >"$out.out" 2>"$out.err"
 	fi
 	rc=$?
 	set -e
@@ -148,8 +162,8 @@ for x in strack roce dag dagr fail; do
 			cmp -s "${x}1/$f" "$x$n/$f" ||
 				fail "$x at $n ranks: $f" "byte-identical to one process" "$(cmp "${x}1/$f" "$x$n/$f" 2>&1)"
 		done
-		got=$(json "$x$n/summary.json" 'd["partition"]["ranks"], d["partition"]["scheme"], d["partition"]["cut_links"], d["run"]["ranks"]' 2>&1)
-		want="$n tors $((n == 2 ? 8 : 12)) $n"
+		got=$(json "$x$n/summary.json" 'd["partition"]["ranks"], d["partition"]["over"], d["partition"]["scheme"], d["partition"]["cut_links"], d["run"]["ranks"]' 2>&1)
+		want="$n $over tors $((n == 2 ? 8 : 12)) $n"
 		[[ $got == "$want" ]] ||
 			fail "$x at $n ranks: summary.json" "ranks, scheme, cut links: $want" "$got"
 		got=$(json "$x$n/summary.json" 'd["partition"]["cut_packets"] > 0 and d["partition"]["lockstep_rounds"] > 0' 2>&1)
@@ -173,7 +187,7 @@ p=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "pause_sent") c = i }
 sed 's/^name: strack/name: ev/' strack.yaml >ev.yaml
 printf 'events:\n  - {at: 10us, link: edge0_0-agg0_0, action: delay, value: 2us}\n' >>ev.yaml
 set +e
-"$MPIEXEC" -n 2 "$MPSIM" run ev.yaml --out ev --quiet >ev.out 2>ev.err
+launch 2 ev.yaml --out ev --quiet >ev.out 2>ev.err
 rc=$?
 set -e
 [[ $rc == 2 ]] || fail "a delay event at 2 ranks" "exit 2" "exit $rc: $(head -c 300 ev.err)"
@@ -191,7 +205,7 @@ want=$(python3 -c "import sys; a = float(sys.argv[1]); print('0.000000 %.6f %.6f
 sed 's/^f,12,7,100KB,e a,3us,,/f,12,7,100KB,e a,,,/' dag.csv >dag0.csv
 sed 's/dag\.csv/dag0.csv/' dag.yaml >dag0.yaml
 set +e
-"$MPIEXEC" -n 2 "$MPSIM" run dag0.yaml --out dag0 --quiet >dag0.out 2>dag0.err
+launch 2 dag0.yaml --out dag0 --quiet >dag0.out 2>dag0.err
 rc=$?
 set -e
 [[ $rc == 2 ]] || fail "a DAG edge shorter than the lookahead at 2 ranks" "exit 2" "exit $rc: $(head -c 300 dag0.err)"
@@ -199,8 +213,23 @@ grep -qF "dag0.yaml:5: workload: message 5 (host 12 to 7) waits for a completion
 	fail "a DAG edge shorter than the lookahead at 2 ranks" "a sentence naming file:line, the message and the host" "$(head -c 400 dag0.err)"
 [[ ! -e dag0/flows.csv ]] || fail "a DAG edge shorter than the lookahead" "nothing written" "$(ls dag0)"
 
+if [[ $over == threads ]]; then
+	# --threads partitions one run: a sweep is refused, and so is 0
+	printf 'sweep:\n  workload.size: [100KB, 200KB]\n' | cat strack.yaml - >sw.yaml
+	for c in "sw.yaml --threads 2|has a sweep; --threads partitions one run" \
+		"strack.yaml --threads 0|expected a number of partitions from 1 to 256, got '0'"; do
+		set +e
+		# shellcheck disable=SC2086 # the file and its options
+		"$MPSIM" run ${c%%|*} --out th --quiet >th.out 2>th.err
+		rc=$?
+		set -e
+		[[ $rc == 2 && ! -e th ]] && grep -qF "${c#*|}" th.err ||
+			fail "mpsim run ${c%%|*}" "exit 2, nothing written, a sentence: ${c#*|}" "exit $rc: $(head -c 300 th.err)"
+	done
+fi
+
 if ((nfail)); then
 	echo "mpi_part: $nfail check(s) failed" >&2
 	exit 1
 fi
-echo "mpi_part: all checks passed"
+echo "mpi_part: all checks passed ($over)"

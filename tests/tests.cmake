@@ -58,3 +58,6 @@ else()
   add_test(NAME mpi_sweep COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/mpi_sweep.sh
     $<TARGET_FILE:mpsim> --without-mpi)
 endif()
+# the same partitioned runs over threads of one process (--threads)
+add_test(NAME threads_part COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/mpi_part.sh
+  $<TARGET_FILE:mpsim> --threads)

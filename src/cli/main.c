@@ -13,6 +13,7 @@
 #include "io/results.h"
 #include "sim/batch.h"
 #include "sim/ranks.h"
+#include "sim/threads.h"
 #include "net/lb.h"
 #include "net/switch.h"
 #include "transport/transport.h"
@@ -55,6 +56,9 @@ static const char usage_text[] =
     "                       --set transport.entropy=rr (repeatable)\n"
     "  --jobs N, -j N       sweep points run at once (default: one per CPU; under\n"
     "                       mpirun -n R, one per rank: rank 0 hands out the points)\n"
+    "  --threads N          a file without a sweep: its one run partitioned over N\n"
+    "                       threads, with the same results as one thread (as\n"
+    "                       mpirun -n N does over N ranks)\n"
     "  --quiet              no summary table\n"
     "  --resume             keep what an earlier run into the same folder completed\n"
     "                       with the same configuration; run only the points of a\n"
@@ -84,7 +88,7 @@ static const char usage_text[] =
 static const char run_usage[] =
     "usage: mpsim run EXPERIMENT.yaml [--out DIR] [--seed N] [--jobs N] [--set key.path=value "
     "...]\n"
-    "                 [--quiet] [--no-plots] [--progress]\n"
+    "                 [--threads N] [--quiet] [--no-plots] [--progress]\n"
     "  Check the experiment file (every sweep point first), simulate, print the summary\n"
     "  table (and the paper's numbers beside ours) and write the results folder\n"
     "  (default results/<name>): summary.json, flows.csv, ports.csv, timeseries.csv,\n"
@@ -96,6 +100,8 @@ static const char run_usage[] =
     "  --set key.path=value override one option, e.g. --set topology.leaves=4 (repeatable)\n"
     "  --jobs N, -j N       sweep points run at once (default: one per CPU; under\n"
     "                       mpirun -n R, one per rank: rank 0 hands out the points)\n"
+    "  --threads N          a file without a sweep: its one run partitioned over N\n"
+    "                       threads, with the same results as one thread\n"
     "  --quiet, -q          no summary table\n"
     "  --no-plots           skip the plots (report.html is still written)\n"
     "  --progress           a plain progress line every 10 s, also without a terminal\n"
@@ -197,7 +203,7 @@ struct args {
 	int64_t seed;
 	char **sets;
 	size_t nsets;
-	unsigned jobs;
+	unsigned jobs, threads;
 	bool quiet, resume, no_plots, progress, help;
 };
 
@@ -210,7 +216,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 	for (int i = 2; i < argc; i++) {
 		const char *s = argv[i];
 		if (!strcmp(s, "--out") || !strcmp(s, "--seed") || !strcmp(s, "--set") ||
-		    !strcmp(s, "--jobs") || !strcmp(s, "-j")) {
+		    !strcmp(s, "--jobs") || !strcmp(s, "-j") || !strcmp(s, "--threads")) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "mpsim: %s needs a value\n", s);
 				return 2;
@@ -247,6 +253,17 @@ static int parse_args(int argc, char **argv, struct args *a)
 					return 2;
 				}
 				a->jobs = (unsigned)x;
+			} else if (!strcmp(s, "--threads")) {
+				char *end;
+				unsigned long x = strtoul(v, &end, 10);
+				if (*end || end == v || *v == '-' || x < 1 || x > THREADS_MAX) {
+					fprintf(stderr,
+						"mpsim: --threads: expected a number of partitions "
+						"from 1 to %d, got '%s'\n",
+						THREADS_MAX, v);
+					return 2;
+				}
+				a->threads = (unsigned)x;
 			} else if (!strcmp(s, "--seed")) {
 				char *end;
 				unsigned long long x = strtoull(v, &end, 10);
@@ -300,6 +317,7 @@ static int cmd_run(struct args *a, bool run)
 				.nsets = a->nsets,
 				.seed = a->seed,
 				.jobs = a->jobs,
+				.threads = a->threads,
 				.quiet = a->quiet,
 				.resume = a->resume,
 				.no_plots = a->no_plots,

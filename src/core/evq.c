@@ -12,6 +12,8 @@
  * (bench/notes/2026-11-24-rocev2-8192-hosts.md). */
 #include "core/evq.h"
 
+#include <pthread.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,8 +49,13 @@
 #define EVQ_AHEAD (EVQ_PREFETCH + 1)
 #define EVQ_HORIZON ((simtime_t)100000) /* 100 ns */
 
-/* handler registry: fn <-> 8-bit id. Process-wide (mpsim runs one simulation
- * per process; the ids never affect the order of events). */
+/* handler registry: fn <-> 8-bit id. Process-wide: the ids never affect the
+ * order of events, and the threads of a partitioned run (sim/threads.c) share
+ * it. A handler is registered under reg_mu and published by the release of
+ * its slot's fn, which handler_id reads with acquire (a plain load on x86);
+ * the setters below write under reg_mu, and only a value that changes, so a
+ * thread's run loop reads what its own setter call saw. */
+static pthread_mutex_t reg_mu = PTHREAD_MUTEX_INITIALIZER;
 static ev_fn handlers[256];
 static evq_prefetch_fn prefetchers[256], late_prefetchers[256];
 /* what the run loop prefetches of an event ahead, by handler: the lines of
@@ -69,21 +76,39 @@ static struct {
 	unsigned id;
 } hslot[512];
 
+static inline unsigned handler_slot(ev_fn fn)
+{
+	return (unsigned)(((uintptr_t)fn * 0x9E3779B97F4A7C15ull) >> 55);
+}
+
+/* first sight of fn: register it */
+static __attribute__((noinline)) unsigned handler_register(ev_fn fn)
+{
+	pthread_mutex_lock(&reg_mu);
+	unsigned h = handler_slot(fn);
+	while (hslot[h].fn && hslot[h].fn != fn)
+		h = (h + 1) & 511;
+	if (!hslot[h].fn) {
+		if (nhandlers == 256)
+			MP_PANIC("more than 256 event handlers");
+		handlers[nhandlers] = fn;
+		hslot[h].id = nhandlers++;
+		__atomic_store_n(&hslot[h].fn, fn, __ATOMIC_RELEASE);
+	}
+	unsigned id = hslot[h].id;
+	pthread_mutex_unlock(&reg_mu);
+	return id;
+}
+
 static inline unsigned handler_id(ev_fn fn)
 {
-	unsigned h = (unsigned)(((uintptr_t)fn * 0x9E3779B97F4A7C15ull) >> 55);
-	while (__builtin_expect(hslot[h].fn != fn, 0)) {
-		if (!hslot[h].fn) { /* first sight of fn: register it */
-			if (nhandlers == 256)
-				MP_PANIC("more than 256 event handlers");
-			handlers[nhandlers] = fn;
-			hslot[h].fn = fn;
-			hslot[h].id = nhandlers;
-			return nhandlers++;
-		}
-		h = (h + 1) & 511;
+	for (unsigned h = handler_slot(fn);; h = (h + 1) & 511) {
+		ev_fn f = __atomic_load_n(&hslot[h].fn, __ATOMIC_ACQUIRE);
+		if (__builtin_expect(f == fn, 1))
+			return hslot[h].id;
+		if (!f)
+			return handler_register(fn);
 	}
-	return hslot[h].id;
 }
 
 #ifdef MPSIM_SMALL_LIMITS
@@ -102,25 +127,39 @@ static inline struct ev unpack(const struct evs *s)
 			    .arg = s->arg };
 }
 
+/* p = v under reg_mu, when it changes (see the registry); p's index is
+ * taken before (handler_id may register under reg_mu) */
+#define SET_ONCE(p, v)                         \
+	do {                                   \
+		pthread_mutex_lock(&reg_mu);   \
+		if ((p) != (v))                \
+			(p) = (v);             \
+		pthread_mutex_unlock(&reg_mu); \
+	} while (0)
+
 void evq_set_prefetch(ev_fn fn, evq_prefetch_fn pf)
 {
-	prefetchers[handler_id(fn)] = pf;
+	unsigned id = handler_id(fn);
+	SET_ONCE(prefetchers[id], pf);
 }
 
 void evq_set_prefetch_late(ev_fn fn, evq_prefetch_fn pf)
 {
-	late_prefetchers[handler_id(fn)] = pf;
+	unsigned id = handler_id(fn);
+	SET_ONCE(late_prefetchers[id], pf);
 }
 
 void evq_set_prefetch_lines(ev_fn fn, unsigned mask)
 {
 	MP_ASSERT(mask && mask < 256);
-	ahead[handler_id(fn)].lines = (uint8_t)mask;
+	unsigned id = handler_id(fn);
+	SET_ONCE(ahead[id].lines, (uint8_t)mask);
 }
 
 void evq_set_prefetch_arg(ev_fn fn)
 {
-	ahead[handler_id(fn)].arg = true;
+	unsigned id = handler_id(fn);
+	SET_ONCE(ahead[id].arg, true);
 }
 
 void evq_init(struct evq *q)

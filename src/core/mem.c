@@ -13,7 +13,9 @@
 
 #define HDR 16
 
-static uint64_t live, peak;
+/* per thread: a partitioned run's threads (sim/threads.c) each count their
+ * own partition, as MPI ranks do; no block crosses threads */
+static _Thread_local uint64_t live, peak;
 
 /* The machine (or ulimit -v, the cgroup) refused memory. The estimates made
  * before a run (sim/plan.c) refuse what cannot fit as a sentence; what gets

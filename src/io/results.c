@@ -255,11 +255,13 @@ static int write_summary(FILE *f, const struct experiment *x, const struct run_r
 	}
 	if (r->part.ranks > 1)
 		fprintf(f,
-			"  \"partition\": {\"ranks\": %u, \"scheme\": \"%s\", \"cut_links\": %u, "
+			"  \"partition\": {\"ranks\": %u, \"over\": \"%s\", \"scheme\": \"%s\", "
+			"\"cut_links\": %u, "
 			"\"lookahead_us\": %.6f, \"windows\": %llu, \"lockstep_rounds\": %llu, "
 			"\"cut_packets\": %llu, \"rank0_wait_s\": %.6f},\n",
-			r->part.ranks, r->part.scheme, r->part.cut_links,
-			time_to_us(r->part.lookahead), (unsigned long long)r->part.windows,
+			r->part.ranks, r->part.threads ? "threads" : "mpi", r->part.scheme,
+			r->part.cut_links, time_to_us(r->part.lookahead),
+			(unsigned long long)r->part.windows,
 			(unsigned long long)r->part.lockstep_rounds,
 			(unsigned long long)r->part.cut_pkts, r->part.wait_s);
 	fprintf(f,

@@ -30,6 +30,7 @@
 #include "io/sweep.h"
 #include "sim/part.h"
 #include "sim/ranks.h"
+#include "sim/threads.h"
 #include "sim/run.h"
 
 /* growable text */
@@ -444,6 +445,7 @@ static void part_record(const struct sim *s, struct run_result *r)
 {
 	const struct part *P = s->part;
 	r->part.ranks = (uint32_t)P->nranks;
+	r->part.threads = threads_on();
 	snprintf(r->part.scheme, sizeof r->part.scheme, "%s", P->scheme);
 	r->part.cut_links = P->cut_links;
 	r->part.lookahead = P->lookahead;
@@ -1640,8 +1642,54 @@ static int batch_here(const struct batch_args *a, const struct sweep *sw, bool m
 	return rc;
 }
 
+struct thread_job {
+	const struct batch_args *a;
+	const struct sweep *sw;
+};
+
+/* One thread of `--threads N`: rank 0 does what a lone process does, the
+ * others run their partitions; all exit with the worst status. */
+static int thread_rank(void *arg, int rank)
+{
+	const struct thread_job *j = arg;
+	int rc = rank ? part_rank(j->a, j->sw) : batch_here(j->a, j->sw, false);
+	int64_t v = rc;
+	ranks_allmax(&v, 1);
+	return (int)v;
+}
+
+/* `--threads N`: a file without a sweep, its one run partitioned over N
+ * threads of this process (sim/threads.c) as it would be over N ranks. */
+static int batch_threads(const struct batch_args *a)
+{
+	if (ranks_active() && ranks_size() > 1) {
+		fprintf(stderr, "mpsim: --threads: expected a run by one process; under mpirun "
+				"the run is partitioned over the ranks already\n");
+		return MP_EUSER;
+	}
+	struct sweep sw;
+	int rc = load_sweep(a, false, &sw);
+	if (!rc && sw.nkeys) {
+		fprintf(stderr,
+			"mpsim: --threads: %s has a sweep; --threads partitions one run, and a "
+			"sweep's points run side by side with --jobs\n",
+			a->file);
+		rc = MP_EUSER;
+	}
+	if (!rc) {
+		struct thread_job j = { a, &sw };
+		partitioned = true;
+		rc = threads_run((int)a->threads, thread_rank, &j);
+		partitioned = false;
+	}
+	sweep_free(&sw);
+	return rc;
+}
+
 int batch_main(const struct batch_args *a)
 {
+	if (a->threads > 1 && a->run)
+		return batch_threads(a);
 	struct sweep sw;
 	/* under mpirun with several ranks: a sweep's points spread over them;
 	 * validate and a run without a sweep are rank 0's alone */

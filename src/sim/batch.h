@@ -21,8 +21,9 @@ struct batch_args {
 	const char *file, *out;
 	char **sets;
 	size_t nsets;
-	int64_t seed;  /* -1: the file's */
-	unsigned jobs; /* points run at once; 0 = one per online CPU */
+	int64_t seed;	  /* -1: the file's */
+	unsigned jobs;	  /* points run at once; 0 = one per online CPU */
+	unsigned threads; /* > 1: a run without a sweep partitioned over threads */
 	bool quiet;
 	bool run;      /* false: validate only */
 	bool resume;   /* keep what an earlier run of this file into the folder completed */

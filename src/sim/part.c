@@ -565,11 +565,11 @@ static void sync_all(struct sim *s, simtime_t below, struct part_all *a)
 	mp_free(v);
 }
 
-/* This process's CPU time, s: a window's cost on a shared machine. */
+/* This rank's CPU time, s (its thread's: under --threads the process holds every rank): a window's cost on a shared machine. */
 static double cpu_now(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 

@@ -9,6 +9,7 @@
 
 #include "core/err.h"
 #include "core/mem.h"
+#include "sim/threads.h"
 
 int ranks_launched(int *rank, char *var, size_t n)
 {
@@ -84,12 +85,12 @@ bool ranks_active(void)
 	return active;
 }
 
-int ranks_rank(void)
+static int mpi_rank(void)
 {
 	return my_rank;
 }
 
-int ranks_size(void)
+static int mpi_size(void)
 {
 	return world;
 }
@@ -126,7 +127,7 @@ static void wait_req(MPI_Request *r, const char *what)
 /* the largest piece one MPI message carries (its count is an int) */
 #define PIECE ((size_t)1 << 30)
 
-void ranks_send(int dst, int tag, const void *buf, size_t n)
+static void mpi_send(int dst, int tag, const void *buf, size_t n)
 {
 	MPI_Request r;
 	uint64_t len = n;
@@ -141,7 +142,7 @@ void ranks_send(int dst, int tag, const void *buf, size_t n)
 	}
 }
 
-void *ranks_recv(int src, int tag, size_t *n)
+static void *mpi_recv(int src, int tag, size_t *n)
 {
 	MPI_Request r;
 	uint64_t len = 0;
@@ -201,7 +202,7 @@ int64_t ranks_take(int src, int tag)
 	return v;
 }
 
-void ranks_bcast(void *buf, size_t n)
+static void mpi_bcast(void *buf, size_t n)
 {
 	MPI_Request r;
 	MP_ASSERT(n < PIECE);
@@ -209,7 +210,7 @@ void ranks_bcast(void *buf, size_t n)
 	wait_req(&r, "broadcast");
 }
 
-void ranks_allmax(int64_t *v, size_t n)
+static void mpi_allmax(int64_t *v, size_t n)
 {
 	MPI_Request r;
 	int64_t *in = mp_malloc(n * sizeof *in);
@@ -219,14 +220,14 @@ void ranks_allmax(int64_t *v, size_t n)
 	mp_free(in);
 }
 
-void ranks_allgather(const void *mine, void *all, size_t n)
+static void mpi_allgather(const void *mine, void *all, size_t n)
 {
 	MP_ASSERT(n < PIECE);
 	check(MPI_Allgather(mine, (int)n, MPI_BYTE, all, (int)n, MPI_BYTE, MPI_COMM_WORLD),
 	      "all-gather");
 }
 
-void *ranks_exchange(void *const *out, const size_t *nout, size_t *nin, size_t *total)
+static void *mpi_exchange(void *const *out, const size_t *nout, size_t *nin, size_t *total)
 {
 	int *sc = mp_malloc(4 * (size_t)world * sizeof *sc), *sd = sc + world, *rc = sd + world,
 	    *rd = rc + world;
@@ -302,12 +303,12 @@ bool ranks_active(void)
 
 void ranks_finalize(void) {}
 
-int ranks_rank(void)
+static int mpi_rank(void)
 {
 	return 0;
 }
 
-int ranks_size(void)
+static int mpi_size(void)
 {
 	return 1;
 }
@@ -317,12 +318,12 @@ bool ranks_probe(int *src, int *tag)
 	MP_PANIC("ranks_probe: mpsim was built without MPI");
 }
 
-void ranks_send(int dst, int tag, const void *buf, size_t n)
+static void mpi_send(int dst, int tag, const void *buf, size_t n)
 {
 	MP_PANIC("ranks_send: mpsim was built without MPI");
 }
 
-void *ranks_recv(int src, int tag, size_t *n)
+static void *mpi_recv(int src, int tag, size_t *n)
 {
 	MP_PANIC("ranks_recv: mpsim was built without MPI");
 }
@@ -337,24 +338,79 @@ int64_t ranks_take(int src, int tag)
 	MP_PANIC("ranks_take: mpsim was built without MPI");
 }
 
-void ranks_bcast(void *buf, size_t n)
+static void mpi_bcast(void *buf, size_t n)
 {
 	MP_PANIC("ranks_bcast: mpsim was built without MPI");
 }
 
-void ranks_allmax(int64_t *v, size_t n)
+static void mpi_allmax(int64_t *v, size_t n)
 {
 	MP_PANIC("ranks_allmax: mpsim was built without MPI");
 }
 
-void ranks_allgather(const void *mine, void *all, size_t n)
+static void mpi_allgather(const void *mine, void *all, size_t n)
 {
 	MP_PANIC("ranks_allgather: mpsim was built without MPI");
 }
 
-void *ranks_exchange(void *const *out, const size_t *nout, size_t *nin, size_t *total)
+static void *mpi_exchange(void *const *out, const size_t *nout, size_t *nin, size_t *total)
 {
 	MP_PANIC("ranks_exchange: mpsim was built without MPI");
 }
 
 #endif
+
+/* A partitioned run's functions: between MPI ranks, or between the threads
+ * of `--threads N` (sim/threads.c). */
+int ranks_rank(void)
+{
+	return threads_on() ? threads_rank() : mpi_rank();
+}
+
+int ranks_size(void)
+{
+	return threads_on() ? threads_size() : mpi_size();
+}
+
+void ranks_send(int dst, int tag, const void *buf, size_t n)
+{
+	if (threads_on())
+		threads_send(dst, tag, buf, n);
+	else
+		mpi_send(dst, tag, buf, n);
+}
+
+void *ranks_recv(int src, int tag, size_t *n)
+{
+	return threads_on() ? threads_recv(src, tag, n) : mpi_recv(src, tag, n);
+}
+
+void ranks_bcast(void *buf, size_t n)
+{
+	if (threads_on())
+		threads_bcast(buf, n);
+	else
+		mpi_bcast(buf, n);
+}
+
+void ranks_allmax(int64_t *v, size_t n)
+{
+	if (threads_on())
+		threads_allmax(v, n);
+	else
+		mpi_allmax(v, n);
+}
+
+void ranks_allgather(const void *mine, void *all, size_t n)
+{
+	if (threads_on())
+		threads_allgather(mine, all, n);
+	else
+		mpi_allgather(mine, all, n);
+}
+
+void *ranks_exchange(void *const *out, const size_t *nout, size_t *nin, size_t *total)
+{
+	return threads_on() ? threads_exchange(out, nout, nin, total)
+			    : mpi_exchange(out, nout, nin, total);
+}

@@ -178,9 +178,10 @@ struct run_result {
 	uint64_t peak_rss, peak_heap;
 	uint64_t pkt_pool_peak;
 	uint32_t nhosts, nswitches, nlinks;
-	/* the run's MPI ranks (1: one process) and, partitioned, how (sim/part.c) */
+	/* the run's ranks (1: one process) and, partitioned, how (sim/part.c) */
 	struct part_rec {
 		uint32_t ranks;
+		bool threads;	    /* the ranks were threads (--threads), not MPI's */
 		char scheme[16];    /* how the fabric was cut */
 		uint32_t cut_links; /* links with their ends on two ranks */
 		uint64_t lookahead; /* a window's width, ps */
