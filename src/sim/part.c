@@ -33,9 +33,10 @@
  * count is reduced with each window) they run in lockstep rounds: each round
  * the ranks agree on the earliest (time, key) of them all, and the rank that
  * holds it runs its events while they come before every other rank's next,
- * up to one that completes a flow (the runner's own events, the same on every
- * rank, run alone, everywhere); the round after the last completion stops
- * them all. Few events are left then: acknowledgements on their way back.
+ * up to the one that completes the last flow (the runner's own events, the
+ * same on every rank, run alone, everywhere); the round after the last
+ * completion stops them all. (A round once ended at every completion: on
+ * 65,536 hosts' permutation of 64 KB flows, 99,906 rounds where 34,641 do.) Few events are left then: acknowledgements on their way back.
  *
  * Links that fail during the run (the runner's event, on every rank): the
  * sending port's rank loses what it holds and, for a cut link, the messages
@@ -586,20 +587,22 @@ static void run_window(struct sim *s, simtime_t end)
 
 /* A round of the last stretch on the rank that holds the earliest event of
  * all: its events in order while they come before every other rank's next
- * (they are then the next ones of the whole run), up to and including one
- * that completes a flow. The runner's own events, which every rank holds,
- * run alone, everywhere. */
+ * (they are then the next ones of the whole run), up to and including the
+ * one that completes the last flow: no other rank runs meanwhile, so the
+ * count of all (a->done at the round's start) grows only here. The runner's
+ * own events, which every rank holds, run alone, everywhere. */
 static void lockstep_run(struct sim *s, simtime_t end, const struct part_all *a)
 {
 	simtime_t t;
 	uint64_t key;
 	if (!evq_peek(&s->q, &t, &key) || t != a->min.next_t || key != a->min.next_key)
 		return;
+	uint64_t left = s->flows.n - a->done; /* completions until the last */
 	size_t done = s->nflows_done;
 	do {
 		evq_run_n(&s->q, t, 1);
 		s->q.stop = false;
-	} while (a->nmin == 1 && s->nflows_done == done && !s->err.status &&
+	} while (a->nmin == 1 && s->nflows_done - done < left && !s->err.status &&
 		 evq_peek(&s->q, &t, &key) && t < end && before(t, key, &a->next));
 }
 
