@@ -227,35 +227,41 @@ static void mpi_allgather(const void *mine, void *all, size_t n)
 	      "all-gather");
 }
 
+/* the tag of a window's messages (the sweep's are 1-4, part_gather's 16) */
+#define TAG_EXCHANGE 17
+
+/* Each destination's part straight from its buffer (no packing into one),
+ * each source's into its place in what this rank receives. */
 static void *mpi_exchange(void *const *out, const size_t *nout, size_t *nin, size_t *total)
 {
-	int *sc = mp_malloc(4 * (size_t)world * sizeof *sc), *sd = sc + world, *rc = sd + world,
-	    *rd = rc + world;
 	int64_t *n64 = mp_malloc(2 * (size_t)world * sizeof *n64);
 	for (int d = 0; d < world; d++)
 		n64[d] = (int64_t)nout[d];
 	check(MPI_Alltoall(n64, 1, MPI_INT64_T, n64 + world, 1, MPI_INT64_T, MPI_COMM_WORLD),
 	      "exchange");
-	size_t so = 0, ro = 0;
-	for (int d = 0; d < world; d++) {
-		nin[d] = (size_t)n64[world + d];
-		MP_ASSERT(so + nout[d] < PIECE && ro + nin[d] < PIECE);
-		sc[d] = (int)nout[d];
-		sd[d] = (int)so;
-		rc[d] = (int)nin[d];
-		rd[d] = (int)ro;
-		so += nout[d];
-		ro += nin[d];
+	size_t ro = 0;
+	for (int s = 0; s < world; s++)
+		ro += nin[s] = (size_t)n64[world + s];
+	char *rb = mp_malloc(ro ? ro : 1), *at = rb;
+	MPI_Request *req = mp_malloc(2 * (size_t)world * sizeof *req);
+	int nreq = 0;
+	for (int s = 0; s < world; s++) {
+		MP_ASSERT(nin[s] < PIECE && nout[s] < PIECE);
+		if (s == my_rank && nin[s])
+			memcpy(at, out[s], nin[s]);
+		else if (nin[s])
+			check(MPI_Irecv(at, (int)nin[s], MPI_BYTE, s, TAG_EXCHANGE, MPI_COMM_WORLD,
+					&req[nreq++]),
+			      "exchange");
+		at += nin[s];
 	}
-	/* one send buffer: the destinations' pieces side by side */
-	char *sb = mp_malloc(so ? so : 1), *rb = mp_malloc(ro ? ro : 1);
 	for (int d = 0; d < world; d++)
-		if (nout[d])
-			memcpy(sb + sd[d], out[d], nout[d]);
-	check(MPI_Alltoallv(sb, sc, sd, MPI_BYTE, rb, rc, rd, MPI_BYTE, MPI_COMM_WORLD),
-	      "exchange");
-	mp_free(sb);
-	mp_free(sc);
+		if (d != my_rank && nout[d])
+			check(MPI_Isend(out[d], (int)nout[d], MPI_BYTE, d, TAG_EXCHANGE,
+					MPI_COMM_WORLD, &req[nreq++]),
+			      "exchange");
+	check(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE), "exchange");
+	mp_free(req);
 	mp_free(n64);
 	*total = ro;
 	return rb;
