@@ -207,6 +207,22 @@ struct args {
 	bool quiet, resume, no_plots, progress, help;
 };
 
+/* *x = option s's value v, a whole number from 1 to max; else a sentence
+ * and -1 */
+static int parse_count(const char *s, const char *v, unsigned long max, const char *what,
+		       unsigned *x)
+{
+	char *end;
+	unsigned long n = strtoul(v, &end, 10);
+	if (*end || end == v || *v == '-' || n < 1 || n > max) {
+		fprintf(stderr, "mpsim: %s: expected %s from 1 to %lu, got '%s'\n", s, what, max,
+			v);
+		return -1;
+	}
+	*x = (unsigned)n;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct args *a)
 {
 	memset(a, 0, sizeof *a);
@@ -243,27 +259,12 @@ static int parse_args(int argc, char **argv, struct args *a)
 				}
 				a->out = v;
 			} else if (!strcmp(s, "--jobs") || !strcmp(s, "-j")) {
-				char *end;
-				unsigned long x = strtoul(v, &end, 10);
-				if (*end || end == v || *v == '-' || x < 1 || x > 4096) {
-					fprintf(stderr,
-						"mpsim: %s: expected a number of parallel runs "
-						"from 1 to 4096, got '%s'\n",
-						s, v);
+				if (parse_count(s, v, 4096, "a number of parallel runs", &a->jobs))
 					return 2;
-				}
-				a->jobs = (unsigned)x;
 			} else if (!strcmp(s, "--threads")) {
-				char *end;
-				unsigned long x = strtoul(v, &end, 10);
-				if (*end || end == v || *v == '-' || x < 1 || x > THREADS_MAX) {
-					fprintf(stderr,
-						"mpsim: --threads: expected a number of partitions "
-						"from 1 to %d, got '%s'\n",
-						THREADS_MAX, v);
+				if (parse_count(s, v, THREADS_MAX, "a number of partitions",
+						&a->threads))
 					return 2;
-				}
-				a->threads = (unsigned)x;
 			} else if (!strcmp(s, "--seed")) {
 				char *end;
 				unsigned long long x = strtoull(v, &end, 10);
