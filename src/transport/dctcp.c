@@ -31,6 +31,10 @@
  *  - alpha starts at 1 (RFC 8257 section 3.3 recommends 1, Linux's
  *    dctcp_alpha_on_init; the UEC htsim dctcp.cpp starts at 0): `alpha_init`.
  *  - The initial window: 10 packets (RFC 6928), `init_cwnd`.
+ *  - An ACK with ECE never grows cwnd, cut or not (RFC 3168 section 6.1.2;
+ *    Linux holds cwnd in its CWR state). The UEC htsim's TcpSrc grows it on
+ *    every ACK, and its DCTCPSrc cuts at the end of every window while
+ *    alpha > 0, marked or not (experiments/cc/README.md measures both).
  *  - cwnd is at least one packet; the RC layer's window is whole packets,
  *    floor(cwnd / MSS) (RFC 5681's send rule; see dctcp_wnd_packets).
  *  - A retransmission timeout goes back N (the RC layer's timer) and sets
