@@ -59,6 +59,20 @@ static void test_alpha_sequence(void **state)
 	assert_true(cc.cwnd == cut); /* at most one cut per window */
 }
 
+/* RFC 5681 section 3.1: nothing beyond SND.UNA + cwnd, so a window of
+ * 1.9 MSS lets one full packet fly and 2.99 MSS two; never fewer than one.
+ * (It used to round up: 2 and 3.) */
+static void test_window_whole_packets(void **state)
+{
+	(void)state;
+	assert_int_equal(dctcp_wnd_packets(1.9 * MSS, MSS), 1);
+	assert_int_equal(dctcp_wnd_packets(2.99 * MSS, MSS), 2);
+	assert_int_equal(dctcp_wnd_packets(10 * MSS, MSS), 10);
+	assert_int_equal(dctcp_wnd_packets(0.3 * MSS, MSS), 1);
+	/* (0.7 + 0.1) x 10 is 7.999999999999999 in doubles: still 8 packets */
+	assert_int_equal(dctcp_wnd_packets((0.7 + 0.1) * 10 * MSS, MSS), 8);
+}
+
 /* Two 50 MB flows through one 100 Gb/s bottleneck marked at K = 30 KB
  * (step: kmin = kmax = 30 KB, pmax 1), 1,500 B packets. DCTCP holds the
  * queue at K: sampled every 10 us from 0.5 to 3.5 ms it averages within
@@ -109,6 +123,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_alpha_sequence),
+		cmocka_unit_test(test_window_whole_packets),
 		cmocka_unit_test(test_dumbbell_queue_at_k),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -31,8 +31,12 @@
  *  - alpha starts at 1 (RFC 8257 section 3.3 recommends 1, Linux's
  *    dctcp_alpha_on_init; the UEC htsim dctcp.cpp starts at 0): `alpha_init`.
  *  - The initial window: 10 packets (RFC 6928), `init_cwnd`.
- *  - cwnd is at least one packet (the RC layer's window is whole packets:
- *    ceil(cwnd / MSS)).
+ *  - An ACK with ECE never grows cwnd, cut or not (RFC 3168 section 6.1.2;
+ *    Linux holds cwnd in its CWR state). The UEC htsim's TcpSrc grows it on
+ *    every ACK, and its DCTCPSrc cuts at the end of every window while
+ *    alpha > 0, marked or not (experiments/cc/README.md measures both).
+ *  - cwnd is at least one packet; the RC layer's window is whole packets,
+ *    floor(cwnd / MSS) (RFC 5681's send rule; see dctcp_wnd_packets).
  *  - A retransmission timeout goes back N (the RC layer's timer) and sets
  *    ssthresh = max(flight / 2, 2 MSS), cwnd = 1 MSS (RFC 5681 section
  *    3.1); `rto` 10 ms as the UEC htsim's DCTCPSrc (_rto).
@@ -99,10 +103,20 @@ void dctcp_on_ack(struct dctcp_cc *cc, double g, double mss, uint64_t acked, boo
 		cc->cwnd += mss * (double)acked / cc->cwnd;
 }
 
+/* Whole packets only: TCP may not send beyond SND.UNA + cwnd (RFC 5681
+ * section 3.1), so cwnd = 1.9 MSS lets one full-sized packet fly, not two
+ * (Linux keeps snd_cwnd in whole packets; the UEC htsim's TcpSrc sends while
+ * last_acked + cwnd >= highest_sent + mss). The 1e-9 keeps a cwnd that
+ * arithmetic left a hair under N MSS at N. */
+uint32_t dctcp_wnd_packets(double cwnd, double mss)
+{
+	double n = floor(cwnd / mss + 1e-9);
+	return n < 1 ? 1 : n > 1e9 ? 1000000000u : (uint32_t)n;
+}
+
 static void dctcp_set_wnd(struct dctcp_qp *q)
 {
-	double n = ceil(q->cc.cwnd / q->mss);
-	q->qp.wnd = n < 1 ? 1 : n > 1e9 ? 1000000000u : (uint32_t)n;
+	q->qp.wnd = dctcp_wnd_packets(q->cc.cwnd, q->mss);
 }
 
 static void dctcp_init(struct conn *c, struct rocev2_qp *rq)

@@ -23,4 +23,7 @@ struct dctcp_cc {
 void dctcp_on_ack(struct dctcp_cc *cc, double g, double mss, uint64_t acked, bool ece,
 		  uint32_t snd_una, uint32_t snd_nxt);
 
+/* The packets a window of cwnd bytes lets fly: whole MSS only, at least 1. */
+uint32_t dctcp_wnd_packets(double cwnd, double mss);
+
 #endif
