@@ -118,6 +118,8 @@ struct uet_state {
 	uint32_t rx_pull, rx_pull_target;   /* RCCC: credit granted / asked, mod 2^32 */
 	uint32_t rx_next_act, rx_next_idle; /* RCCC: the pacer's lists (struct uet_pacer) */
 	uint32_t rx_psn_hi;		    /* the highest PSN arrived (whole or trimmed) + 1 */
+	int64_t rx_maxwnd; /* RCCC: the configured maxwnd (getConfiguredMaxWnd), bytes */
+	uint8_t rx_ev;	   /* RCCC: the last PULL's entropy (UecSink::nextEntropy) */
 	bool rx_any, rx_ack_request;
 	bool rx_in_pull, rx_in_idle; /* RCCC: on the pacer's lists (htsim's _in_pull) */
 	/* sender */
@@ -212,6 +214,7 @@ static void uet_open(struct conn *c)
 			pp->fast_delay, pp->quick_adapt);
 	s->k = tp_intern(c->w, &k, sizeof k);
 	uet_nscc_init(&s->n, s->network_rtt, bps, pp->maxwnd_bdp);
+	s->rx_maxwnd = s->n.maxwnd;
 	s->credit = s->n.maxwnd; /* startConnection: speculative credit */
 	s->speculating = true;
 	s->posted = c->npkts;
@@ -576,7 +579,10 @@ static void send_pull(struct conn *c, struct uet_state *s, uint32_t psn)
 	struct packet *q = tp_pkt_new(c, PKT_CNP, false);
 	q->p0 = s->rx_pull;
 	q->p1 = psn;
-	q->entropy = (uint16_t)rng_below(&s->rng, 65536);
+	/* the receiver's own counter over 2^7 entropies (UecSink::nextEntropy,
+	 * TGT_EV_SIZE 7): the sender's random stream is the sender's alone */
+	s->rx_ev = (uint8_t)((s->rx_ev + 1) & 127);
+	q->entropy = s->rx_ev;
 	tp_send(c, c->dst, q);
 }
 
@@ -691,7 +697,7 @@ static void uet_host_timer(struct tp_world *w, uint32_t hid)
 		c = fifo_pop(w, &pc->idle, true);
 		s = tp_priv(c);
 		g = pull_one(c, s, true);
-		s->rx_in_idle = pull_backlog(s) == 0 && (int64_t)slow_credit(s) < s->n.maxwnd;
+		s->rx_in_idle = pull_backlog(s) == 0 && (int64_t)slow_credit(s) < s->rx_maxwnd;
 		if (s->rx_in_idle)
 			fifo_push(w, &pc->idle, c, true);
 	} else {
