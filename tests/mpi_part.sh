@@ -28,7 +28,10 @@
 #    2 ranks), every fabric link corrupting packets at random (each port's
 #    own random stream, on its rank), and a cut link (agg0_1-core2 at 2
 #    ranks) failing under its packets and coming back, another failing, a
-#    third slowed down.
+#    third slowed down;
+#  - UET with NSCC and RCCC on a 15-to-1 incast into 60 KB queues: the
+#    receiver's pull pacer (state and events of host 0), its PULLs, and the
+#    drops, timeouts and RTSs of the first round trip.
 # The cut, by hand (scheme "tors": ToRs in blocks with their hosts and their
 # pod's aggregation switches, cores dealt out in blocks): at 2 ranks pods 0-1
 # and cores 0-1 on rank 0, each core reaches the other two pods: 4 x 2 = 8
@@ -155,7 +158,17 @@ events:
   - {at: 12us, link: agg2_0-core0, action: rate, value: 25Gbps}
 YAML
 
-for x in strack roce dag dagr fail; do
+cat >uet.yaml <<'YAML'
+name: uet
+seed: 5
+topology: {type: fat_tree, k: 4, host_rate: 100Gbps, fabric_rate: 100Gbps, host_delay: 1us, fabric_delay: 1us}
+switch: {buffer: 4MB, queue_limit: 60KB}
+transport: {type: uet, cc: nscc+rccc}
+workload: {type: incast, senders: 15, receiver: 0, size: 200KB}
+output: {interval: 5us, queues: [max:all]}
+YAML
+
+for x in strack roce dag dagr fail uet; do
 	for n in 1 2 4; do ranks "$n" "$x.yaml" "$x$n"; done
 	for n in 2 4; do
 		for f in flows.csv ports.csv timeseries.csv; do

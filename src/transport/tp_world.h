@@ -14,6 +14,7 @@
 #include "core/time.h"
 
 struct conn;
+struct ev_src;
 struct evq;
 struct fabric;
 struct tp_blob;
@@ -46,6 +47,12 @@ struct tp_world {
 	 * inside the packet path: the callee only notes it (posts nothing). */
 	void (*on_rtt)(void *ctx, struct conn *c, simtime_t rtt);
 	void *rtt_ctx;
+	/* per host (transport_ops.host_priv_size): the creator of the host's
+	 * events (entity EVQ_MAX_ENTITY - hid) and the protocol's state, nhosts
+	 * x host_stride bytes; NULL when the protocol keeps none */
+	struct ev_src *host_evs;
+	unsigned char *host_priv;
+	size_t host_stride;
 	/* tp_intern's blobs: an open-addressing table, intern_cap a power of two */
 	struct tp_blob **intern;
 	uint32_t intern_cap, nintern;
@@ -92,7 +99,18 @@ void tp_world_rtt_hook(struct tp_world *w, void (*fn)(void *ctx, struct conn *c,
  * the latest RTT sample and path (NAN before the first). */
 void tp_trace_fill(const struct conn *c, struct tp_trace *t);
 
-/* Entity ids for event tie-breaking: connections sit above every node and port. */
+/* A protocol's state of host hid (transport_ops.host_priv_size). */
+static inline void *tp_host_priv(const struct tp_world *w, uint32_t hid)
+{
+	return w->host_priv + (size_t)hid * w->host_stride;
+}
+/* An event of host hid at time t (>= now) that calls the protocol's
+ * on_host_timer(w, hid): each one pushed fires (nothing supersedes it). */
+void tp_host_timer(struct tp_world *w, uint32_t hid, simtime_t t);
+
+/* Entity ids for event tie-breaking: connections sit above every node and
+ * port, counting up; the hosts' transport events (tp_host_timer) at the top
+ * of the range, counting down from EVQ_MAX_ENTITY (core/evq.h). */
 #define TP_ENTITY_BASE (1u << 22)
 
 #endif

@@ -45,6 +45,10 @@ const struct transport_ops *transport_find(const char *name)
 	return NULL;
 }
 
+/* A host's transport events (tp_host_timer) come last among the entities,
+ * counting down; the connections count up to them (conn_new). */
+#define TP_HOST_ENTITY(hid) (EVQ_MAX_ENTITY - (hid))
+
 static void host_rx(void *ctx, struct host *h, struct packet *p)
 {
 	struct tp_world *w = ctx;
@@ -225,6 +229,26 @@ void tp_world_init(struct tp_world *w, struct evq *q, struct fabric *fab,
 	fab->pf_ctx = w;
 	evq_set_prefetch(timer_fire, timer_prefetch);
 	evq_set_prefetch_late(timer_fire, timer_prefetch_late);
+	if (ops->host_priv_size || ops->on_host_timer) {
+		uint32_t n = fab->nhosts;
+		w->host_stride = (ops->host_priv_size + 7) & ~(size_t)7;
+		w->host_priv = mp_calloc_aligned(n * w->host_stride + 1, MP_CACHE_LINE);
+		w->host_evs = mp_calloc(n ? n : 1, sizeof *w->host_evs);
+		for (uint32_t i = 0; i < n; i++)
+			w->host_evs[i].id = TP_HOST_ENTITY(i);
+	}
+}
+
+static void host_timer_fire(void *obj, uint64_t arg)
+{
+	struct tp_world *w = obj;
+	w->ops->on_host_timer(w, (uint32_t)arg);
+}
+
+void tp_host_timer(struct tp_world *w, uint32_t hid, simtime_t t)
+{
+	MP_ASSERT(w->host_evs && hid < w->fab->nhosts && t >= w->q->now);
+	evq_at(w->q, &w->host_evs[hid], t, host_timer_fire, w, hid);
 }
 
 /* The ends kept beside the queue for tp_rx_upto and tp_tx_upto, so that a
@@ -267,7 +291,7 @@ static struct conn *conn_new(struct tp_world *w, uint32_t src, uint32_t dst, uns
 	c->timer_at = c->timer_ev_at = c->timer_ev_next = SIMTIME_MAX;
 	msgq_ends(c);
 	c->evs.id = TP_ENTITY_BASE + c->id;
-	if (c->evs.id > EVQ_MAX_ENTITY)
+	if (c->evs.id > EVQ_MAX_ENTITY - w->fab->nhosts) /* TP_HOST_ENTITY's */
 		MP_PANIC("too many connections for the event key (%u)", c->id);
 	const struct tp_common *cm = w->params;
 	uint64_t bn;
@@ -447,6 +471,10 @@ void tp_world_free(struct tp_world *w)
 	w->intern_cap = w->nintern = 0;
 	mp_free(w->ood_hist);
 	w->ood_hist = NULL;
+	mp_free_aligned(w->host_priv);
+	mp_free(w->host_evs);
+	w->host_priv = NULL;
+	w->host_evs = NULL;
 	w->conns = NULL;
 	w->nconns = 0;
 }

@@ -68,6 +68,7 @@ struct conn;
 struct mp_err;
 struct packet;
 struct tp_trace;
+struct tp_world;
 
 /* transport_ops.prefetch's flow for the connection's timer */
 #define TP_PF_TIMER UINT_MAX
@@ -123,6 +124,12 @@ struct transport_ops {
 	 * state are in cache. Reads c and p, changes nothing. */
 	void (*prefetch)(const struct conn *c, const struct packet *p, unsigned flow);
 	void (*on_timer)(struct conn *c);
+	/* optional: state kept per host for every connection into or out of it
+	 * (a receiving NIC's, as UET's pull pacer): host_priv_size bytes a
+	 * host, zeroed, allocated with the world and reached by tp_host_priv;
+	 * a host's events (tp_host_timer, tp_world.h) call on_host_timer */
+	size_t host_priv_size;
+	void (*on_host_timer)(struct tp_world *w, uint32_t hid);
 	void (*close)(struct conn *c); /* optional: free what open allocated */
 	/* optional: the congestion state for traces (output.traces), read at
 	 * each sample, never on the packet path; a field the protocol does not

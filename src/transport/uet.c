@@ -36,16 +36,23 @@
  * first feedback; from then on it sends only against credit the receiver
  * grants (PULL, carried as PKT_CNP: both are receiver-to-sender pacing
  * messages, p0 = the credit granted so far, bytes mod 2^32, p1 = the PSN it
- * answers), up to the
- * pull target each data packet carries (what the sender still has to send,
- * at most its window + one mtu and maxwnd). (choice) htsim paces the credit
- * of all the connections into a host at 0.99 x its link rate with a per-host
- * pull pacer; mpsim keeps protocol state per connection and clocks the
- * credit on arrivals instead: each whole data packet that arrives grants one
- * mtu, so the credit of a host's connections arrives at the rate its link
- * delivers, and a trimmed packet's credit is not replaced. A timeout with no
- * credit grants the sender one mtu (htsim's RTS, which makes the receiver
- * pull).
+ * answers), up to the pull target each data packet carries (what the sender
+ * still has to send, at most its window + one mtu and maxwnd). As htsim
+ * (rccc_pacer host), the credit of all the connections into a host comes
+ * from one pull pacer per host (UecPullPacer, state per host and one event
+ * per host: transport_ops.host_priv_size, tp_host_timer): a connection whose
+ * pull target moves ahead of its credit, or whose packet was trimmed, joins
+ * the pacer's round robin; each pull grants it pull_mtus payloads (no more
+ * than asked), and the next pull waits the time the credit granted takes at
+ * pull_rate (0.99) x the host's link rate. One whose target is met leaves
+ * for a list that gets speculative pulls, one at a time, while nobody else
+ * wants credit, until it holds maxwnd beyond its target. A sender that times
+ * out with no credit sends an RTS (PKT_PROBE, p0 = its pull target), which
+ * puts it in the round robin. With rccc_pacer arrivals, each connection's
+ * credit is clocked on its own arrivals instead: each whole data packet
+ * grants one mtu, a trimmed packet's credit is not replaced, and a timeout
+ * with no credit grants the sender one mtu. (choice) Credit is counted in
+ * bytes, where htsim counts 256 B quanta (its pull targets round up to one).
  *
  * Packet fields. DATA: psn, entropy = EV, ts = send time, PKT_F_ACKREQ = AR,
  * PKT_F_RETX; p0 = pull target (RCCC). ACK (a SACK): p0 = the PSN answered,
@@ -59,8 +66,8 @@
  * so REPS drops the entropy of every NACK (htsim recycles a last-hop trim's);
  * no SLEEK probes (off by default in htsim) and no NIC-wide division of the
  * pull target among active sources. On the same matrices and fabric as
- * htsim_uec, NSCC's mean, p99 and max FCT agree within 3%
- * (bench/README.md, bench/uet_htsim.yaml).
+ * htsim_uec, NSCC's mean, p99 and max FCT agree within 3%, RCCC's and
+ * NSCC+RCCC's within 3% too (bench/README.md, bench/uet_htsim.yaml).
  */
 #include <string.h>
 
@@ -73,15 +80,30 @@
 
 enum uet_cc_kind { UET_NSCC, UET_RCCC, UET_BOTH };
 enum uet_lb_kind { UET_LB_REPS, UET_LB_OBLIVIOUS };
+enum uet_pacer_kind { UET_PACER_HOST, UET_PACER_ARRIVALS };
 
 struct uet_params {
 	struct tp_common common;
-	int cc, lb;
+	int cc, lb, rccc_pacer;
 	uint64_t paths;
 	simtime_t network_rtt, target_qdelay, fast_delay, rto, reps_exit_freeze;
-	uint64_t qa_gate, ack_bytes, reps_buffer;
-	double gamma, delay_alpha, maxwnd_bdp;
+	uint64_t qa_gate, ack_bytes, reps_buffer, pull_mtus, pull_empty;
+	double gamma, delay_alpha, maxwnd_bdp, pull_rate;
 	bool quick_adapt, reps_freeze;
+};
+
+/* RCCC's pull pacer, one per host (UecPullPacer): the connections into the
+ * host that want credit, in a round robin, and those whose pull target is
+ * met, which get speculative (slow) pulls while no other wants any. Lists
+ * run through the receivers' states (rx_next_act, rx_next_idle): connection
+ * id + 1, 0 = none. */
+struct uet_fifo {
+	uint32_t head, tail;
+};
+struct uet_pacer {
+	struct uet_fifo act, idle; /* htsim's _active_senders, _idle_senders */
+	uint64_t bps;		   /* pull_rate x the host's link rate (set at the first pull) */
+	bool busy;		   /* its event is pending (htsim's _active) */
 };
 
 /* per-PSN sender state (st) */
@@ -90,11 +112,16 @@ enum { PS_ACKED = 1, PS_QUEUED = 2, PS_OUT = 4, PS_RTX_SHIFT = 3 };
 struct uet_state {
 	/* receiver */
 	struct tp_rxmap rx;
-	uint32_t rx_recvd;		  /* bytes on the wire received, mod 2^32 */
-	uint32_t rx_pending;		  /* bytes since the last ACK (ACK coalescing) */
-	uint32_t rx_ooo;		  /* PSNs recorded beyond the cumulative point */
-	uint32_t rx_pull, rx_pull_target; /* RCCC: credit granted / asked, mod 2^32 */
+	uint32_t rx_recvd;		    /* bytes on the wire received, mod 2^32 */
+	uint32_t rx_pending;		    /* bytes since the last ACK (ACK coalescing) */
+	uint32_t rx_ooo;		    /* PSNs recorded beyond the cumulative point */
+	uint32_t rx_pull, rx_pull_target;   /* RCCC: credit granted / asked, mod 2^32 */
+	uint32_t rx_next_act, rx_next_idle; /* RCCC: the pacer's lists (struct uet_pacer) */
+	uint32_t rx_psn_hi;		    /* the highest PSN arrived (whole or trimmed) + 1 */
+	int64_t rx_maxwnd; /* RCCC: the configured maxwnd (getConfiguredMaxWnd), bytes */
+	uint8_t rx_ev;	   /* RCCC: the last PULL's entropy (UecSink::nextEntropy) */
 	bool rx_any, rx_ack_request;
+	bool rx_in_pull, rx_in_idle; /* RCCC: on the pacer's lists (htsim's _in_pull) */
 	/* sender */
 	bool nscc_on, rccc_on, speculating;
 	uint32_t spec_from;		/* RCCC: the first PSN of the speculation (a message's) */
@@ -187,6 +214,7 @@ static void uet_open(struct conn *c)
 			pp->fast_delay, pp->quick_adapt);
 	s->k = tp_intern(c->w, &k, sizeof k);
 	uet_nscc_init(&s->n, s->network_rtt, bps, pp->maxwnd_bdp);
+	s->rx_maxwnd = s->n.maxwnd;
 	s->credit = s->n.maxwnd; /* startConnection: speculative credit */
 	s->speculating = true;
 	s->posted = c->npkts;
@@ -544,8 +572,146 @@ static uint32_t sack_base(const struct uet_state *s, uint32_t psn)
 	return psn >= 63 && psn - 63 > lo ? psn - 63 : lo;
 }
 
-/* RCCC: one mtu of credit per whole data packet that arrives, up to the
- * pull target (see the header) */
+/* A PULL: the receiver's credit granted so far, and the PSN it answers (the
+ * sender's speculation on later PSNs, a newer message's, goes on). */
+static void send_pull(struct conn *c, struct uet_state *s, uint32_t psn)
+{
+	struct packet *q = tp_pkt_new(c, PKT_CNP, false);
+	q->p0 = s->rx_pull;
+	q->p1 = psn;
+	/* the receiver's own counter over 2^7 entropies (UecSink::nextEntropy,
+	 * TGT_EV_SIZE 7): the sender's random stream is the sender's alone */
+	s->rx_ev = (uint8_t)((s->rx_ev + 1) & 127);
+	q->entropy = s->rx_ev;
+	tp_send(c, c->dst, q);
+}
+
+/* ---- RCCC's pull pacer (pacer host) ---------------------------------------------- */
+static uint32_t *fifo_link(struct tp_world *w, uint32_t id1, bool idle)
+{
+	struct uet_state *s = tp_priv(w->conns[id1 - 1]);
+	return idle ? &s->rx_next_idle : &s->rx_next_act;
+}
+
+static void fifo_push(struct tp_world *w, struct uet_fifo *q, const struct conn *c, bool idle)
+{
+	*fifo_link(w, c->id + 1, idle) = 0;
+	if (q->tail)
+		*fifo_link(w, q->tail, idle) = c->id + 1;
+	else
+		q->head = c->id + 1;
+	q->tail = c->id + 1;
+}
+
+static struct conn *fifo_pop(struct tp_world *w, struct uet_fifo *q, bool idle)
+{
+	struct conn *c = w->conns[q->head - 1];
+	q->head = *fifo_link(w, q->head, idle);
+	if (!q->head)
+		q->tail = 0;
+	return c;
+}
+
+/* credit asked and not granted yet (htsim's backlog()), and granted beyond
+ * what was asked (slowCredit()) */
+static uint32_t pull_backlog(const struct uet_state *s)
+{
+	int32_t d = (int32_t)(s->rx_pull_target - s->rx_pull);
+	return d > 0 ? (uint32_t)d : 0;
+}
+static uint32_t slow_credit(const struct uet_state *s)
+{
+	int32_t d = (int32_t)(s->rx_pull - s->rx_pull_target);
+	return d > 0 ? (uint32_t)d : 0;
+}
+
+/* requestPull: c joins the round robin of its receiver's pacer, which wakes
+ * now if it was asleep */
+static void request_pull(struct conn *c, struct uet_state *s)
+{
+	struct uet_pacer *pc = tp_host_priv(c->w, c->dst_hid);
+	s->rx_in_pull = true;
+	fifo_push(c->w, &pc->act, c, false);
+	if (pc->bps == 0) { /* (choice) all the host's ports: htsim's linkspeed x ports */
+		const struct node *n = &c->dst->node;
+		for (unsigned i = 0; i < n->nports; i++)
+			pc->bps += n->ports[i].rate_bps;
+		pc->bps = (uint64_t)((double)pc->bps *
+				     ((const struct uet_params *)tp_params(c))->pull_rate);
+	}
+	if (!pc->busy) {
+		pc->busy = true;
+		tp_host_timer(c->w, c->dst_hid, tp_now(c));
+	}
+}
+
+/* handlePullTarget: a pull target beyond the last asks for credit */
+static void pull_target_in(struct conn *c, struct uet_state *s, uint32_t target)
+{
+	if ((int32_t)(target - s->rx_pull_target) <= 0)
+		return;
+	s->rx_pull_target = target;
+	if (!s->rx_in_pull)
+		request_pull(c, s);
+}
+
+/* UecSink::pull: pull_mtus x the payload of credit, no more than asked
+ * unless slow (speculative); the PULL goes even when it grants nothing */
+static uint32_t pull_one(struct conn *c, struct uet_state *s, bool slow)
+{
+	const struct uet_params *pp = tp_params(c);
+	uint32_t g = (uint32_t)(pp->pull_mtus * tp_payload(c));
+	if (!slow && g > pull_backlog(s))
+		g = pull_backlog(s);
+	s->rx_pull += g;
+	send_pull(c, s, s->rx_psn_hi ? s->rx_psn_hi - 1 : 0); /* the highest PSN seen */
+	return g;
+}
+
+/* UecPullPacer::doNextEvent: one pull, to the first connection that wants
+ * credit (then to the back of the round robin, or among the satisfied ones),
+ * or, with none, a slow pull to the first satisfied one, which stays for
+ * more until it holds maxwnd beyond its pull target; the next pull when the
+ * credit granted (pull_empty if none) would take at pull_rate x the link
+ * rate. (choice) A connection is on the satisfied list once (htsim may list
+ * it twice). */
+static void uet_host_timer(struct tp_world *w, uint32_t hid)
+{
+	struct uet_pacer *pc = tp_host_priv(w, hid);
+	struct conn *c;
+	struct uet_state *s;
+	uint32_t g;
+	if (pc->act.head) {
+		c = fifo_pop(w, &pc->act, false);
+		s = tp_priv(c);
+		g = pull_one(c, s, false);
+		if (pull_backlog(s) > 0) {
+			fifo_push(w, &pc->act, c, false);
+		} else {
+			s->rx_in_pull = false;
+			if (!s->rx_in_idle)
+				fifo_push(w, &pc->idle, c, true);
+			s->rx_in_idle = true;
+		}
+	} else if (pc->idle.head) {
+		c = fifo_pop(w, &pc->idle, true);
+		s = tp_priv(c);
+		g = pull_one(c, s, true);
+		s->rx_in_idle = pull_backlog(s) == 0 && (int64_t)slow_credit(s) < s->rx_maxwnd;
+		if (s->rx_in_idle)
+			fifo_push(w, &pc->idle, c, true);
+	} else {
+		pc->busy = false;
+		return;
+	}
+	const struct uet_params *pp = w->params;
+	simtime_t gap = time_ser_ps(g ? g : pp->pull_empty, pc->bps);
+	tp_host_timer(w, hid, w->q->now + (gap ? gap : 1));
+}
+
+/* ---- RCCC clocked on arrivals (pacer arrivals) ------------------------------------ */
+/* one mtu of credit per whole data packet that arrives, up to the pull
+ * target (see the header) */
 static void grant(struct conn *c, struct uet_state *s, uint32_t target, uint32_t psn)
 {
 	if ((int32_t)(target - s->rx_pull_target) > 0)
@@ -556,30 +722,57 @@ static void grant(struct conn *c, struct uet_state *s, uint32_t target, uint32_t
 	if (g > s->rx_pull_target - s->rx_pull)
 		g = s->rx_pull_target - s->rx_pull;
 	s->rx_pull += g;
-	struct packet *q = tp_pkt_new(c, PKT_CNP, false);
-	q->p0 = s->rx_pull;
-	q->p1 = psn; /* the data packet it answers */
-	q->entropy = (uint16_t)rng_below(&s->rng, 65536);
-	tp_send(c, c->dst, q);
+	send_pull(c, s, psn);
+}
+
+/* processTrimmed: NACKed at once; under the pacer, its pull target counts
+ * and the connection asks for a pull (its sender is retransmitting) */
+static void on_trimmed(struct conn *c, struct uet_state *s, struct packet *p, bool pacer)
+{
+	uint32_t psn = p->psn;
+	if (tp_rxmap_has(&s->rx, psn)) {
+		reply(c, s, p, PKT_ACK, sack_base(s, psn));
+		return;
+	}
+	if (pacer)
+		pull_target_in(c, s, p->p0);
+	reply(c, s, p, PKT_NACK, 0);
+	if (pacer && !s->rx_in_pull)
+		request_pull(c, s);
+}
+
+/* processRts (pacer host): a sender with no credit asks for a pull */
+static void on_rts(struct conn *c, struct uet_state *s, struct packet *p)
+{
+	pull_target_in(c, s, p->p0);
+	if (!s->rx_in_pull)
+		request_pull(c, s);
+	tp_pkt_free(c, p);
 }
 
 static void uet_receiver(struct conn *c, struct packet *p)
 {
 	struct uet_state *s = tp_priv(c);
-	bool rccc = ((const struct uet_params *)tp_params(c))->cc != UET_NSCC;
+	const struct uet_params *pp = tp_params(c);
+	bool rccc = pp->cc != UET_NSCC, pacer = rccc && pp->rccc_pacer == UET_PACER_HOST;
 	uint32_t psn = p->psn;
-	if (p->flags & PKT_F_TRIM) { /* processTrimmed */
-		if (tp_rxmap_has(&s->rx, psn))
-			reply(c, s, p, PKT_ACK, sack_base(s, psn));
-		else
-			reply(c, s, p, PKT_NACK, 0);
+	if (p->type == PKT_PROBE) {
+		on_rts(c, s, p);
+		return;
+	}
+	if (psn + 1 > s->rx_psn_hi)
+		s->rx_psn_hi = psn + 1;
+	if (p->flags & PKT_F_TRIM) {
+		on_trimmed(c, s, p, pacer);
 		return;
 	}
 	tp_rx_ood(c, psn);
 	tp_rx_order(c, &c->rx_order_top, p);
 	bool ecn = (p->flags & PKT_F_CE) != 0, ar = (p->flags & PKT_F_ACKREQ) != 0;
 	s->rx_pending += p->size;
-	if (rccc)
+	if (pacer)
+		pull_target_in(c, s, p->p0);
+	else if (rccc)
 		grant(c, s, p->p0, psn);
 	if (tp_rxmap_has(&s->rx, psn)) { /* a duplicate: ACK at once */
 		c->dup_bytes += tp_rx_payload(c, p);
@@ -620,6 +813,22 @@ static void uet_on_packet(struct conn *c, struct packet *p)
 		uet_sender(c, p);
 }
 
+/* sendRTS: with no credit, the sender asks its receiver for a pull (pacer
+ * host: a control packet carrying the pull target; (choice) it takes no PSN
+ * and gets no ACK, where htsim's RTS takes one); clocked on arrivals, no
+ * pull would come, so the sender grants itself one mtu. */
+static void send_rts(struct conn *c, struct uet_state *s)
+{
+	if (((const struct uet_params *)tp_params(c))->rccc_pacer != UET_PACER_HOST) {
+		s->credit = (int64_t)tp_common(c)->mtu;
+		return;
+	}
+	struct packet *p = tp_pkt_new(c, PKT_PROBE, true);
+	p->p0 = pull_target(c, s);
+	p->entropy = next_ev(c, s);
+	tp_send(c, c->src, p);
+}
+
 /* The retransmission timeout: every packet outstanding for rto or more is
  * queued again (rtxTimerExpired, which takes them one at a time); the timer
  * then waits for the oldest one left. */
@@ -652,8 +861,8 @@ static void uet_on_timer(struct conn *c)
 	if (fired) {
 		path_feedback(c, s, 0, UET_PATH_TIMEOUT);
 		stop_speculating(s, UINT32_MAX);
-		if (s->rccc_on && s->credit <= 0) /* the RTS's pull */
-			s->credit = (int64_t)tp_common(c)->mtu;
+		if (s->rccc_on && s->credit <= 0)
+			send_rts(c, s);
 	}
 	tp_timer_set(c, next);
 	resume(c, s);
@@ -714,6 +923,20 @@ static const struct opt_desc uet_opts[] = {
 	{ "rto", OPT_TIME, offsetof(struct uet_params, rto), "0", 0, 1e13,
 	  "retransmission timeout; 0 = 15 us + 6 x a queue at the NIC rate, a queue one BDP "
 	  "with switch.trim and five without (main_uec.cpp)" },
+	{ "rccc_pacer", OPT_ENUM, offsetof(struct uet_params, rccc_pacer), "host", 0, 0,
+	  "RCCC's credit: host (one pull pacer per receiving host, round robin over its "
+	  "connections: uec.cpp UecPullPacer) or arrivals (each connection one mtu per "
+	  "packet delivered)",
+	  (const char *const[]){ "host", "arrivals", NULL } },
+	{ "pull_rate", OPT_DOUBLE, offsetof(struct uet_params, pull_rate), "0.99", 0.01, 10,
+	  "RCCC pacer: credit per second as a fraction of the host's link rate (main_uec.cpp: "
+	  "UecPullPacer(linkspeed, 0.99, ...))" },
+	{ "pull_mtus", OPT_UINT, offsetof(struct uet_params, pull_mtus), "4", 1, 64,
+	  "RCCC pacer: credit per pull, in payloads of a full packet (uec.cpp "
+	  "UecSink::_mtus_per_pull = 4, of mss bytes)" },
+	{ "pull_empty", OPT_SIZE, offsetof(struct uet_params, pull_empty), "1024B", 1, 1e6,
+	  "RCCC pacer: a pull that grants nothing still waits this many bytes' time "
+	  "(uec.cpp UecPullPacer::doNextEvent: 1024 >> UEC_PULL_SHIFT quanta)" },
 	{ "reps_buffer", OPT_UINT, offsetof(struct uet_params, reps_buffer), "8", 1, UET_REPS_MAX,
 	  "REPS: entropies the recycling buffer holds (buffer_reps.cpp repsBufferSize)" },
 	{ "reps_freeze", OPT_BOOL, offsetof(struct uet_params, reps_freeze), "true", 0, 0,
@@ -737,6 +960,8 @@ const struct transport_ops uet_transport_ops = {
 	.next_packet = uet_next_packet,
 	.on_packet = uet_on_packet,
 	.on_timer = uet_on_timer,
+	.host_priv_size = sizeof(struct uet_pacer),
+	.on_host_timer = uet_host_timer,
 	.close = uet_close,
 	.trace = uet_trace,
 };
