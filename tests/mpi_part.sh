@@ -31,14 +31,20 @@
 #    third slowed down;
 #  - UET with NSCC and RCCC on a 15-to-1 incast into 60 KB queues: the
 #    receiver's pull pacer (state and events of host 0), its PULLs, and the
-#    drops, timeouts and RTSs of the first round trip.
+#    drops, timeouts and RTSs of the first round trip;
+#  - each load balancer with state on a permutation: AR (per flowlet, by
+#    utilisation), DRILL, LetFlow, CONGA (its feedback in the metadata of
+#    packets that cross), Hermes (host state, probes on a host's timer),
+#    Proteus over RoCEv2 on a lossless fabric (pauses, in_order: local), and
+#    HPCC over CONGA (an INT record after the scheme's metadata).
 # The cut, by hand (scheme "tors": ToRs in blocks with their hosts and their
 # pod's aggregation switches, cores dealt out in blocks): at 2 ranks pods 0-1
 # and cores 0-1 on rank 0, each core reaches the other two pods: 4 x 2 = 8
 # cut links; at 4 ranks a pod and a core each: 4 x 3 = 12.
 # What is not partitioned yet (a link delay that changes, which the windows
 # rely on; a completion releasing a message on another rank sooner than the
-# lookahead; collectives) is refused before the run (exit 2), said once.
+# lookahead; collectives; Proteus's in_order: delivered) is refused before
+# the run (exit 2), said once.
 set -euo pipefail
 
 MPSIM=${1:?usage: mpi_part.sh MPSIM MPIEXEC}
@@ -168,7 +174,34 @@ workload: {type: incast, senders: 15, receiver: 0, size: 200KB}
 output: {interval: 5us, queues: [max:all]}
 YAML
 
-for x in strack roce dag dagr fail uet; do
+# load balancers: every scheme's state is one switch's or one host's, on its
+# rank (flowlet tables, DREs, DRILL's memory, CONGA's leaf tables, Hermes's
+# paths and probe timer, Proteus's pair tables), and what a scheme tells
+# another switch or host rides in the packet's metadata across the cut. A
+# permutation over STrack, flowlets short enough (2 us) to move.
+lbcase() { # lbcase NAME LB
+	sed "s/^name: strack/name: $1/; /^output:/,\$d" strack.yaml >"$1.yaml"
+	printf 'lb: %s\noutput: {interval: 2us, queues: [max:all], utilisation: [all], flow_throughput: true}\n' "$2" >>"$1.yaml"
+}
+# AR per flowlet by recent utilisation (per-switch flowlet tables, per-port DREs)
+lbcase ar '{type: ar, mode: flowlet, metric: util, flowlet_gap: 2us}'
+lbcase drill '{type: drill}'
+lbcase letflow '{type: letflow, flowlet_gap: 2us}'
+# CONGA: the metrics the destination leaf feeds back ride on ACKs across the cut
+lbcase conga '{type: conga, flowlet_timeout: 2us}'
+# Hermes: probes every 4 us from each sending host, answered by the receiver's
+lbcase hermes '{type: hermes, probe_interval: 4us, window: 8us, rtt_low: 2us, rtt_high: 4us, s_bytes: 20KB, flowlet_timeout: 4us}'
+sed 's/^name: hermes/name: hermes0/; s/probe_interval: 4us/probe_interval: 0us/' hermes.yaml >hermes0.yaml
+lbcase ecmp '{type: ecmp}'
+# Proteus over RoCEv2 on a lossless fabric: PFC pauses (Algorithm 2 at a
+# paused egress), source-routed paths and probes, the flow table's local
+# in-order hold
+sed 's/^name: roce/name: proteus/; s/type: incast, senders: 15, receiver: 0/type: permutation/' roce.yaml >proteus.yaml
+printf 'lb: {type: proteus, in_order: local}\n' >>proteus.yaml
+# HPCC over CONGA: its INT record, after CONGA's metadata, crosses the cut too
+sed 's/^name: conga/name: hpcc/; s/type: strack/type: hpcc/' conga.yaml >hpcc.yaml
+
+for x in strack roce dag dagr fail uet ar drill letflow conga hermes proteus hpcc; do
 	for n in 1 2 4; do ranks "$n" "$x.yaml" "$x$n"; done
 	for n in 2 4; do
 		for f in flows.csv ports.csv timeseries.csv; do
@@ -196,6 +229,17 @@ p=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "pause_sent") c = i }
 	$1 == "agg0_1-core2" { print $c }' roce2/ports.csv)
 [[ ${p:-0} -gt 0 ]] || fail "roce: pauses across the cut" "agg0_1-core2 pause_sent > 0" "${p:-no row}"
 
+# each scheme acted (its one-process run is not ECMP's), and Hermes's probes,
+# which cross the cut, changed what its hosts chose
+ranks 1 ecmp.yaml ecmp1
+ranks 1 hermes0.yaml hermes01
+for x in ar drill letflow conga hermes; do
+	cmp -s ecmp1/flows.csv "${x}1/flows.csv" && fail "$x: the scheme acted" "flows.csv unlike ECMP's" "the same"
+done
+cmp -s hermes01/flows.csv hermes1/flows.csv && fail "hermes: probes" "flows.csv unlike the run without probes" "the same"
+d=$(json proteus1/summary.json 'd["network"]["pause_frames"]' 2>&1)
+[[ $d =~ ^[1-9][0-9]*$ ]] || fail "proteus: PFC pauses" "pause_frames > 0" "$d"
+
 # not partitioned yet: refused before the run, exit 2, nothing written
 sed 's/^name: strack/name: ev/' strack.yaml >ev.yaml
 printf 'events:\n  - {at: 10us, link: edge0_0-agg0_0, action: delay, value: 2us}\n' >>ev.yaml
@@ -207,6 +251,17 @@ set -e
 grep -qF "events that change a link's delay (the windows' lookahead): not partitioned yet" ev.err || fail "a delay event at 2 ranks" "a sentence: not partitioned yet" "$(head -c 300 ev.err)"
 [[ $(grep -c 'not partitioned yet' ev.err) == 1 ]] || fail "a delay event at 2 ranks" "said once (rank 0)" "$(cat ev.err)"
 [[ ! -e ev/flows.csv ]] || fail "a delay event at 2 ranks" "nothing written" "$(ls ev)"
+
+# Proteus's in_order: delivered, whose destination edge writes the source
+# edge's flow table at once
+sed 's/in_order: local/in_order: delivered/; s/^name: proteus/name: prdel/' proteus.yaml >prdel.yaml
+set +e
+launch 2 prdel.yaml --out prdel --quiet >prdel.out 2>prdel.err
+rc=$?
+set -e
+[[ $rc == 2 && ! -e prdel/flows.csv ]] || fail "proteus in_order delivered at 2 ranks" "exit 2, nothing written" "exit $rc: $(head -c 300 prdel.err)"
+grep -qF "prdel.yaml:12: lb.in_order: Proteus's delivered (a destination edge tells the source edge the instant a packet arrives" prdel.err ||
+	fail "proteus in_order delivered at 2 ranks" "a sentence naming file:line and lb.in_order" "$(head -c 400 prdel.err)"
 
 # the DAG's releases, by hand: i and j 1 us after a is acknowledged at host
 # 0 (rank 0 at 4 ranks; they send from host 10, rank 2)

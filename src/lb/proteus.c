@@ -647,10 +647,11 @@ static void pr_sw_rx(struct fabric *f, struct sw *s, uint16_t in_idx, struct pac
 			pa->u_link = m->fb_util;
 			st->cnt.feedback++;
 		}
-		if (m->path && m->t_edge && !m->probe) {
+		if (m->path && m->t_edge && !m->probe && st->P->in_order == ORD_DELIVERED) {
 			/* the source edge learns it arrived (in_order: delivered; modelled
 			 * as known at once, which only lets a flow move sooner than an
-			 * echo would) */
+			 * echo would; only `delivered` reads it, and only it touches
+			 * another switch's state: pr_unpartitioned) */
 			struct pr_sw *src_sw = f->tors[se]->lb_state;
 			struct flowlet *fl = flowlet_get(&src_sw->flows, p, now);
 			if (fl->aux >> 32)
@@ -729,6 +730,20 @@ static void pr_sw_tx(struct fabric *f, struct sw *s, struct port *out, struct pa
 	}
 }
 
+/* Every piece of state is one edge's (a pair's path is read and written at
+ * its source edge, its measurement at its destination edge), except what
+ * `delivered` has the destination edge write into the source edge's flow
+ * table at the instant of arrival. */
+static const char *pr_unpartitioned(const void *params)
+{
+	const struct pr_params *P = params;
+	if (P->in_order != ORD_DELIVERED)
+		return NULL;
+	return "in_order: Proteus's delivered (a destination edge tells the source edge the "
+	       "instant a packet arrives, and the two may be on different ranks, nearer than "
+	       "any lookahead)";
+}
+
 static int pr_init(struct fabric *f, struct mp_err *e)
 {
 	(void)e;
@@ -779,6 +794,7 @@ const struct lb_ops proteus_lb_ops = {
 	.choose = pr_choose,
 	.sw_rx = pr_sw_rx,
 	.sw_tx = pr_sw_tx,
+	.unpartitioned = pr_unpartitioned,
 };
 
 const struct proteus_counts *proteus_counts(const struct fabric *f)

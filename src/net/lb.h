@@ -60,6 +60,14 @@ struct lb_ops {
 	 * it: the transport never sees it */
 	void (*host_tx)(struct fabric *f, struct host *h, struct packet *p);
 	bool (*host_rx)(struct fabric *f, struct host *h, struct packet *p);
+	/* A partitioned run (sim/part.c) builds the whole scheme on every rank
+	 * and runs each switch's (host's) hooks on the rank that owns it, so a
+	 * scheme partitions when every piece of its state is read and written
+	 * at one switch or host, what it tells another travels in packets, its
+	 * random draws come from that switch's (host's) stream and its events
+	 * are that host's. NULL: true of every configuration; else NULL when
+	 * true of `params`, or why not (a phrase, for the refusal). */
+	const char *(*unpartitioned)(const void *params);
 };
 /* Bytes of a packet object with the scheme's metadata (whole cache lines). */
 size_t lb_pkt_size(const struct lb_ops *lb);

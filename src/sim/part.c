@@ -184,10 +184,7 @@ static int unsupported(struct sim *s, struct mp_err *e)
 		what = "pfc_counters", key = "output";
 	else if (s->load)
 		what = "the offered load of an open-loop workload", key = "workload";
-	else if (lb && (lb->init || lb->sw_rx || lb->sw_tx || lb->host_tx || lb->host_rx ||
-			lb->pkt_meta_size))
-		what = "load balancers with hooks, fabric-wide state or packet metadata (AR, "
-		       "DRILL, LetFlow, CONGA, Hermes, Proteus)",
+	else if (lb && lb->unpartitioned && (what = lb->unpartitioned(x->lb_params)))
 		key = "lb";
 	if (!what)
 		return MP_OK;
@@ -455,7 +452,10 @@ int part_setup(struct sim *s, struct mp_err *e)
 	P->owner = mp_calloc(f->nnodes, sizeof *P->owner);
 	P->scheme = part_scheme(f, P->owner, P->nranks);
 	P->out = mp_calloc((size_t)P->nranks, sizeof *P->out);
-	P->pkt_bytes = (uint32_t)(sizeof(struct packet) + f->pkt_meta);
+	/* what a packet carries: the load balancer's metadata and, after it,
+	 * the INT record of a transport that reads one (HPCC) */
+	P->pkt_bytes = f->int_off ? f->int_off + (uint32_t)sizeof(struct pkt_int)
+				  : (uint32_t)(sizeof(struct packet) + f->pkt_meta);
 	if (mark_cut(s, e))
 		return e->status;
 	if (check_deps(s, e))
