@@ -31,7 +31,8 @@
 #    third slowed down;
 #  - UET with NSCC and RCCC on a 15-to-1 incast into 60 KB queues: the
 #    receiver's pull pacer (state and events of host 0), its PULLs, and the
-#    drops, timeouts and RTSs of the first round trip.
+#    drops, timeouts and RTSs of the first round trip, and trimming (the
+#    ports' trim counts, a side table of the fabric, gathered with them).
 # The cut, by hand (scheme "tors": ToRs in blocks with their hosts and their
 # pod's aggregation switches, cores dealt out in blocks): at 2 ranks pods 0-1
 # and cores 0-1 on rank 0, each core reaches the other two pods: 4 x 2 = 8
@@ -162,7 +163,7 @@ cat >uet.yaml <<'YAML'
 name: uet
 seed: 5
 topology: {type: fat_tree, k: 4, host_rate: 100Gbps, fabric_rate: 100Gbps, host_delay: 1us, fabric_delay: 1us}
-switch: {buffer: 4MB, queue_limit: 60KB}
+switch: {buffer: 4MB, queue_limit: 60KB, trim: true}
 transport: {type: uet, cc: nscc+rccc}
 workload: {type: incast, senders: 15, receiver: 0, size: 200KB}
 output: {interval: 5us, queues: [max:all]}
@@ -185,6 +186,8 @@ for x in strack roce dag dagr fail uet; do
 	[[ $(json "${x}1/summary.json" '"partition" in d, d["run"]["ranks"]' 2>&1) == "False 1" ]] ||
 		fail "$x in one process: summary.json" "ranks 1, no partition object" "$(head -c 300 "${x}1/summary.json")"
 done
+d=$(json uet1/summary.json 'd["network"]["trimmed"]' 2>&1)
+[[ $d =~ ^[1-9][0-9]*$ ]] || fail "uet: trimmed packets" "trimmed > 0" "$d"
 d=$(json fail1/summary.json 'd["network"]["drops_link"]' 2>&1)
 [[ $d =~ ^[1-9][0-9]*$ ]] || fail "fail: corrupted packets" "drops_link > 0" "$d"
 # what the cut link lost when it failed, both ways (counted at the sending port)

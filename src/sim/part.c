@@ -706,6 +706,7 @@ struct part_port {
 	uint64_t tx_bytes, tx_pkts, max_qbytes, qbytes_total;
 	unsigned __int128 qbytes_neg_t;
 	struct port_stats st;
+	struct port_trim trim; /* switch.trim's counts (a side table of the fabric) */
 	simtime_t paused_at[NCLS];
 };
 
@@ -749,7 +750,8 @@ static void pack_ports(struct sim *s, struct part_buf *b, struct part_head *h)
 				       .max_qbytes = pt->max_qbytes,
 				       .qbytes_total = pt->qbytes_total,
 				       .qbytes_neg_t = pt->qbytes_neg_t,
-				       .st = pt->st };
+				       .st = pt->st,
+				       .trim = fab_port_trim(f, pt) };
 		memcpy(r.paused_at, pt->paused_at, sizeof r.paused_at);
 		PUT(b, r);
 		h->nports++;
@@ -859,6 +861,8 @@ static void unpack_port(struct sim *s, const struct part_port *r)
 	pt->qbytes_total = r->qbytes_total;
 	pt->qbytes_neg_t = r->qbytes_neg_t;
 	pt->st = r->st;
+	if (s->fab.trim_st)
+		s->fab.trim_st[r->idx] = r->trim;
 	memcpy(pt->paused_at, r->paused_at, sizeof r->paused_at);
 }
 
