@@ -9,7 +9,11 @@
  * start, its timer) by the rank of its sender; the runner's own (entity 0:
  * time-series samples, link events) are pushed alike on every rank; a
  * message's release has an entity of its own (run.h, sim_rel_key), pushed
- * once, on its sender's rank. A packet crossing a
+ * once, on its sender's rank (a marker's on every rank); the collective
+ * layer's drain of completions a key of its own (SIM_PEND_KEY), on each rank
+ * that heard some. A part the collective layer posts on a queue pair whose
+ * receiver is on another rank crosses as a record (post_send) and is posted
+ * there too, before any of its packets can arrive. A packet crossing a
  * cut carries its arrival's key, and the receiving rank pushes a creator's
  * arrivals in sequence order (they come in the order they were sent), as
  * evq_push asks. Packets are not entities (a packet's address orders
