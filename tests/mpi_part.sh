@@ -235,10 +235,12 @@ got=$(awk -F, 'NR > 1 { if ($1 == j && $5 - f > 0) printf "%.6f ", $5 - f; j = $
 	fail "iter at 4 ranks: the barrier" "each iteration 2 us after the previous one's last byte" "$got"
 # refused: an iteration barrier shorter than the lookahead (the next
 # iteration's first messages on one rank wait for the last byte on another),
-# and a ring whose next hop waits for the acknowledgement at the sender
+# a ring whose next hop waits for the acknowledgement at the sender, and a
+# scheduler's qp_trace.csv (one file in the order of every rank's events)
 sed 's/^name: iter/name: iter0/; s/compute_gap: 2us/compute_gap: 500ns/' iter.yaml >iter0.yaml
 sed 's/^name: ring/name: ringack/; s/chunk: 64KB}/chunk: 64KB, trigger: ack}/' ring.yaml >ringack.yaml
-for x in iter0 ringack; do
+sed 's/^name: iter/name: itertr/; s/type: mcc, qps: 2}/type: mcc, qps: 2, trace: true}/' iter.yaml >itertr.yaml
+for x in iter0 ringack itertr; do
 	set +e
 	"$MPIEXEC" -n 2 "$MPSIM" run $x.yaml --out $x --quiet >$x.out 2>$x.err
 	rc=$?
@@ -251,6 +253,8 @@ grep -qF "iter0.yaml:5: collective: message" iter0.err && grep -qF "an iteration
 	fail "iter0 at 2 ranks" "a sentence naming file:line and the barrier" "$(head -c 400 iter0.err)"
 grep -qF "ringack.yaml:5: collective: message" ringack.err ||
 	fail "ringack at 2 ranks" "a sentence naming file:line and the message" "$(head -c 400 ringack.err)"
+grep -qF "itertr.yaml:6: ccl: the collective layer's qp_trace.csv" itertr.err ||
+	fail "itertr at 2 ranks" "a sentence naming file:line and qp_trace.csv" "$(head -c 400 itertr.err)"
 # a completion releasing a message on another rank sooner than the lookahead
 sed 's/^f,12,7,100KB,e a,3us,,/f,12,7,100KB,e a,,,/' dag.csv >dag0.csv
 sed 's/dag\.csv/dag0.csv/' dag.yaml >dag0.yaml
