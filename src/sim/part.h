@@ -69,7 +69,8 @@ void part_run(struct sim *s);
  * there as in one process). */
 void part_gather(struct sim *s);
 void part_free(struct sim *s);
-/* Message f's release is this rank's (its sender is here). */
+/* Message f's release is this rank's (its sender is here; a marker's
+ * src is host 0: every rank releases it, this one counts and reports it). */
 bool part_flow_mine(const struct sim *s, uint32_t f);
 /* A completion at t that message f, whose sender is on another rank, waited
  * for: sent there with this window's packets. */

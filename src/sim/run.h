@@ -38,7 +38,7 @@ struct sim {
 	uint32_t *left, *dep_off, *dep_to;
 	simtime_t *rel_at, *rx_at, *tx_at;
 	simtime_t *dep_last;	 /* per flow: the latest completion it waited for */
-	size_t nmarkers_rel;	 /* markers released (partitioned: on this rank) */
+	size_t nmarkers_rel;	 /* markers released (partitioned: counted on host 0's rank) */
 	struct conn **fconn;	 /* a flow's own connection, or NULL */
 	struct ccl_chan **fchan; /* a job message's channel, or NULL */
 	uint32_t *conn_flow;	 /* plain connection id -> flow id */
