@@ -1064,7 +1064,8 @@ static void pack_flows(struct sim *s, struct part_buf *b, struct part_head *h)
 static void unpack_conn(struct sim *s, const struct part_conn *r)
 {
 	struct conn *c = s->w.conns[r->id];
-	uint32_t fl = s->conn_flow[c->id];
+	/* a flow's: a queue pair (c->stream) has none, and no entry */
+	uint32_t fl = c->stream ? 0 : s->conn_flow[c->id];
 	if (r->side == 1) {
 		c->done = r->done;
 		c->started = r->started;
