@@ -1,6 +1,7 @@
 # mpsim: the README's two commands are `make demo` and `make test`.
 # Flavours: `make asan` (address+undefined sanitizers, debug pools),
-# `make valgrind` (the test suite under valgrind, debug pools), `make bench`.
+# `make valgrind` (the test suite under valgrind, debug pools), `make tsan`
+# (the partitioned runs over threads under ThreadSanitizer), `make bench`.
 BUILD ?= build
 MAKEFLAGS += --no-print-directory
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -8,7 +9,7 @@ CMAKE_FLAGS ?=
 
 PREFIX ?= /usr/local
 
-.PHONY: all build demo test asan valgrind bench deps deps-test install clean format fuzz
+.PHONY: all build demo test asan tsan valgrind bench deps deps-test install clean format fuzz
 
 all: build
 
@@ -52,6 +53,13 @@ asan: deps-test
 		-DMPSIM_POOL_DEBUG=ON -DMPSIM_SMALL_LIMITS=ON >/dev/null
 	@cmake --build build-asan -j $(JOBS)
 	@cd build-asan && ctest --output-on-failure -j $(JOBS)
+
+# --threads: every check of tests/mpi_part.sh over threads, each run under
+# ThreadSanitizer (a race report fails the run, so the check)
+tsan: deps-test
+	@cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPSIM_SANITIZE=thread >/dev/null
+	@cmake --build build-tsan -j $(JOBS) --target mpsim
+	@cd build-tsan && ctest --output-on-failure -R threads_part
 
 valgrind: deps
 	@scripts/deps.sh --optional

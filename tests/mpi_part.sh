@@ -31,7 +31,18 @@
 #    third slowed down;
 #  - UET with NSCC and RCCC on a 15-to-1 incast into 60 KB queues: the
 #    receiver's pull pacer (state and events of host 0), its PULLs, and the
-#    drops, timeouts and RTSs of the first round trip;
+#    drops, timeouts and RTSs of the first round trip, and trimming (the
+#    ports' trim counts, a side table of the fabric, gathered with them).
+#  - collectives on the collective layer's queue pairs (a part posted on a
+#    queue pair whose receiver is on another rank is posted there too, with
+#    the window's packets): a ring AllReduce over STrack on 16 randomly
+#    placed ranks, 2 queue pairs per peer striped; an AlltoAll over RoCEv2
+#    on a lossless fabric, 4 messages in flight per rank, whole messages in
+#    turn on 2 queue pairs; two jobs of double-binary-tree AllReduces over
+#    STrack with MCC's window of chunks, a warm-up and 3 measured
+#    iterations, 2 us of compute between them (the barrier, a marker,
+#    released on every rank), MCC's window sampled per channel
+#    (collectives.csv compared too).
 #  - each load balancer with state on a permutation: AR (per flowlet, by
 #    utilisation), DRILL, LetFlow, CONGA (its feedback in the metadata of
 #    packets that cross), Hermes (host state, probes on a host's timer),
@@ -43,8 +54,8 @@
 # cut links; at 4 ranks a pod and a core each: 4 x 3 = 12.
 # What is not partitioned yet (a link delay that changes, which the windows
 # rely on; a completion releasing a message on another rank sooner than the
-# lookahead; collectives; Proteus's in_order: delivered) is refused before
-# the run (exit 2), said once.
+# lookahead, directly or through an iteration barrier; Proteus's in_order:
+# delivered) is refused before the run (exit 2), said once.
 set -euo pipefail
 
 MPSIM=${1:?usage: mpi_part.sh MPSIM MPIEXEC}
@@ -163,12 +174,41 @@ events:
   - {at: 20us, link: agg0_1-core2, action: up}
   - {at: 12us, link: agg2_0-core0, action: rate, value: 25Gbps}
 YAML
+# collectives
+cat >ring.yaml <<'YAML'
+name: ring
+seed: 5
+topology: {type: fat_tree, k: 4, host_rate: 100Gbps, fabric_rate: 100Gbps, host_delay: 1us, fabric_delay: 1us}
+transport: {type: strack}
+collective: {type: allreduce, algorithm: ring, size: 1MB, ranks: 16, placement: random, chunk: 64KB}
+ccl: {type: stripe, qps: 2}
+output: {interval: 5us, queues: [max:all], utilisation: [all], flow_throughput: true}
+YAML
+cat >a2a.yaml <<'YAML'
+name: a2a
+seed: 9
+topology: {type: fat_tree, k: 4, host_rate: 100Gbps, fabric_rate: 100Gbps, host_delay: 1us, fabric_delay: 1us}
+switch: {buffer: 1MB, mode: lossless}
+transport: {type: roce}
+collective: {type: alltoall, size: 480KB, ranks: 16, placement: packed, parallelism: 4}
+ccl: {type: rr, qps: 2}
+output: {interval: 5us, queues: [max:all], pauses: [all], flow_throughput: true}
+YAML
+cat >iter.yaml <<'YAML'
+name: iter
+seed: 4
+topology: {type: fat_tree, k: 4, host_rate: 100Gbps, fabric_rate: 100Gbps, host_delay: 1us, fabric_delay: 1us}
+transport: {type: strack}
+collective: {type: allreduce, algorithm: double_binary_tree, size: 512KB, ranks: 8, jobs: 2, placement: random, chunk: 64KB, iterations: 3, warmup: 1, compute_gap: 2us}
+ccl: {type: mcc, qps: 2}
+output: {interval: 5us, queues: [max:all], traces: true}
+YAML
 
 cat >uet.yaml <<'YAML'
 name: uet
 seed: 5
 topology: {type: fat_tree, k: 4, host_rate: 100Gbps, fabric_rate: 100Gbps, host_delay: 1us, fabric_delay: 1us}
-switch: {buffer: 4MB, queue_limit: 60KB}
+switch: {buffer: 4MB, queue_limit: 60KB, trim: true}
 transport: {type: uet, cc: nscc+rccc}
 workload: {type: incast, senders: 15, receiver: 0, size: 200KB}
 output: {interval: 5us, queues: [max:all]}
@@ -201,10 +241,11 @@ printf 'lb: {type: proteus, in_order: local}\n' >>proteus.yaml
 # HPCC over CONGA: its INT record, after CONGA's metadata, crosses the cut too
 sed 's/^name: conga/name: hpcc/; s/type: strack/type: hpcc/' conga.yaml >hpcc.yaml
 
-for x in strack roce dag dagr fail uet ar drill letflow conga hermes proteus hpcc; do
+for x in strack roce dag dagr fail uet ring a2a iter ar drill letflow conga hermes proteus hpcc; do
 	for n in 1 2 4; do ranks "$n" "$x.yaml" "$x$n"; done
 	for n in 2 4; do
-		for f in flows.csv ports.csv timeseries.csv; do
+		for f in flows.csv ports.csv timeseries.csv collectives.csv; do
+			[[ $f != collectives.csv || -e ${x}1/$f ]] || continue
 			cmp -s "${x}1/$f" "$x$n/$f" ||
 				fail "$x at $n ranks: $f" "byte-identical to one process" "$(cmp "${x}1/$f" "$x$n/$f" 2>&1)"
 		done
@@ -218,6 +259,8 @@ for x in strack roce dag dagr fail uet ar drill letflow conga hermes proteus hpc
 	[[ $(json "${x}1/summary.json" '"partition" in d, d["run"]["ranks"]' 2>&1) == "False 1" ]] ||
 		fail "$x in one process: summary.json" "ranks 1, no partition object" "$(head -c 300 "${x}1/summary.json")"
 done
+d=$(json uet1/summary.json 'd["network"]["trimmed"]' 2>&1)
+[[ $d =~ ^[1-9][0-9]*$ ]] || fail "uet: trimmed packets" "trimmed > 0" "$d"
 d=$(json fail1/summary.json 'd["network"]["drops_link"]' 2>&1)
 [[ $d =~ ^[1-9][0-9]*$ ]] || fail "fail: corrupted packets" "drops_link > 0" "$d"
 # what the cut link lost when it failed, both ways (counted at the sending port)
@@ -269,6 +312,33 @@ got=$(awk -F, 'NR > 1 && ($1 == 0 || $1 == 8 || $1 == 9) { printf "%s ", $5 }' d
 a_ack=$(awk -F, 'NR == 2 { print $6 }' dag4/flows.csv)
 want=$(python3 -c "import sys; a = float(sys.argv[1]); print('0.000000 %.6f %.6f ' % (a + 1, a + 1))" "$a_ack")
 [[ $got == "$want" ]] || fail "dag at 4 ranks: i and j released 1 us after a is acknowledged" "$want" "$got"
+# the iteration barrier at 4 ranks: every iteration after the first starts
+# 2 us after the last byte of the one before (its job's, on any rank)
+got=$(awk -F, 'NR > 1 { if ($1 == j && $5 - f > 0) printf "%.6f ", $5 - f; j = $1; f = $6 }' iter4/collectives.csv)
+[[ $got == "2.000000 2.000000 2.000000 2.000000 " ]] ||
+	fail "iter at 4 ranks: the barrier" "each iteration 2 us after the previous one's last byte" "$got"
+# refused: an iteration barrier shorter than the lookahead (the next
+# iteration's first messages on one rank wait for the last byte on another),
+# a ring whose next hop waits for the acknowledgement at the sender, and a
+# scheduler's qp_trace.csv (one file in the order of every rank's events)
+sed 's/^name: iter/name: iter0/; s/compute_gap: 2us/compute_gap: 500ns/' iter.yaml >iter0.yaml
+sed 's/^name: ring/name: ringack/; s/chunk: 64KB}/chunk: 64KB, trigger: ack}/' ring.yaml >ringack.yaml
+sed 's/^name: iter/name: itertr/; s/type: mcc, qps: 2}/type: mcc, qps: 2, trace: true}/' iter.yaml >itertr.yaml
+for x in iter0 ringack itertr; do
+	set +e
+	launch 2 $x.yaml --out $x --quiet >$x.out 2>$x.err
+	rc=$?
+	set -e
+	[[ $rc == 2 ]] || fail "$x at 2 ranks" "exit 2" "exit $rc: $(head -c 300 $x.err)"
+	[[ $(grep -c 'not partitioned yet' $x.err) == 1 ]] || fail "$x at 2 ranks" "a sentence, said once" "$(head -c 400 $x.err)"
+	[[ ! -e $x/flows.csv ]] || fail "$x at 2 ranks" "nothing written" "$(ls $x)"
+done
+grep -qF "iter0.yaml:5: collective: message" iter0.err && grep -qF "an iteration barrier" iter0.err ||
+	fail "iter0 at 2 ranks" "a sentence naming file:line and the barrier" "$(head -c 400 iter0.err)"
+grep -qF "ringack.yaml:5: collective: message" ringack.err ||
+	fail "ringack at 2 ranks" "a sentence naming file:line and the message" "$(head -c 400 ringack.err)"
+grep -qF "itertr.yaml:6: ccl: the collective layer's qp_trace.csv" itertr.err ||
+	fail "itertr at 2 ranks" "a sentence naming file:line and qp_trace.csv" "$(head -c 400 itertr.err)"
 # a completion releasing a message on another rank sooner than the lookahead
 sed 's/^f,12,7,100KB,e a,3us,,/f,12,7,100KB,e a,,,/' dag.csv >dag0.csv
 sed 's/dag\.csv/dag0.csv/' dag.yaml >dag0.yaml

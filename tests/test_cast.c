@@ -134,7 +134,9 @@ static uint32_t parts_of(const char *yaml, uint32_t *nmsgs)
 	struct experiment x;
 	struct sim s;
 	simtest_open(yaml, &x, &s);
-	uint32_t n = s.ccl.nparts;
+	uint32_t n = 0;
+	for (uint32_t c = 0; c < s.ccl.nchans; c++)
+		n += s.ccl.chans[c]->nparts;
 	*nmsgs = (uint32_t)s.flows.n;
 	for (size_t i = 0; i < s.flows.n; i++)
 		assert_true(s.tx_at[i] > 0); /* every message completed */

@@ -283,7 +283,7 @@ static void send_request(struct ccl_chan *ch, struct cast_chan *c, struct ccl_ms
 		if (!sizes[q]) /* NCCL posts an empty write here; nothing to move */
 			continue;
 		uint32_t tag = ccl_part_post(ch, m, q, sizes[q]);
-		l->parts[tag].sched = slot << 1 | timed;
+		ch->parts[tag].sched = slot << 1 | timed;
 		c->slot_parts[slot]++;
 		c->qp[q].bytes += sizes[q];
 	}

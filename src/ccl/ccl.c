@@ -166,13 +166,11 @@ struct ccl_chan *ccl_chan_get(struct ccl *l, uint32_t job, uint32_t src, uint32_
 	ch->qp = mp_calloc(ch->nqp ? ch->nqp : 1, sizeof *ch->qp);
 	for (uint32_t q = 0; q < ch->nqp; q++) {
 		struct conn *c = ch->qp[q] = tp_stream_add(l->w, src, dst, q);
-		if (l->ops->rtt) {
-			uint32_t cap0 = l->conn_cap;
-			tp_grow((void **)&l->conn_chan, sizeof *l->conn_chan, &cap0, c->id + 1);
-			tp_grow((void **)&l->conn_qp, sizeof *l->conn_qp, &l->conn_cap, c->id + 1);
-			l->conn_chan[c->id] = l->nchans + 1;
-			l->conn_qp[c->id] = q;
-		}
+		uint32_t cap0 = l->conn_cap;
+		tp_grow((void **)&l->conn_chan, sizeof *l->conn_chan, &cap0, c->id + 1);
+		tp_grow((void **)&l->conn_qp, sizeof *l->conn_qp, &l->conn_cap, c->id + 1);
+		l->conn_chan[c->id] = l->nchans + 1;
+		l->conn_qp[c->id] = q;
 	}
 	l->chans[l->nchans++] = ch;
 	slots_insert(l, ch->id);
@@ -197,14 +195,38 @@ uint32_t ccl_part_post(struct ccl_chan *ch, struct ccl_msg *m, uint32_t qp, uint
 {
 	struct ccl *l = ch->ccl;
 	MP_ASSERT(qp < ch->nqp && bytes > 0 && m->bytes_posted + bytes <= m->bytes);
-	tp_grow((void **)&l->parts, sizeof *l->parts, &l->parts_cap, l->nparts + 1);
-	uint32_t tag = l->nparts++;
-	l->parts[tag] =
+	tp_grow((void **)&ch->parts, sizeof *ch->parts, &ch->parts_cap, ch->nparts + 1);
+	uint32_t tag = ch->nparts++;
+	ch->parts[tag] =
 	    (struct ccl_part){ .ch = ch, .msg = m, .qp = qp, .bytes = bytes, .posted = ccl_now(l) };
 	m->parts++;
 	m->bytes_posted += bytes;
 	tp_post(ch->qp[qp], bytes, tag);
+	if (l->on_post)
+		l->on_post(l->ctx, ch, qp, tag);
 	return tag;
+}
+
+void ccl_part_mirror(struct ccl *l, struct conn *c, uint32_t tag, uint32_t id, uint64_t msg_bytes,
+		     uint64_t bytes, simtime_t posted)
+{
+	MP_ASSERT(c->id < l->conn_cap && l->conn_chan[c->id] && id < l->nmsgs);
+	struct ccl_chan *ch = l->chans[l->conn_chan[c->id] - 1];
+	struct ccl_msg *m = &l->msgs[id];
+	MP_ASSERT(tag == ch->nparts);
+	if (!m->bytes) { /* its first part: the message as ccl_post made it */
+		m->id = id;
+		m->bytes = msg_bytes;
+		m->posted = posted;
+	}
+	tp_grow((void **)&ch->parts, sizeof *ch->parts, &ch->parts_cap, ch->nparts + 1);
+	ch->nparts++;
+	ch->parts[tag] = (struct ccl_part){
+		.ch = ch, .msg = m, .qp = l->conn_qp[c->id], .bytes = bytes, .posted = posted
+	};
+	m->parts++;
+	m->bytes_posted += bytes;
+	tp_post(c, bytes, tag);
 }
 
 void ccl_trace(struct ccl *l, const char *fmt, ...)
@@ -232,9 +254,10 @@ simtime_t ccl_ideal_fct(const struct ccl *l, const struct ccl_chan *ch, uint64_t
 
 void ccl_on_msg(struct ccl *l, struct conn *c, uint32_t tag, bool rx)
 {
-	(void)c;
-	MP_ASSERT(tag < l->nparts);
-	struct ccl_part *pt = &l->parts[tag];
+	MP_ASSERT(c->id < l->conn_cap && l->conn_chan[c->id]);
+	struct ccl_chan *ch = l->chans[l->conn_chan[c->id] - 1];
+	MP_ASSERT(tag < ch->nparts);
+	struct ccl_part *pt = &ch->parts[tag];
 	struct ccl_msg *m = pt->msg;
 	if (rx) {
 		pt->rx_at = ccl_now(l);
@@ -252,12 +275,12 @@ void ccl_on_msg(struct ccl *l, struct conn *c, uint32_t tag, bool rx)
 void ccl_free(struct ccl *l)
 {
 	for (uint32_t i = 0; i < l->nchans; i++) {
+		mp_free(l->chans[i]->parts);
 		mp_free(l->chans[i]->qp);
 		mp_free(l->chans[i]);
 	}
 	mp_free(l->chans);
 	mp_free(l->slot);
-	mp_free(l->parts);
 	mp_free(l->msgs);
 	mp_free(l->conn_chan);
 	mp_free(l->conn_qp);

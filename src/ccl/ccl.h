@@ -76,6 +76,12 @@ struct ccl_chan {
 	uint32_t nqp;
 	bool intra;	  /* src and dst share a server: the intra-node fabric carries it */
 	uint32_t rr_next; /* the next queue pair in turn */
+	/* its parts, by tag (the transport's message tag): numbered per
+	 * channel, by its sender alone, so a part's tag is the same in a
+	 * partitioned run's every rank (the receiver's rank learns the parts
+	 * from ccl_part_mirror) */
+	struct ccl_part *parts;
+	uint32_t nparts, parts_cap;
 	_Alignas(max_align_t) unsigned char priv[];
 };
 
@@ -114,11 +120,8 @@ struct ccl {
 	/* channel lookup: open addressing on (job, src, dst) */
 	uint32_t *slot;
 	uint32_t nslots;
-	/* parts by tag (the transport's message tag) */
-	struct ccl_part *parts;
-	uint32_t nparts, parts_cap;
 	/* per connection id: 1 + the index of the channel whose queue pair it
-	 * is (0: not the layer's), and that queue pair; kept when ops->rtt */
+	 * is (0: not the layer's), and that queue pair */
 	uint32_t *conn_chan, *conn_qp;
 	uint32_t conn_cap;
 	struct ccl_msg *msgs; /* one per workload message, by id */
@@ -126,6 +129,9 @@ struct ccl {
 	/* the poster's completion callback: message id, at the receiver or not */
 	void (*on_done)(void *ctx, uint32_t id, bool rx);
 	void *ctx;
+	/* optional: part `tag` of ch was posted on its queue pair qp (a
+	 * partitioned run tells the receiver's rank: ccl_part_mirror) */
+	void (*on_post)(void *ctx, const struct ccl_chan *ch, uint32_t qp, uint32_t tag);
 	/* the intra-node fabric (used when its cfg has more than one GPU) */
 	struct intra intra;
 	bool has_intra;
@@ -166,8 +172,16 @@ struct ccl_chan *ccl_chan_get(struct ccl *l, uint32_t job, uint32_t src, uint32_
 /* Post workload message `id` of `bytes` on channel ch (now). */
 void ccl_post(struct ccl *l, struct ccl_chan *ch, uint32_t id, uint64_t bytes);
 /* For schedulers: put `bytes` of m on queue pair qp now; the part's tag
- * (ccl->parts[tag] until the next post moves the array). */
+ * (ch->parts[tag] until the next post moves the array). */
 uint32_t ccl_part_post(struct ccl_chan *ch, struct ccl_msg *m, uint32_t qp, uint64_t bytes);
+/* On the rank of a queue pair's receiver, in a partitioned run: part `tag`
+ * of `bytes` of message `id` (of `msg_bytes` in all) was posted at `posted`
+ * on connection c by its sender's rank. The receiving side then knows the
+ * part (and its message) as the sender's side does, and the queue pair has
+ * it posted (tp_post; the caller keeps what that schedules from running).
+ * Parts come in the order posted. */
+void ccl_part_mirror(struct ccl *l, struct conn *c, uint32_t tag, uint32_t id, uint64_t msg_bytes,
+		     uint64_t bytes, simtime_t posted);
 /* For schedulers: append printf-formatted text to the layer's trace. */
 void ccl_trace(struct ccl *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A message of `bytes` alone on channel ch: first byte out to last byte

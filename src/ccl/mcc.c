@@ -254,7 +254,7 @@ static void pump(struct ccl_chan *ch, struct mcc_chan *c)
 		uint32_t q = c->qp_next;
 		c->qp_next = (q + 1) % ch->nqp;
 		uint32_t tag = ccl_part_post(ch, m, q, b);
-		l->parts[tag].sched = slot;
+		ch->parts[tag].sched = slot;
 		c->slot_target[slot] = ccl_ideal_fct(l, ch, unacked(ch)) + c->tolerance;
 		c->slot_own[slot] = ch->qp[q]->bytes - ch->qp[q]->acked_bytes;
 		c->slot_others[slot] = posted_others(ch, q);

@@ -9,7 +9,11 @@
  * start, its timer) by the rank of its sender; the runner's own (entity 0:
  * time-series samples, link events) are pushed alike on every rank; a
  * message's release has an entity of its own (run.h, sim_rel_key), pushed
- * once, on its sender's rank. A packet crossing a
+ * once, on its sender's rank (a marker's on every rank); the collective
+ * layer's drain of completions a key of its own (SIM_PEND_KEY), on each rank
+ * that heard some. A part the collective layer posts on a queue pair whose
+ * receiver is on another rank crosses as a record (post_send) and is posted
+ * there too, before any of its packets can arrive. A packet crossing a
  * cut carries its arrival's key, and the receiving rank pushes a creator's
  * arrivals in sequence order (they come in the order they were sent), as
  * evq_push asks. Packets are not entities (a packet's address orders
@@ -59,7 +63,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "ccl/ccl.h"
 #include "core/mem.h"
+#include "core/opt.h"
 #include "net/fabric.h"
 #include "net/lb.h"
 #include "net/port.h"
@@ -92,7 +98,10 @@ static void *buf_put(struct part_buf *b, const void *src, size_t n)
 
 /* A packet crossing a cut: this header, then the packet's bytes. Or, with
  * node PART_DEP and nothing after it, a completion at time t that message
- * `key` (a flow id) waited for, to the rank of that message's sender. */
+ * `key` (a flow id) waited for, to the rank of that message's sender (or to
+ * every rank, for a marker). Or, with node PART_POST and a part_post after
+ * it, a part of a collective message posted at t on a queue pair whose
+ * receiver is on that rank: key = the connection's id << 32 | the tag. */
 struct part_msg {
 	simtime_t t;  /* its arrival, ps */
 	uint64_t key; /* its arrival event's key (the sending port's) */
@@ -100,10 +109,18 @@ struct part_msg {
 	uint32_t lost; /* its link went down under it (cut_down) */
 };
 #define PART_DEP UINT32_MAX
+#define PART_POST (UINT32_MAX - 1)
+
+struct part_post {
+	uint64_t bytes, msg_bytes; /* the part's, its message's */
+	uint32_t msg, pad;	   /* its message's (flow) id */
+};
 
 static size_t msg_step(const struct part *P, const struct part_msg *m)
 {
-	return sizeof *m + (m->node == PART_DEP ? 0 : P->pkt_bytes);
+	return sizeof *m + (m->node == PART_DEP	   ? 0
+			    : m->node == PART_POST ? sizeof(struct part_post)
+						   : P->pkt_bytes);
 }
 
 /* ---- cutting the fabric ------------------------------------------------- */
@@ -159,6 +176,16 @@ static const char *part_scheme(struct fabric *f, uint16_t *own, int R)
 
 /* ---- what the partitioned run does not do yet ------------------------------- */
 
+/* The collective scheduler writes qp_trace.csv (its `trace` option). */
+static bool ccl_traced(const struct sim *s)
+{
+	const struct ccl *l = &s->ccl;
+	for (const struct opt_desc *o = l->ops ? l->ops->opts : NULL; o && o->name; o++)
+		if (o->type == OPT_BOOL && !strcmp(o->name, "trace"))
+			return *(const bool *)((const char *)l->params + o->offset);
+	return false;
+}
+
 static int unsupported(struct sim *s, struct mp_err *e)
 {
 	const struct experiment *x = s->x;
@@ -174,10 +201,10 @@ static int unsupported(struct sim *s, struct mp_err *e)
 		what = "events that change a link's delay (the windows' lookahead)", key = "events";
 	else if (up_ev && x->sw.mode == BUF_LOSSLESS) /* port_link_up reads its peer's PFC state */
 		what = "a lossless fabric's links coming back up", key = "events";
-	else if (s->ccl.nchans || x->coll)
-		what = "collectives (a queue pair's messages and the collective layer's state are "
-		       "its sender's and its receiver's together)",
-		key = x->coll ? "collective" : "workload";
+	else if (s->ccl.nchans && ccl_traced(s))
+		what = "the collective layer's qp_trace.csv (one trace, written by every queue "
+		       "pair's sender in the order of events)",
+		key = "ccl";
 	else if (x->server.gpus > 1)
 		what = "servers of several GPUs", key = "server";
 	else if (x->out.pfc_counters)
@@ -215,8 +242,8 @@ static bool flow_home(const struct sim *s, uint32_t f, int *rank)
 	return *rank == P->rank;
 }
 
-/* A message's release runs on the rank of its sender (a marker's: host
- * 0's), where its connection starts. */
+/* A message's release runs on the rank of its sender, where its connection
+ * starts (a marker's on every rank; host 0's counts it and reports it). */
 bool part_flow_mine(const struct sim *s, uint32_t f)
 {
 	int r;
@@ -230,6 +257,38 @@ void part_dep_send(struct sim *s, uint32_t f, simtime_t t)
 	flow_home(s, f, &r);
 	struct part_msg m = { .t = t, .key = f, .node = PART_DEP };
 	PUT(&P->out[r], m);
+}
+
+void part_dep_bcast(struct sim *s, uint32_t f, simtime_t t)
+{
+	struct part *P = s->part;
+	struct part_msg m = { .t = t, .key = f, .node = PART_DEP };
+	for (int r = 0; r < P->nranks; r++)
+		if (r != P->rank)
+			PUT(&P->out[r], m);
+}
+
+/* The collective layer posted part `tag` of ch on queue pair qp: the
+ * receiver's rank learns of it with this window's packets, before the
+ * part's first packet can reach it (that crosses a cut, no sooner than the
+ * lookahead). */
+static void post_send(void *ctx, const struct ccl_chan *ch, uint32_t qp, uint32_t tag)
+{
+	struct sim *s = ctx;
+	struct part *P = s->part;
+	const struct conn *c = ch->qp[qp];
+	if (part_mine(P, &c->dst->node))
+		return;
+	const struct ccl_part *pt = &ch->parts[tag];
+	struct part_msg m = { .t = s->q.now,
+			      .key = (uint64_t)c->id << 32 | tag,
+			      .node = PART_POST };
+	struct part_post r = { .bytes = pt->bytes,
+			       .msg_bytes = pt->msg->bytes,
+			       .msg = pt->msg->id };
+	struct part_buf *b = &P->out[P->owner[c->dst->node.id]];
+	PUT(b, m);
+	PUT(b, r);
 }
 
 /* A cut port's link went down: the packets it sent this window, on their
@@ -255,6 +314,30 @@ static void cut_down(void *ctx, const struct port *pt)
 	}
 }
 
+static void drop_wire_packet(void *ctx, const struct ev *e)
+{
+	if (port_event_carries_packet(e->fn))
+		pkt_free(ctx, port_wire_packet(e->arg));
+}
+
+/* A part posted on a queue pair whose receiver is here: the collective
+ * layer and the connection take it as the sender's rank did (ccl_part_mirror,
+ * tp_post: the receiving side's state is what the protocol's open and post
+ * set up, as in one process), in the shadow: what the post schedules or
+ * sends from the sender's NIC, which this rank never runs, goes to a queue
+ * whose clock reads the post's time, and is thrown away. */
+static void post_arrive(struct sim *s, const struct part_msg *m, const unsigned char *v)
+{
+	struct part_post r;
+	memcpy(&r, v, sizeof r);
+	struct evq *real = s->fab.q, *shadow = s->part->shadow;
+	shadow->now = m->t;
+	s->fab.q = s->w.q = shadow;
+	ccl_part_mirror(&s->ccl, s->w.conns[m->key >> 32], (uint32_t)m->key, r.msg, r.msg_bytes,
+			r.bytes, m->t);
+	s->fab.q = s->w.q = real;
+}
+
 /* Send what this window put across cuts and push what came: each source's
  * messages in the order they were sent, so a port's arrivals in the order
  * of their keys. */
@@ -278,6 +361,11 @@ static void exchange(struct sim *s)
 			off += sizeof m;
 			continue;
 		}
+		if (m.node == PART_POST) {
+			post_arrive(s, &m, in + off + sizeof m);
+			off += msg_step(P, &m);
+			continue;
+		}
 		struct packet *p = pkt_alloc(&s->fab);
 		memcpy(p, in + off + sizeof m, P->pkt_bytes);
 		p->next = NULL;
@@ -288,6 +376,8 @@ static void exchange(struct sim *s)
 	mp_free(in);
 	mp_free(nout);
 	mp_free(out);
+	if (P->shadow->n) /* what the posts' copies scheduled: never run */
+		evq_drain(P->shadow, drop_wire_packet, &s->fab);
 }
 
 /* ---- setup ---------------------------------------------------------------------- */
@@ -324,8 +414,10 @@ static bool creator_mine(const struct sim *s, uint64_t key)
 	const struct fabric *f = &s->fab;
 	if (id == 0)
 		return true;
-	if (id >= SIM_REL_ENTITY_BASE) /* a message's release: its sender's */
-		return part_flow_mine(s, id - SIM_REL_ENTITY_BASE);
+	if (id >= s->rel_base) { /* a message's release: its sender's; a marker's: all */
+		uint32_t fl = id - s->rel_base;
+		return flow_is_marker(&s->flows.v[fl]) || part_flow_mine(s, fl);
+	}
 	if (id >= TP_ENTITY_BASE && id - TP_ENTITY_BASE < s->w.nconns)
 		return part_mine(s->part, &s->w.conns[id - TP_ENTITY_BASE]->src->node);
 	if (id > f->nnodes && id - f->nnodes - 1 < f->nports)
@@ -371,12 +463,6 @@ static int mark_cut(struct sim *s, struct mp_err *e)
 	return MP_OK;
 }
 
-static void drop_wire_packet(void *ctx, const struct ev *e)
-{
-	if (port_event_carries_packet(e->fn))
-		pkt_free(ctx, port_wire_packet(e->arg));
-}
-
 /* A connection whose receiver is here and whose sender is not: a protocol
  * may keep its receiver's state in what its `open` sets up (RoCEv2's queue
  * pairs), so it is opened here too, in the shadow: whatever that opening
@@ -389,7 +475,9 @@ static void shadow_opens(struct sim *s)
 	s->fab.q = s->w.q = &shadow;
 	for (uint32_t i = 0; i < s->w.nconns; i++) {
 		struct conn *c = s->w.conns[i];
-		if (!part_mine(s->part, &c->src->node) && part_mine(s->part, &c->dst->node))
+		/* a queue pair opens at its first post (post_arrive) */
+		if (!c->stream && !part_mine(s->part, &c->src->node) &&
+		    part_mine(s->part, &c->dst->node))
 			c->w->ops->open(c);
 	}
 	s->fab.q = s->w.q = real;
@@ -397,43 +485,172 @@ static void shadow_opens(struct sim *s)
 	evq_free(&shadow);
 }
 
+/* The rank where the completion dependency entry d names is reported
+ * (run.c, on_msg): a message's own connection reports a delivery at its
+ * receiver, or at its sender when the protocol says so (tx_reports_rx); a
+ * message on the collective layer's queue pairs at its receiver. Not for
+ * markers (every rank's). */
+static int dep_rank(const struct sim *s, uint32_t d)
+{
+	uint32_t g = FLOW_DEP_ID(d);
+	const struct flow_spec *fs = &s->flows.v[g];
+	bool tx = d & FLOW_DEP_SENT || (s->fconn[g] && s->w.ops->tx_reports_rx);
+	return s->part->owner[s->fab.hosts[tx ? fs->src : fs->dst]->node.id];
+}
+
+/* Per marker (mi[f]: its index) and rank A, the least time from a
+ * completion reported on A to the marker's release, through the markers it
+ * waits for (their delays and its own); SIMTIME_MAX when nothing on A
+ * leads to it. Markers in an order where each comes after those it waits
+ * for (Kahn's, over the marker-to-marker edges). */
+static simtime_t *marker_lags(const struct sim *s, const uint32_t *mi, uint32_t nm)
+{
+	const struct flow_list *fl = &s->flows;
+	int R = s->part->nranks;
+	simtime_t *lag = mp_malloc(((size_t)nm * (size_t)R + 1) * sizeof *lag);
+	uint32_t *left = mp_calloc(fl->n + 1, sizeof *left), *ready = mp_malloc((nm + 1) * 4);
+	uint32_t nr = 0;
+	for (uint32_t f = 0; f < fl->n; f++) {
+		if (mi[f] == UINT32_MAX)
+			continue;
+		for (uint32_t k = 0; k < fl->v[f].ndeps; k++)
+			left[f] += mi[FLOW_DEP_ID(fl->deps[fl->v[f].dep0 + k])] != UINT32_MAX;
+		if (!left[f])
+			ready[nr++] = f;
+	}
+	for (uint32_t i = 0; i < nr; i++) { /* the DAG is checked: every marker comes */
+		uint32_t f = ready[i];
+		const struct flow_spec *fs = &fl->v[f];
+		simtime_t *l = &lag[(size_t)mi[f] * (size_t)R];
+		for (int r = 0; r < R; r++)
+			l[r] = SIMTIME_MAX;
+		for (uint32_t k = 0; k < fs->ndeps; k++) {
+			uint32_t d = fl->deps[fs->dep0 + k], g = FLOW_DEP_ID(d);
+			if (mi[g] == UINT32_MAX) {
+				l[dep_rank(s, d)] = 0;
+				continue;
+			}
+			const simtime_t *lg = &lag[(size_t)mi[g] * (size_t)R];
+			for (int r = 0; r < R; r++)
+				l[r] = lg[r] < l[r] ? lg[r] : l[r];
+		}
+		for (int r = 0; r < R; r++)
+			if (l[r] != SIMTIME_MAX)
+				l[r] += fs->delay;
+		for (uint32_t k = s->dep_off[f]; k < s->dep_off[f + 1]; k++) {
+			uint32_t g = FLOW_DEP_ID(s->dep_to[k]);
+			if (mi[g] != UINT32_MAX && !--left[g])
+				ready[nr++] = g;
+		}
+	}
+	mp_free(left);
+	mp_free(ready);
+	return lag;
+}
+
+static int dep_refuse(struct sim *s, struct mp_err *e, uint32_t i, uint32_t at, const char *why)
+{
+	const struct flow_spec *fs = &s->flows.v[i];
+	return exp_errf(e, s->x, s->x->coll && !s->x->wl ? "collective" : "workload",
+			"message %u (host %u to %u) waits for a completion at host %u, on "
+			"another rank: %s; expected a delay of at least the lookahead (%.3f us) "
+			"and all of its dependencies, or a run by one process",
+			i, fs->src, fs->dst, at, why, time_to_us(s->part->lookahead));
+}
+
+static int marker_refuse(struct sim *s, struct mp_err *e, uint32_t i, uint32_t g, bool some)
+{
+	const struct flow_spec *fs = &s->flows.v[i];
+	bool barrier = s->flows.v[g].job != 0;
+	return exp_errf(e, s->x, s->x->coll && !s->x->wl ? "collective" : "workload",
+			"message %u (host %u to %u) waits for %s (marker %u) that a completion on "
+			"another rank releases: %s, not partitioned yet; expected at least the "
+			"lookahead (%.3f us) from that completion to the message's release (%s), "
+			"or a run by one process",
+			i, fs->src, fs->dst, barrier ? "an iteration barrier" : "a marker", g,
+			some ? "released by some of its dependencies" : "sooner than the lookahead",
+			time_to_us(s->part->lookahead),
+			barrier ? "collective.compute_gap" : "the markers' delays and its own");
+}
+
+/* A marker that waits for some of its dependencies, fewer than all, takes
+ * the first completions heard: the same on every rank only when they are
+ * all reported on one rank (heard there, and elsewhere, in the order they
+ * happened) or all markers'. */
+static int check_some_markers(struct sim *s, struct mp_err *e, const uint32_t *mi)
+{
+	const struct flow_list *fl = &s->flows;
+	for (uint32_t i = 0; i < fl->n; i++) {
+		const struct flow_spec *fs = &fl->v[i];
+		if (mi[i] == UINT32_MAX || !fs->need || fs->need >= fs->ndeps)
+			continue;
+		int r0 = -2;
+		for (uint32_t k = 0; k < fs->ndeps; k++) {
+			uint32_t d = fl->deps[fs->dep0 + k];
+			int r = mi[FLOW_DEP_ID(d)] != UINT32_MAX ? -1 : dep_rank(s, d);
+			if (r0 != -2 && r != r0)
+				return exp_errf(e, s->x,
+						s->x->coll && !s->x->wl ? "collective" : "workload",
+						"marker %u waits for %u of its %u dependencies, "
+						"reported on several ranks: not partitioned yet; "
+						"expected a run by one process",
+						i, fs->need, fs->ndeps);
+			r0 = r;
+		}
+	}
+	return MP_OK;
+}
+
 /* A completion that releases a message whose sender is on another rank
  * reaches it at the end of the window it happened in: the release must come
- * no earlier than that window's end, which `delay` >= the lookahead ensures.
- * And a message released by `need` of its dependencies, fewer than all,
- * takes the first completions heard: another rank's are heard late. */
+ * no earlier than that window's end, which `delay` >= the lookahead ensures;
+ * through markers (released on every rank), their delays count too. And a
+ * message released by `need` of its dependencies, fewer than all, takes the
+ * first completions heard: another rank's are heard late. */
 static int check_deps(struct sim *s, struct mp_err *e)
 {
 	const struct flow_list *fl = &s->flows;
 	const struct part *P = s->part;
-	for (uint32_t i = 0; i < fl->n; i++) {
+	uint32_t *mi = mp_malloc((fl->n + 1) * sizeof *mi), nm = 0;
+	for (uint32_t i = 0; i < fl->n; i++)
+		mi[i] = flow_is_marker(&fl->v[i]) && fl->v[i].ndeps ? nm++ : UINT32_MAX;
+	simtime_t *lag = marker_lags(s, mi, nm);
+	int rc = check_some_markers(s, e, mi);
+	for (uint32_t i = 0; i < fl->n && !rc; i++) {
 		const struct flow_spec *fs = &fl->v[i];
+		if (flow_is_marker(fs))
+			continue;
 		int home;
 		flow_home(s, i, &home);
-		for (uint32_t k = 0; k < fs->ndeps; k++) {
-			uint32_t d = fl->deps[fs->dep0 + k];
-			const struct flow_spec *g = &fl->v[FLOW_DEP_ID(d)];
-			/* where the completion is reported (run.c, on_msg) */
-			bool tx = d & FLOW_DEP_SENT || flow_is_marker(g) || s->w.ops->tx_reports_rx;
-			uint32_t at = tx ? g->src : g->dst;
-			if (P->owner[s->fab.hosts[at]->node.id] == home)
+		bool some = fs->need && fs->need < fs->ndeps;
+		for (uint32_t k = 0; k < fs->ndeps && !rc; k++) {
+			uint32_t d = fl->deps[fs->dep0 + k], g = FLOW_DEP_ID(d);
+			const struct flow_spec *gs = &fl->v[g];
+			if (mi[g] == UINT32_MAX) {
+				if (flow_is_marker(gs) || dep_rank(s, d) == home)
+					continue; /* a marker without dependencies: at its start */
+				if (fs->delay >= P->lookahead && !some)
+					continue;
+				bool tx =
+				    d & FLOW_DEP_SENT || (s->fconn[g] && s->w.ops->tx_reports_rx);
+				rc = dep_refuse(
+				    s, e, i, tx ? gs->src : gs->dst,
+				    some ? "released by some of its dependencies, not "
+					   "partitioned yet"
+					 : "its delay is shorter than the lookahead, not "
+					   "partitioned yet");
 				continue;
-			bool some = fs->need && fs->need < fs->ndeps;
-			if (fs->delay >= P->lookahead && !some)
-				continue;
-			return exp_errf(
-			    e, s->x, "workload",
-			    "message %u (host %u to %u) waits for a completion at host %u, on "
-			    "another rank: %s; expected a delay of at least the lookahead (%.3f "
-			    "us) "
-			    "and all of its dependencies, or a run by one process",
-			    i, fs->src, fs->dst, at,
-			    some ? "released by some of its dependencies, not partitioned yet"
-				 : "its delay is shorter than the lookahead, not partitioned yet",
-			    time_to_us(P->lookahead));
+			}
+			const simtime_t *l = &lag[(size_t)mi[g] * (size_t)P->nranks];
+			for (int r = 0; r < P->nranks && !rc; r++)
+				if (r != home && l[r] != SIMTIME_MAX &&
+				    (some || l[r] + fs->delay < P->lookahead))
+					rc = marker_refuse(s, e, i, g, some);
 		}
 	}
-	return MP_OK;
+	mp_free(lag);
+	mp_free(mi);
+	return rc ? e->status : MP_OK;
 }
 
 int part_setup(struct sim *s, struct mp_err *e)
@@ -452,10 +669,10 @@ int part_setup(struct sim *s, struct mp_err *e)
 	P->owner = mp_calloc(f->nnodes, sizeof *P->owner);
 	P->scheme = part_scheme(f, P->owner, P->nranks);
 	P->out = mp_calloc((size_t)P->nranks, sizeof *P->out);
-	/* what a packet carries: the load balancer's metadata and, after it,
-	 * the INT record of a transport that reads one (HPCC) */
-	P->pkt_bytes = f->int_off ? f->int_off + (uint32_t)sizeof(struct pkt_int)
-				  : (uint32_t)(sizeof(struct packet) + f->pkt_meta);
+	/* a packet, its load balancer's metadata and its INT record (HPCC) */
+	P->pkt_bytes = (uint32_t)(sizeof(struct packet) + f->pkt_meta);
+	if (f->int_off)
+		P->pkt_bytes = (uint32_t)(f->int_off + sizeof(struct pkt_int));
 	if (mark_cut(s, e))
 		return e->status;
 	if (check_deps(s, e))
@@ -463,11 +680,14 @@ int part_setup(struct sim *s, struct mp_err *e)
 	f->cut_send = cut_send;
 	f->cut_down = cut_down;
 	f->cut_ctx = P;
+	s->ccl.on_post = post_send; /* its ctx is the sim's */
+	P->shadow = mp_malloc(sizeof *P->shadow);
+	evq_init(P->shadow);
 	keep_mine(s);
 	shadow_opens(s);
 	P->live = mp_malloc((s->w.nconns + 1) * sizeof *P->live);
-	for (uint32_t i = 0; i < s->w.nconns; i++)
-		if (part_mine(P, &s->w.conns[i]->dst->node))
+	for (uint32_t i = 0; i < s->w.nconns; i++) /* queue pairs: nccl_rx counts */
+		if (!s->w.conns[i]->stream && part_mine(P, &s->w.conns[i]->dst->node))
 			P->live[P->nlive++] = i;
 	P->nrecv = P->nlive;
 	s->show_progress = false;
@@ -522,7 +742,7 @@ static void sync_all(struct sim *s, simtime_t below, struct part_all *a)
 	struct part *P = s->part;
 	struct part_sync me = { .next_t = SIMTIME_MAX,
 				.next_key = UINT64_MAX,
-				.rx = delivered(s) + s->nmarkers_rel,
+				.rx = delivered(s) + s->nmarkers_rel + s->nccl_rx,
 				.done = s->nflows_done,
 				.now = s->q.now,
 				.abort = s->err.status != 0,
@@ -706,6 +926,7 @@ struct part_port {
 	uint64_t tx_bytes, tx_pkts, max_qbytes, qbytes_total;
 	unsigned __int128 qbytes_neg_t;
 	struct port_stats st;
+	struct port_trim trim; /* switch.trim's counts (a side table of the fabric) */
 	simtime_t paused_at[NCLS];
 };
 
@@ -721,12 +942,17 @@ struct part_conn {
 	uint64_t a, b, c, d;	     /* sent, acked, retx, ts_acked / rcvd, dup, data, reordered */
 };
 
-/* A message released on this rank: when (a marker's completions too, which
- * are its release's). */
+/* A message's times this rank knows: its release and, for a marker (whose
+ * completions are its release) or a message on the collective layer's
+ * queue pairs, its delivery (the receiver's rank's) and acknowledgement
+ * (the sender's); `has` says which (FL_*). */
 struct part_flow {
-	uint32_t id, marker;
+	uint32_t id, has;
 	simtime_t rel, rx, tx;
 };
+#define FL_REL 1u
+#define FL_RX 2u
+#define FL_TX 4u
 
 struct part_head {
 	uint64_t processed, peak, nflows_done, no_route, overflow, nports, nsws, nconns, nrows,
@@ -749,7 +975,8 @@ static void pack_ports(struct sim *s, struct part_buf *b, struct part_head *h)
 				       .max_qbytes = pt->max_qbytes,
 				       .qbytes_total = pt->qbytes_total,
 				       .qbytes_neg_t = pt->qbytes_neg_t,
-				       .st = pt->st };
+				       .st = pt->st,
+				       .trim = fab_port_trim(f, pt) };
 		memcpy(r.paused_at, pt->paused_at, sizeof r.paused_at);
 		PUT(b, r);
 		h->nports++;
@@ -777,7 +1004,7 @@ static void pack_conns(struct sim *s, struct part_buf *b, struct part_head *h)
 {
 	for (uint32_t i = 0; i < s->w.nconns; i++) {
 		const struct conn *c = s->w.conns[i];
-		uint32_t fl = s->conn_flow[c->id];
+		uint32_t fl = c->stream ? 0 : s->conn_flow[c->id]; /* a queue pair's: pack_flows */
 		if (part_mine(s->part, &c->src->node)) {
 			struct part_conn r = { .id = i,
 					       .side = 1,
@@ -810,36 +1037,47 @@ static void pack_conns(struct sim *s, struct part_buf *b, struct part_head *h)
 
 static void pack_flows(struct sim *s, struct part_buf *b, struct part_head *h)
 {
-	for (uint32_t i = 0; i < s->flows.n; i++)
-		if (s->rel_at[i] != SIMTIME_MAX && part_flow_mine(s, i)) {
-			struct part_flow r = { .id = i,
-					       .marker = flow_is_marker(&s->flows.v[i]),
-					       .rel = s->rel_at[i],
-					       .rx = s->rx_at[i],
-					       .tx = s->tx_at[i] };
-			PUT(b, r);
-			h->nflows++;
-		}
+	for (uint32_t i = 0; i < s->flows.n; i++) {
+		const struct flow_spec *fs = &s->flows.v[i];
+		bool mine = part_flow_mine(s, i), rel = s->rel_at[i] != SIMTIME_MAX && mine;
+		uint32_t has = rel ? FL_REL : 0;
+		if (flow_is_marker(fs))
+			has |= rel ? FL_RX | FL_TX : 0;
+		else if (s->fchan[i])
+			has |= (mine ? FL_TX : 0) |
+			       (part_mine(s->part, &s->fab.hosts[fs->dst]->node) ? FL_RX : 0);
+		if (!has)
+			continue;
+		struct part_flow r = { .id = i,
+				       .has = has,
+				       .rel = s->rel_at[i],
+				       .rx = s->rx_at[i],
+				       .tx = s->tx_at[i] };
+		PUT(b, r);
+		h->nflows++;
+	}
 }
 
 static void unpack_conn(struct sim *s, const struct part_conn *r)
 {
 	struct conn *c = s->w.conns[r->id];
-	uint32_t fl = s->conn_flow[c->id];
+	/* a flow's: a queue pair (c->stream) has none, and no entry */
+	uint32_t fl = c->stream ? 0 : s->conn_flow[c->id];
 	if (r->side == 1) {
 		c->done = r->done;
 		c->started = r->started;
 		c->start = r->start;
 		c->finish = r->finish;
-		s->tx_at[fl] = r->at;
-		if (c->w->ops->tx_reports_rx) /* run.c, on_msg */
+		if (!c->stream) /* a queue pair's messages: pack_flows */
+			s->tx_at[fl] = r->at;
+		if (c->w->ops->tx_reports_rx && !c->stream) /* run.c, on_msg */
 			s->rx_at[fl] = r->rx_at;
 		c->sent_bytes = r->a;
 		c->acked_bytes = r->b;
 		c->retx_bytes = r->c;
 		c->ts_acked_bytes = r->d;
 	} else {
-		if (!c->w->ops->tx_reports_rx)
+		if (!c->w->ops->tx_reports_rx && !c->stream)
 			s->rx_at[fl] = r->at;
 		c->rcvd_bytes = r->a;
 		c->dup_bytes = r->b;
@@ -859,6 +1097,8 @@ static void unpack_port(struct sim *s, const struct part_port *r)
 	pt->qbytes_total = r->qbytes_total;
 	pt->qbytes_neg_t = r->qbytes_neg_t;
 	pt->st = r->st;
+	if (s->fab.trim_st)
+		s->fab.trim_st[r->idx] = r->trim;
 	memcpy(pt->paused_at, r->paused_at, sizeof r->paused_at);
 }
 
@@ -898,11 +1138,12 @@ static void unpack(struct sim *s, const unsigned char *v, struct part_buf *rows,
 	for (uint64_t i = 0; i < h.nflows; i++, v += sizeof(struct part_flow)) {
 		struct part_flow r;
 		memcpy(&r, v, sizeof r);
-		s->rel_at[r.id] = r.rel;
-		if (r.marker) {
+		if (r.has & FL_REL)
+			s->rel_at[r.id] = r.rel;
+		if (r.has & FL_RX)
 			s->rx_at[r.id] = r.rx;
+		if (r.has & FL_TX)
 			s->tx_at[r.id] = r.tx;
-		}
 	}
 	buf_put(rows, v, h.nrows * sizeof(struct ts_row));
 }
@@ -974,6 +1215,9 @@ void part_free(struct sim *s)
 	mp_free(P->out);
 	mp_free(P->owner);
 	mp_free(P->live);
+	if (P->shadow)
+		evq_free(P->shadow);
+	mp_free(P->shadow);
 	mp_free(P);
 	s->part = NULL;
 }

@@ -29,6 +29,7 @@
 
 struct sim;
 struct part_buf;
+struct evq;
 
 struct part {
 	int rank, nranks;
@@ -36,7 +37,7 @@ struct part {
 	const char *scheme;    /* how the fabric was cut (part.c) */
 	uint32_t cut_links;    /* links whose ends are on two ranks */
 	uint64_t lookahead;    /* a window's width, ps */
-	uint32_t pkt_bytes;    /* a packet and its load balancer's metadata */
+	uint32_t pkt_bytes;    /* a packet, its load balancer's metadata, its INT record */
 	struct part_buf *out;  /* per destination rank: the messages of this window */
 	uint64_t windows;      /* windows run */
 	uint64_t steps;	       /* rounds of the last stretch (lockstep) */
@@ -47,6 +48,7 @@ struct part {
 	 * exchanging, in the last stretch's lockstep */
 	double run_s, run_cpu_s, xchg_s, lock_s;
 	bool progress;	       /* --progress: rank 0 reports every 10 s */
+	struct evq *shadow;    /* where a queue pair's copied posts schedule (post_arrive) */
 	uint32_t *live;	       /* connections received here not yet delivered whole */
 	uint32_t nlive, nrecv; /* ... how many, of how many received here */
 };
@@ -67,10 +69,14 @@ void part_run(struct sim *s);
  * there as in one process). */
 void part_gather(struct sim *s);
 void part_free(struct sim *s);
-/* Message f's release is this rank's (its sender is here). */
+/* Message f's release is this rank's (its sender is here; a marker's
+ * src is host 0: every rank releases it, this one counts and reports it). */
 bool part_flow_mine(const struct sim *s, uint32_t f);
 /* A completion at t that message f, whose sender is on another rank, waited
  * for: sent there with this window's packets. */
 void part_dep_send(struct sim *s, uint32_t f, simtime_t t);
+/* A completion at t that marker f waits for, to every other rank (each
+ * releases its own copy of the marker). */
+void part_dep_bcast(struct sim *s, uint32_t f, simtime_t t);
 
 #endif

@@ -398,7 +398,8 @@ static void sample_one(struct sim *s, struct ts_sampler *sp, simtime_t now, simt
 		const struct port *pt = sp->port;
 		if ((pt && (sp->kind == SAMP_QUEUE_PORT || sp->kind == SAMP_INGRESS) &&
 		     !part_mine(s->part, pt->owner)) ||
-		    (sp->conn && !part_mine(s->part, &sp->conn->src->node)))
+		    (sp->conn && !part_mine(s->part, &sp->conn->src->node)) ||
+		    (sp->chan && !part_mine(s->part, &s->fab.hosts[sp->chan->src]->node)))
 			return;
 	}
 	switch (sp->kind) {
@@ -554,6 +555,7 @@ static void conn_start(void *obj, uint64_t arg)
 /* ---- the message DAG ------------------------------------------------------------ */
 
 static void msg_release(void *obj, uint64_t arg);
+static void marker_release(struct sim *s, uint32_t id, simtime_t at);
 
 static void flow_finished(struct sim *s)
 {
@@ -574,29 +576,67 @@ void sim_dep_arrive(struct sim *s, uint32_t f, simtime_t t)
 		return;
 	const struct flow_spec *fs = &s->flows.v[f];
 	simtime_t at = s->dep_last[f] + fs->delay;
-	evq_push(&s->q, at > fs->start ? at : fs->start, sim_rel_key(f), msg_release, s, f);
+	at = at > fs->start ? at : fs->start;
+	if (at < s->q.now) {
+		/* partitioned: a marker whose last completion is heard from
+		 * another rank after its time; what it releases comes no
+		 * earlier than the window it is heard after (part.c checks) */
+		MP_ASSERT(s->part && flow_is_marker(fs));
+		marker_release(s, f, at);
+		return;
+	}
+	evq_push(&s->q, at, sim_rel_key(s, f), msg_release, s, f);
 }
 
-/* Flow id completed at its receiver (rx) or sender: release what waited
- * (a dependant whose sender is on another rank hears of it from there). */
-static void flow_done(struct sim *s, uint32_t id, bool rx)
+/* Flow f's completion at t reaches dependant g. Partitioned, a message's
+ * release is its sender's rank's and a marker's every rank's: a message's
+ * completion goes to the rank of a message that waits for it and to every
+ * other rank for a marker; a marker's own completion, which every rank has,
+ * stays on each. */
+static void dep_reach(struct sim *s, uint32_t f, uint32_t g, simtime_t t)
 {
-	simtime_t now = s->q.now;
+	if (!s->part) {
+		sim_dep_arrive(s, g, t);
+		return;
+	}
+	bool from_marker = flow_is_marker(&s->flows.v[f]);
+	if (flow_is_marker(&s->flows.v[g])) {
+		sim_dep_arrive(s, g, t);
+		if (!from_marker)
+			part_dep_bcast(s, g, t);
+	} else if (part_flow_mine(s, g)) {
+		sim_dep_arrive(s, g, t);
+	} else if (!from_marker) {
+		part_dep_send(s, g, t);
+	}
+}
+
+/* Flow id completed at its receiver (rx) or sender at `now`: release what
+ * waited. */
+static void flow_done(struct sim *s, uint32_t id, bool rx, simtime_t now)
+{
 	if (rx)
 		s->rx_at[id] = now;
 	else
 		s->tx_at[id] = now;
 	for (uint32_t k = s->dep_off[id]; k < s->dep_off[id + 1]; k++) {
-		uint32_t d = s->dep_to[k], f = FLOW_DEP_ID(d);
-		if (!(d & FLOW_DEP_SENT) != rx)
-			continue;
-		if (s->part && !part_flow_mine(s, f))
-			part_dep_send(s, f, now);
-		else
-			sim_dep_arrive(s, f, now);
+		uint32_t d = s->dep_to[k];
+		if (!(d & FLOW_DEP_SENT) == rx)
+			dep_reach(s, id, FLOW_DEP_ID(d), now);
 	}
-	if (!rx)
+	/* a marker, released on every rank, is counted on one (part_flow_mine) */
+	if (!rx && (!s->part || !flow_is_marker(&s->flows.v[id]) || part_flow_mine(s, id)))
 		flow_finished(s);
+}
+
+/* A marker's release at `at` (now, or earlier when a partitioned run hears
+ * of its last completion late): it completes at once. */
+static void marker_release(struct sim *s, uint32_t id, simtime_t at)
+{
+	s->rel_at[id] = at;
+	s->nmarkers_rel += !s->part || part_flow_mine(s, id);
+	flow_done(s, id, true, at);
+	flow_done(s, id, false, at);
 }
 
 static void msg_release(void *obj, uint64_t arg)
@@ -604,12 +644,12 @@ static void msg_release(void *obj, uint64_t arg)
 	struct sim *s = obj;
 	uint32_t id = (uint32_t)arg;
 	const struct flow_spec *fs = &s->flows.v[id];
-	s->rel_at[id] = s->q.now;
 	if (flow_is_marker(fs)) {
-		s->nmarkers_rel++;
-		flow_done(s, id, true);
-		flow_done(s, id, false);
-	} else if (s->fconn[id]) {
+		marker_release(s, id, s->q.now);
+		return;
+	}
+	s->rel_at[id] = s->q.now;
+	if (s->fconn[id]) {
 		s->fconn[id]->start = s->q.now;
 		conn_start(s->fconn[id], 0);
 	} else {
@@ -641,22 +681,28 @@ static void on_msg(void *ctx, struct conn *c, uint32_t tag, bool rx)
 		if (rx && s->part &&
 		    !part_mine(s->part, c->w->ops->tx_reports_rx ? &c->src->node : &c->dst->node))
 			return;
-		flow_done(s, s->conn_flow[c->id], rx);
+		flow_done(s, s->conn_flow[c->id], rx, s->q.now);
 		return;
 	}
+	/* partitioned: a queue pair's delivery is its receiver's rank's (the
+	 * sender's tp_msgq_tx catches up on what its copy never saw) */
+	if (rx && s->part && !part_mine(s->part, &c->dst->node))
+		return;
 	/* a queue pair's message: the ccl hears of it from an event of its own,
 	 * never from inside the transport (it may post on the same queue pair) */
 	tp_grow((void **)&s->pend, sizeof *s->pend, &s->pend_cap, s->npend + 1);
 	s->pend[s->npend++] = (struct pend_msg){ c, tag, rx };
 	if (!s->pend_ev) {
 		s->pend_ev = true;
-		evq_at(&s->q, &s->evs, s->q.now, pend_drain, s, 0);
+		evq_push(&s->q, s->q.now, SIM_PEND_KEY, pend_drain, s, 0);
 	}
 }
 
 static void ccl_done(void *ctx, uint32_t id, bool rx)
 {
-	flow_done(ctx, id, rx);
+	struct sim *s = ctx;
+	s->nccl_rx += rx;
+	flow_done(s, id, rx, s->q.now);
 }
 
 /* The flows become connections (their own, or the ccl's queue pairs), the DAG
@@ -671,7 +717,6 @@ static int setup_flows(struct sim *s, struct mp_err *e)
 	s->left = mp_calloc(n + 1, sizeof *s->left);
 	s->dep_off = mp_calloc(n + 2, sizeof *s->dep_off);
 	s->dep_to = mp_malloc((fl->ndeps + 1) * sizeof *s->dep_to);
-	MP_ASSERT(n < SIM_REL_ENTITY_BASE - TP_ENTITY_BASE);
 	s->rel_at = mp_malloc((n + 1) * sizeof *s->rel_at);
 	s->dep_last = mp_calloc(n + 1, sizeof *s->dep_last);
 	for (size_t i = 0; i <= n; i++)
@@ -722,9 +767,18 @@ static int setup_flows(struct sim *s, struct mp_err *e)
 		const struct flow_spec *fs = &fl->v[i];
 		if (fs->job && !flow_is_marker(fs))
 			s->fchan[i] = ccl_chan_get(&s->ccl, fs->job, fs->src, fs->dst);
-		if (!s->fconn[i] && !fs->ndeps)
-			evq_push(&s->q, fs->start, sim_rel_key((uint32_t)i), msg_release, s, i);
 	}
+	/* every connection is made: the releases' entities come above theirs */
+	s->rel_base = TP_ENTITY_BASE + s->w.nconns;
+	if ((uint64_t)s->rel_base + n > (uint64_t)EVQ_MAX_ENTITY + 1)
+		return exp_errf(e, x, x->coll && !x->wl ? "collective" : "workload",
+				"%zu messages over %u connections: expected at most %u of them "
+				"together (the event key's entities)",
+				n, s->w.nconns, EVQ_MAX_ENTITY + 1 - TP_ENTITY_BASE);
+	for (size_t i = 0; i < n; i++)
+		if (!s->fconn[i] && !fl->v[i].ndeps)
+			evq_push(&s->q, fl->v[i].start, sim_rel_key(s, (uint32_t)i), msg_release, s,
+				 i);
 	return MP_OK;
 }
 

@@ -38,11 +38,13 @@ struct sim {
 	uint32_t *left, *dep_off, *dep_to;
 	simtime_t *rel_at, *rx_at, *tx_at;
 	simtime_t *dep_last;	 /* per flow: the latest completion it waited for */
-	size_t nmarkers_rel;	 /* markers released (partitioned: on this rank) */
+	size_t nmarkers_rel;	 /* markers released (partitioned: counted on host 0's rank) */
 	struct conn **fconn;	 /* a flow's own connection, or NULL */
 	struct ccl_chan **fchan; /* a job message's channel, or NULL */
 	uint32_t *conn_flow;	 /* plain connection id -> flow id */
 	size_t nflows_done;	 /* flows acknowledged (markers: released) */
+	size_t nccl_rx;		 /* messages on queue pairs delivered (partitioned: here) */
+	uint32_t rel_base;	 /* the entity of flow 0's release (sim_rel_key) */
 	struct ccl ccl;
 	struct coll_jobs jobs;
 	/* completions of stream connections, handed to the ccl by one event */
@@ -69,17 +71,25 @@ struct sim {
 	struct part *part;     /* sim/part.c: this rank's partition; NULL in one process */
 };
 
-/* A message's release event is the one event of entity
- * SIM_REL_ENTITY_BASE + its flow id (sequence 0), not the runner's: its key
- * is then the same whichever rank pushes it, whenever (a partitioned run
- * pushes a release where the message's sender is, sometimes on hearing of a
- * completion from another rank; the runner's own sequence would diverge).
- * Above every port's and connection's entity. */
-#define SIM_REL_ENTITY_BASE 0x80000000u
-static inline uint64_t sim_rel_key(uint32_t flow)
+/* A message's release event is the one event of entity s->rel_base + its
+ * flow id (sequence 0), not the runner's: its key is then the same
+ * whichever rank pushes it, whenever (a partitioned run pushes a release
+ * where the message's sender is, sometimes on hearing of a completion from
+ * another rank; the runner's own sequence would diverge). rel_base is the
+ * first entity above every connection's (the fabric's, the workload's and
+ * the collective layer's, all made before the first event), so releases
+ * sort after every port's and connection's events of their picosecond, by
+ * flow id, and the entity fits the key's 24 bits (evq.h). */
+static inline uint64_t sim_rel_key(const struct sim *s, uint32_t flow)
 {
-	return (uint64_t)(SIM_REL_ENTITY_BASE + flow) << EVQ_SEQ_BITS;
+	return (uint64_t)(s->rel_base + flow) << EVQ_SEQ_BITS;
 }
+/* The event that hands the collective layer its queue pairs' completions
+ * (run.c, pend_drain): entity 0's last sequence number, a key of its own,
+ * the same on every rank, after the runner's other events of its
+ * picosecond and before every port's and connection's (as the runner's
+ * next sequence number put it once). */
+#define SIM_PEND_KEY ((uint64_t)UINT32_MAX)
 /* Flow f's dependency on a completion heard at time t (in one process, or
  * from another rank at a window's end): the release is pushed when the last
  * one is in, `delay` after the latest of them. */
