@@ -17,7 +17,7 @@
  * cut carries its arrival's key, and the receiving rank pushes a creator's
  * arrivals in sequence order (they come in the order they were sent), as
  * evq_push asks. Packets are not entities (a packet's address orders
- * nothing), and random streams are per port, switch and connection.
+ * nothing), and random streams are per port, switch, host and connection.
  *
  * Windows (YAWNS: Nicol, "The cost of conservative synchronization in
  * parallel discrete event simulations", JACM 1993): the window [W0, W1) has
