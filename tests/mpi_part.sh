@@ -61,6 +61,7 @@ set -euo pipefail
 MPSIM=${1:?usage: mpi_part.sh MPSIM MPIEXEC}
 MPIEXEC=${2:?usage: mpi_part.sh MPSIM MPIEXEC}
 MPSIM=$(cd "$(dirname "$MPSIM")" && pwd)/$(basename "$MPSIM")
+DATA=$(cd "$(dirname "${BASH_SOURCE[0]}")/../data/workloads" && pwd)
 
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -240,8 +241,19 @@ sed 's/^name: roce/name: proteus/; s/type: incast, senders: 15, receiver: 0/type
 printf 'lb: {type: proteus, in_order: local}\n' >>proteus.yaml
 # HPCC over CONGA: its INT record, after CONGA's metadata, crosses the cut too
 sed 's/^name: conga/name: hpcc/; s/type: strack/type: hpcc/' conga.yaml >hpcc.yaml
+# Poisson arrivals (Web Search) and the load summary.json measures over the
+# statistics window: each port's snapshots gathered from the rank owning it
+cat >poisson.yaml <<YAML
+name: poisson
+seed: 9
+topology: {type: fat_tree, k: 4, host_rate: 100Gbps, fabric_rate: 100Gbps, host_delay: 1us, fabric_delay: 1us}
+switch: {buffer: 4MB}
+transport: {type: strack}
+workload: {type: poisson, cdf: $DATA/websearch.txt, load: 0.5, duration: 300us}
+output: {fct_from: 50us, fct_until: 250us, interval: 10us, utilisation: [tier1_up]}
+YAML
 
-for x in strack roce dag dagr fail uet ring a2a iter ar drill letflow conga hermes proteus hpcc; do
+for x in strack roce dag dagr fail uet ring a2a iter ar drill letflow conga hermes proteus hpcc poisson; do
 	for n in 1 2 4; do ranks "$n" "$x.yaml" "$x$n"; done
 	for n in 2 4; do
 		for f in flows.csv ports.csv timeseries.csv collectives.csv; do
@@ -258,6 +270,13 @@ for x in strack roce dag dagr fail uet ring a2a iter ar drill letflow conga herm
 	done
 	[[ $(json "${x}1/summary.json" '"partition" in d, d["run"]["ranks"]' 2>&1) == "False 1" ]] ||
 		fail "$x in one process: summary.json" "ranks 1, no partition object" "$(head -c 300 "${x}1/summary.json")"
+done
+# the load over the window: the same figures at every rank count
+want=$(json poisson1/summary.json 'd["load"]' 2>&1)
+[[ $want == *"'fabric_tier': 'tier1_up'"* ]] || fail "poisson: summary.json load" "a window's load, tier1_up the busiest" "$want"
+for n in 2 4; do
+	got=$(json poisson$n/summary.json 'd["load"]' 2>&1)
+	[[ $got == "$want" ]] || fail "poisson at $n ranks: summary.json load" "$want" "$got"
 done
 d=$(json uet1/summary.json 'd["network"]["trimmed"]' 2>&1)
 [[ $d =~ ^[1-9][0-9]*$ ]] || fail "uet: trimmed packets" "trimmed > 0" "$d"

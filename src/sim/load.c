@@ -51,6 +51,7 @@ struct sim_load {
 	bool started, ended;
 };
 
+/* per port, node after node: the order of the fabric's port_mem */
 static void snapshot(struct sim *s, uint64_t *tx, uint64_t *rate)
 {
 	struct fabric *f = &s->fab;
@@ -204,6 +205,25 @@ void sim_load_collect(struct sim *s, struct run_result *r)
 	lr->fabric_implied = implied_uplinks(f, L, nsrc);
 	lr->low = lr->fabric_group >= 0 && isfinite(lr->fabric_implied) &&
 		  lr->fabric < 0.85 * lr->fabric_implied;
+}
+
+bool sim_load_port_get(const struct sim *s, uint32_t i, uint64_t v[3])
+{
+	const struct sim_load *L = s->load;
+	if (!L)
+		return false;
+	v[0] = L->tx0[i];
+	v[1] = L->tx1[i];
+	v[2] = L->rate0[i];
+	return true;
+}
+
+void sim_load_port_set(struct sim *s, uint32_t i, const uint64_t v[3])
+{
+	struct sim_load *L = s->load;
+	L->tx0[i] = v[0];
+	L->tx1[i] = v[1];
+	L->rate0[i] = v[2];
 }
 
 void sim_load_free(struct sim *s)

@@ -69,6 +69,7 @@
 #include "net/fabric.h"
 #include "net/lb.h"
 #include "net/port.h"
+#include "sim/load.h"
 #include "sim/ranks.h"
 #include "sim/run.h"
 
@@ -209,8 +210,6 @@ static int unsupported(struct sim *s, struct mp_err *e)
 		what = "servers of several GPUs", key = "server";
 	else if (x->out.pfc_counters)
 		what = "pfc_counters", key = "output";
-	else if (s->load)
-		what = "the offered load of an open-loop workload", key = "workload";
 	else if (lb && lb->unpartitioned && (what = lb->unpartitioned(x->lb_params)))
 		key = "lb";
 	if (!what)
@@ -927,6 +926,7 @@ struct part_port {
 	unsigned __int128 qbytes_neg_t;
 	struct port_stats st;
 	struct port_trim trim; /* switch.trim's counts (a side table of the fabric) */
+	uint64_t load[3];      /* its figures for summary.json's load (sim/load.c) */
 	simtime_t paused_at[NCLS];
 };
 
@@ -978,6 +978,7 @@ static void pack_ports(struct sim *s, struct part_buf *b, struct part_head *h)
 				       .st = pt->st,
 				       .trim = fab_port_trim(f, pt) };
 		memcpy(r.paused_at, pt->paused_at, sizeof r.paused_at);
+		sim_load_port_get(s, i, r.load);
 		PUT(b, r);
 		h->nports++;
 	}
@@ -1099,6 +1100,8 @@ static void unpack_port(struct sim *s, const struct part_port *r)
 	pt->st = r->st;
 	if (s->fab.trim_st)
 		s->fab.trim_st[r->idx] = r->trim;
+	if (s->load)
+		sim_load_port_set(s, r->idx, r->load);
 	memcpy(pt->paused_at, r->paused_at, sizeof r->paused_at);
 }
 
