@@ -3,9 +3,10 @@
 # fig10_11.yaml: per workload and load, each system's mean and p99 FCT with the
 # load its point carried (summary.json's load: the busiest fabric tier against
 # what the nominal load implies, the host links against the nominal load), its
-# PAUSE frames and reordered packets; Fig. 11's p99 slowdown of flows <= 10 KB
-# and 10-100 KB at the paper's 0.6 load; and Proteus (the paper's rules) against
-# each baseline at Web Search 0.8, beside the paper's numbers. RESULTS_DIR is a
+# PAUSE frames, HoL-blocked flows and reordered packets; Fig. 11's p99 slowdown
+# of flows <= 10 KB and 10-100 KB at the paper's 0.6 load, and on Web Server the
+# baselines' over Proteus's; and Proteus against each baseline at Web Search
+# 0.8. The paper's numbers are printed beside ours. RESULTS_DIR is a
 # finished sweep (sweep.csv) or a partial one (RESULTS_DIR.partial-*: a folder
 # per finished point); a point that is not there prints as "-". Data Mining is
 # printed only when one of its points is there.
@@ -49,23 +50,25 @@ traffics = [t for t in TRAFFIC
 for tr, trname in traffics:
     print("%s (Fig. 10), FCT in us:\n" % trname)
     print("| load (host) | system | mean FCT | p99 FCT | fabric / implied | host / nominal "
-          "| PAUSE frames | reordered packets |")
-    print("|---|---|---:|---:|---|---|---:|---:|")
+          "| PAUSE frames | HoL-blocked flows | reordered packets |")
+    print("|---|---|---:|---:|---|---|---:|---:|---:|")
     for h in HOST_LOADS:
         for s, sname in SYSTEMS:
             p = point(s, tr, h)
             if p is None:
-                print("| %s (%s) | %s | - | - | - | - | - | - |" % (paper_load(h), h, sname))
+                print("| %s (%s) | %s | - | - | - | - | - | - | - |" % (paper_load(h), h, sname))
                 continue
             fct, ld, pfc = p["flows"]["fct_us"], p["load"], p.get("pfc", {})
             fab = "%.3f / %.3f (%+.0f%%)" % (ld["fabric"], ld["fabric_implied"],
                                            100 * (ld["fabric"] / ld["fabric_implied"] - 1))
-            reo = "-"
+            reo = hol = "-"
             if pfc.get("data_pkts"):
                 reo = "%.2f%%" % (100.0 * pfc.get("reordered", 0) / pfc["data_pkts"])
-            print("| %s (%s) | %s | %s | %s | %s | %.3f / %.2f | %d | %s |" % (
+            if pfc.get("measured_flows"):
+                hol = "%.2f%%" % (100.0 * pfc.get("hol_flows", 0) / pfc["measured_flows"])
+            print("| %s (%s) | %s | %s | %s | %s | %.3f / %.2f | %d | %s | %s |" % (
                 paper_load(h), h, sname, fmt(fct["mean"]), fmt(fct["p99"]), fab,
-                ld["host"], ld["nominal"], p["network"]["pause_frames"], reo))
+                ld["host"], ld["nominal"], p["network"]["pause_frames"], hol, reo))
     print()
 
 # Fig. 11: p99 slowdown of the two smallest size groups (summary.json's by_size)
