@@ -35,7 +35,8 @@ for n in names:
         pts[n] = json.load(open(f))
 
 def point(sysname, traffic, host):
-    return pts.get("system-%s_traffic-%s_load-%s" % (sysname, traffic, host))
+    # a point's folder writes a "_" inside a swept value as "+" (system-proteus+delivered_...)
+    return pts.get("system-%s_traffic-%s_load-%s" % (sysname.replace("_", "+"), traffic, host))
 
 def paper_load(host):
     return "%g" % (2 * float(host))
