@@ -1,12 +1,16 @@
 /* ranks.h - the MPI ranks of a sweep (`mpirun -n N mpsim run FILE`): whether
  * this process was started by an MPI launcher, and the few messages that
- * batch.c's hand-out of sweep points needs. No MPI type crosses this header.
+ * batch.c's hand-out of sweep points needs; and the messages of a
+ * partitioned run (sim/part.c), between MPI ranks or, inside threads_run,
+ * between the threads of `--threads N` (sim/threads.c answers them then).
+ * No MPI type crosses this header.
  *
  * MPI is an optional build dependency (CMake's FindMPI; Debian's
  * libopenmpi-dev). Without it ranks_built() is false, ranks_launched() still
  * reads the launcher's environment (so a build without MPI can refuse to run
- * under mpirun), and every other function is a panic: batch.c calls them only
- * after ranks_init() succeeded.
+ * under mpirun), and every function is a panic but the partitioned run's
+ * under threads_run: batch.c calls them only after ranks_init() succeeded or
+ * inside threads_run.
  *
  * Waiting never spins: Open MPI's blocking calls poll a core at 100% while
  * they wait, which a sweep whose ranks share the cores with their own point
@@ -62,7 +66,8 @@ void ranks_bcast(void *buf, size_t n);
 void ranks_allmax(int64_t *v, size_t n);
 
 /* A partitioned run (sim/part.c) waits in these as a simulation does: it
- * has nothing else to do, so they are MPI's blocking collectives. */
+ * has nothing else to do, so they are MPI's blocking collectives (or the
+ * threads' barriers, which spin briefly before they sleep). */
 /* Every rank's n bytes of `mine`, rank after rank, into `all` (size x n). */
 void ranks_allgather(const void *mine, void *all, size_t n);
 /* Rank r's out[d] (nout[d] bytes) to rank d, for every pair: returns what
