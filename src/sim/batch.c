@@ -1642,16 +1642,17 @@ static int batch_here(const struct batch_args *a, const struct sweep *sw, bool m
 	return rc;
 }
 
-struct thread_job {
+struct part_job {
 	const struct batch_args *a;
 	const struct sweep *sw;
 };
 
-/* One thread of `--threads N`: rank 0 does what a lone process does, the
- * others run their partitions; all exit with the worst status. */
-static int thread_rank(void *arg, int rank)
+/* One rank of a partitioned run (an MPI rank, or a thread of `--threads N`):
+ * rank 0 does what a lone process does, the others run their partitions;
+ * all exit with the worst status. */
+static int partition_rank(void *arg, int rank)
 {
-	const struct thread_job *j = arg;
+	const struct part_job *j = arg;
 	int rc = rank ? part_rank(j->a, j->sw) : batch_here(j->a, j->sw, false);
 	int64_t v = rc;
 	ranks_allmax(&v, 1);
@@ -1677,9 +1678,9 @@ static int batch_threads(const struct batch_args *a)
 		rc = MP_EUSER;
 	}
 	if (!rc) {
-		struct thread_job j = { a, &sw };
+		struct part_job j = { a, &sw };
 		partitioned = true;
-		rc = threads_run((int)a->threads, thread_rank, &j);
+		rc = threads_run((int)a->threads, partition_rank, &j);
 		partitioned = false;
 	}
 	sweep_free(&sw);
@@ -1705,12 +1706,11 @@ int batch_main(const struct batch_args *a)
 		return rc;
 	}
 	if (mpi && !sw.nkeys) { /* one run, partitioned over the ranks */
+		struct part_job j = { a, &sw };
 		partitioned = true;
-		rc = ranks_rank() ? part_rank(a, &sw) : batch_here(a, &sw, false);
-		int64_t v = rc; /* every rank exits with the worst status */
-		ranks_allmax(&v, 1);
+		rc = partition_rank(&j, ranks_rank());
 		sweep_free(&sw);
-		return (int)v;
+		return rc;
 	}
 	rc = mpi && ranks_rank() ? batch_rank(a, &sw) : batch_here(a, &sw, mpi);
 	sweep_free(&sw);
