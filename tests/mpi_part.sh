@@ -14,7 +14,9 @@
 #    goodput and traces);
 #  - RoCEv2 (DCQCN) on a lossless fabric, a 15-to-1 incast whose PFC pauses
 #    reach the cores: at 2 ranks pod 0 and core 2 are on different ranks,
-#    so the pauses agg0_1 sends core2 cross the cut;
+#    so the pauses agg0_1 sends core2 cross the cut; with pfc_counters, each
+#    flow's HoL-blocked time the union of its waits at ports of several
+#    ranks (a sum of each rank's would differ);
 #  - STrack on a message DAG (a workload file of dependent messages):
 #    chains on one rank, completions that release a message whose sender is
 #    on another rank (delivered: f waits for a, 0->5, and sends from 12;
@@ -134,6 +136,7 @@ output:
   queues: [max:all]
   pauses: [all, tier2_up, tier2_down]
   paused: [fabric]
+  pfc_counters: true
 YAML
 # a message DAG: at 2 ranks hosts 0-7 are rank 0's, 8-15 rank 1's; at 4,
 # hosts 4r to 4r+3 rank r's. Cross-rank dependencies wait at least the
@@ -290,6 +293,9 @@ p=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "drops_link") c = i }
 p=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "pause_sent") c = i }
 	$1 == "agg0_1-core2" { print $c }' roce2/ports.csv)
 [[ ${p:-0} -gt 0 ]] || fail "roce: pauses across the cut" "agg0_1-core2 pause_sent > 0" "${p:-no row}"
+# flows blocked behind those pauses (flows.csv's blocked_us, hol)
+p=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "hol") c = i } NR > 1 { n += $c } END { print n + 0 }' roce1/flows.csv)
+[[ $p -ge 10 ]] || fail "roce: HoL-blocked flows" "at least 10 of 15 (pfc_counters)" "$p"
 
 # each scheme acted (its one-process run is not ECMP's), and Hermes's probes,
 # which cross the cut, changed what its hosts chose
@@ -322,7 +328,7 @@ launch 2 prdel.yaml --out prdel --quiet >prdel.out 2>prdel.err
 rc=$?
 set -e
 [[ $rc == 2 && ! -e prdel/flows.csv ]] || fail "proteus in_order delivered at 2 ranks" "exit 2, nothing written" "exit $rc: $(head -c 300 prdel.err)"
-grep -qF "prdel.yaml:12: lb.in_order: Proteus's delivered (a destination edge tells the source edge the instant a packet arrives" prdel.err ||
+grep -qF "prdel.yaml:13: lb.in_order: Proteus's delivered (a destination edge tells the source edge the instant a packet arrives" prdel.err ||
 	fail "proteus in_order delivered at 2 ranks" "a sentence naming file:line and lb.in_order" "$(head -c 400 prdel.err)"
 
 # the DAG's releases, by hand: i and j 1 us after a is acknowledged at host

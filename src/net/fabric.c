@@ -185,6 +185,7 @@ void fab_free(struct fabric *f)
 		mp_free(f->hol->n);
 		mp_free(f->hol->since);
 		mp_free(f->hol->total);
+		mp_free(f->hol->spans);
 		mp_free(f->hol);
 	}
 	memset(f, 0, sizeof *f);

@@ -55,6 +55,17 @@ struct fab_hol {
 	simtime_t *since; /* when n last rose from 0, ps */
 	simtime_t *total; /* time with n > 0 up to `since`, ps */
 	uint32_t nconns;
+	/* fab_hol_spans: each wait that ended, kept, so that a partitioned
+	 * run's ranks, each seeing its own ports, can take the union of theirs
+	 * (sim/part.c); NULL when not kept */
+	struct hol_span *spans;
+	size_t nspans, cap;
+};
+
+/* A connection's wait behind paused ports of one rank: [from, to), ps. */
+struct hol_span {
+	uint32_t conn, pad;
+	simtime_t from, to;
 };
 
 struct fabric {
@@ -232,6 +243,10 @@ static inline void pkt_free(struct fabric *f, struct packet *p)
  * larger p->conn are not tracked). Costs a walk over a port's queue each time
  * PFC pauses or resumes it. */
 void fab_hol_enable(struct fabric *f, uint32_t nconns);
+/* Keep every wait as a span as well (after fab_hol_enable): a partitioned
+ * run's. Storing one grows an array, only when a connection stops waiting
+ * behind a paused port; spans open at the end are left to the caller (n). */
+void fab_hol_spans(struct fabric *f);
 /* Pin connection `conn`: every switch with n > 1 next hops sends its data,
  * ACK, NACK and CNP packets to candidate (pin - 1) mod n, never asking the
  * load balancer (pin 0: the load balancer chooses, the default). Its probes

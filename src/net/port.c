@@ -58,13 +58,26 @@ static inline void hol_wait(struct fabric *f, const struct packet *p)
 		h->since[p->conn] = f->q->now;
 }
 
+static void hol_span(struct fab_hol *h, uint32_t conn, simtime_t now)
+{
+	if (h->nspans == h->cap) {
+		h->cap *= 2;
+		h->spans = mp_realloc(h->spans, h->cap * sizeof *h->spans);
+	}
+	h->spans[h->nspans++] =
+	    (struct hol_span){ .conn = conn, .from = h->since[conn], .to = now };
+}
+
 static inline void hol_done(struct fabric *f, const struct packet *p)
 {
 	struct fab_hol *h = f->hol;
 	if (p->conn >= h->nconns || p->type != PKT_DATA || !h->n[p->conn])
 		return;
-	if (--h->n[p->conn] == 0)
+	if (--h->n[p->conn] == 0) {
 		h->total[p->conn] += f->q->now - h->since[p->conn];
+		if (h->spans)
+			hol_span(h, p->conn, f->q->now);
+	}
 }
 
 /* Every packet of class c queued at pt starts (or stops) waiting. */
@@ -88,6 +101,13 @@ void fab_hol_enable(struct fabric *f, uint32_t nconns)
 	h->since = mp_calloc(nconns ? nconns : 1, sizeof *h->since);
 	h->total = mp_calloc(nconns ? nconns : 1, sizeof *h->total);
 	f->hol = h;
+}
+
+void fab_hol_spans(struct fabric *f)
+{
+	struct fab_hol *h = f->hol;
+	h->cap = 64;
+	h->spans = mp_malloc(h->cap * sizeof *h->spans);
 }
 
 void fab_pin(struct fabric *f, uint32_t conn, uint16_t pin, uint16_t ack_pin)

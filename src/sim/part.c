@@ -208,8 +208,6 @@ static int unsupported(struct sim *s, struct mp_err *e)
 		key = "ccl";
 	else if (x->server.gpus > 1)
 		what = "servers of several GPUs", key = "server";
-	else if (x->out.pfc_counters)
-		what = "pfc_counters", key = "output";
 	else if (lb && lb->unpartitioned && (what = lb->unpartitioned(x->lb_params)))
 		key = "lb";
 	if (!what)
@@ -680,6 +678,8 @@ int part_setup(struct sim *s, struct mp_err *e)
 	f->cut_down = cut_down;
 	f->cut_ctx = P;
 	s->ccl.on_post = post_send; /* its ctx is the sim's */
+	if (f->hol)		    /* a flow's blocked time: the union of every rank's waits */
+		fab_hol_spans(f);
 	P->shadow = mp_malloc(sizeof *P->shadow);
 	evq_init(P->shadow);
 	keep_mine(s);
@@ -956,7 +956,7 @@ struct part_flow {
 
 struct part_head {
 	uint64_t processed, peak, nflows_done, no_route, overflow, nports, nsws, nconns, nrows,
-	    cut_pkts, pool_peak, nlost, nflows;
+	    cut_pkts, pool_peak, nlost, nflows, nspans;
 	uint64_t ood[TP_OOD_MAX + 1];
 };
 
@@ -1059,6 +1059,56 @@ static void pack_flows(struct sim *s, struct part_buf *b, struct part_head *h)
 	}
 }
 
+/* This rank's waits behind paused ports (fab_hol_spans), those still open
+ * ending at SIMTIME_MAX: rank 0 ends them at its own end, as one process
+ * does (fab_hol_blocked). */
+static void pack_spans(struct sim *s, struct part_buf *b, struct part_head *h)
+{
+	const struct fab_hol *hl = s->fab.hol;
+	if (!hl)
+		return;
+	buf_put(b, hl->spans, hl->nspans * sizeof *hl->spans);
+	h->nspans = hl->nspans;
+	for (uint32_t c = 0; c < hl->nconns; c++)
+		if (hl->n[c]) {
+			struct hol_span sp = { .conn = c, .from = hl->since[c], .to = SIMTIME_MAX };
+			PUT(b, sp);
+			h->nspans++;
+		}
+}
+
+static int span_cmp(const void *a, const void *b)
+{
+	const struct hol_span *x = a, *y = b;
+	if (x->conn != y->conn)
+		return x->conn < y->conn ? -1 : 1;
+	return x->from < y->from ? -1 : x->from > y->from;
+}
+
+/* Every connection's blocked time, the union of all ranks' spans, into rank
+ * 0's fab_hol: what one process counts with one n per connection. */
+static void merge_spans(struct sim *s, struct hol_span *v, size_t n)
+{
+	struct fab_hol *h = s->fab.hol;
+	memset(h->n, 0, h->nconns * sizeof *h->n);
+	memset(h->total, 0, h->nconns * sizeof *h->total);
+	if (n)
+		qsort(v, n, sizeof *v, span_cmp);
+	for (size_t i = 0; i < n;) {
+		uint32_t c = v[i].conn;
+		simtime_t from = v[i].from, to = v[i].from, sum = 0;
+		for (; i < n && v[i].conn == c; i++) {
+			simtime_t end = v[i].to == SIMTIME_MAX ? s->q.now : v[i].to;
+			if (v[i].from > to) {
+				sum += to - from;
+				from = v[i].from;
+			}
+			to = end > to ? end : to;
+		}
+		h->total[c] = sum + (to - from);
+	}
+}
+
 static void unpack_conn(struct sim *s, const struct part_conn *r)
 {
 	struct conn *c = s->w.conns[r->id];
@@ -1107,7 +1157,7 @@ static void unpack_port(struct sim *s, const struct part_port *r)
 
 /* One rank's share (a buffer part_pack made) into rank 0's sim. */
 static void unpack(struct sim *s, const unsigned char *v, struct part_buf *rows,
-		   struct part_buf *lost, struct part_head *sum)
+		   struct part_buf *lost, struct part_buf *spans, struct part_head *sum)
 {
 	struct part_head h;
 	memcpy(&h, v, sizeof h);
@@ -1148,6 +1198,8 @@ static void unpack(struct sim *s, const unsigned char *v, struct part_buf *rows,
 		if (r.has & FL_TX)
 			s->tx_at[r.id] = r.tx;
 	}
+	buf_put(spans, v, h.nspans * sizeof(struct hol_span));
+	v += h.nspans * sizeof(struct hol_span);
 	buf_put(rows, v, h.nrows * sizeof(struct ts_row));
 }
 
@@ -1167,6 +1219,7 @@ static void pack(struct sim *s, struct part_buf *b)
 	pack_ports(s, b, &h);
 	pack_conns(s, b, &h);
 	pack_flows(s, b, &h);
+	pack_spans(s, b, &h);
 	memcpy(b->v, &h, sizeof h);
 	buf_put(b, s->ts->rows, s->ts->n * sizeof(struct ts_row));
 }
@@ -1181,16 +1234,19 @@ void part_gather(struct sim *s)
 		mp_free(b.v);
 		return;
 	}
-	struct part_buf rows = { 0 }, lost = { 0 };
+	struct part_buf rows = { 0 }, lost = { 0 }, spans = { 0 };
 	struct part_head sum = { 0 };
-	unpack(s, b.v, &rows, &lost, &sum);
+	unpack(s, b.v, &rows, &lost, &spans, &sum);
 	mp_free(b.v);
 	for (int r = 1; r < P->nranks; r++) {
 		size_t n;
 		unsigned char *v = ranks_recv(r, PART_TAG, &n);
-		unpack(s, v, &rows, &lost, &sum);
+		unpack(s, v, &rows, &lost, &spans, &sum);
 		mp_free(v);
 	}
+	if (s->fab.hol)
+		merge_spans(s, (struct hol_span *)spans.v, spans.n / sizeof(struct hol_span));
+	mp_free(spans.v);
 	for (size_t off = 0; off + 16 <= lost.n; off += 16) {
 		uint64_t w[2];
 		memcpy(w, lost.v + off, sizeof w);
