@@ -30,7 +30,10 @@
 #    2 ranks), every fabric link corrupting packets at random (each port's
 #    own random stream, on its rank), and a cut link (agg0_1-core2 at 2
 #    ranks) failing under its packets and coming back, another failing, a
-#    third slowed down;
+#    third slowed down; a cut link's delay lowered to 400 ns at 5 us and
+#    raised again (the lookahead is the least delay a cut link will have:
+#    0.4 us), every link of agg3_0 given 600 ns, core1's egress a processing
+#    delay;
 #  - UET with NSCC and RCCC on a 15-to-1 incast into 60 KB queues: the
 #    receiver's pull pacer (state and events of host 0), its PULLs, and the
 #    drops, timeouts and RTSs of the first round trip, and trimming (the
@@ -54,8 +57,8 @@
 # pod's aggregation switches, cores dealt out in blocks): at 2 ranks pods 0-1
 # and cores 0-1 on rank 0, each core reaches the other two pods: 4 x 2 = 8
 # cut links; at 4 ranks a pod and a core each: 4 x 3 = 12.
-# What is not partitioned yet (a link delay that changes, which the windows
-# rely on; a completion releasing a message on another rank sooner than the
+# What is not partitioned yet (a lossless link coming back up, which reads
+# its peer's PFC state; a completion releasing a message on another rank sooner than the
 # lookahead, directly or through an iteration barrier; Proteus's in_order:
 # delivered) is refused before the run (exit 2), said once.
 set -euo pipefail
@@ -177,6 +180,10 @@ events:
   - {at: 9us, link: edge1_0-agg1_1, action: down}
   - {at: 20us, link: agg0_1-core2, action: up}
   - {at: 12us, link: agg2_0-core0, action: rate, value: 25Gbps}
+  - {at: 5us, link: agg1_1-core3, action: delay, value: 400ns}
+  - {at: 15us, link: agg1_1-core3, action: delay, value: 3us}
+  - {at: 6us, node: agg3_0, action: delay, value: 600ns}
+  - {at: 10us, node: core1, action: proc_delay, value: 700ns}
 YAML
 # collectives
 cat >ring.yaml <<'YAML'
@@ -283,6 +290,9 @@ for n in 2 4; do
 done
 d=$(json uet1/summary.json 'd["network"]["trimmed"]' 2>&1)
 [[ $d =~ ^[1-9][0-9]*$ ]] || fail "uet: trimmed packets" "trimmed > 0" "$d"
+# the lookahead: the least delay a cut link will have (agg1_1-core3's 400 ns)
+d=$(json fail2/summary.json 'd["partition"]["lookahead_us"]' 2>&1)
+[[ $d == 0.4 ]] || fail "fail: the lookahead" "0.4 (us, after a delay event)" "$d"
 d=$(json fail1/summary.json 'd["network"]["drops_link"]' 2>&1)
 [[ $d =~ ^[1-9][0-9]*$ ]] || fail "fail: corrupted packets" "drops_link > 0" "$d"
 # what the cut link lost when it failed, both ways (counted at the sending port)
@@ -309,16 +319,17 @@ d=$(json proteus1/summary.json 'd["network"]["pause_frames"]' 2>&1)
 [[ $d =~ ^[1-9][0-9]*$ ]] || fail "proteus: PFC pauses" "pause_frames > 0" "$d"
 
 # not partitioned yet: refused before the run, exit 2, nothing written
-sed 's/^name: strack/name: ev/' strack.yaml >ev.yaml
-printf 'events:\n  - {at: 10us, link: edge0_0-agg0_0, action: delay, value: 2us}\n' >>ev.yaml
+sed 's/^name: roce/name: ev/' roce.yaml >ev.yaml
+printf 'events:\n  - {at: 10us, link: edge0_0-agg0_0, action: down}\n  - {at: 20us, link: edge0_0-agg0_0, action: up}\n' >>ev.yaml
 set +e
 launch 2 ev.yaml --out ev --quiet >ev.out 2>ev.err
 rc=$?
 set -e
-[[ $rc == 2 ]] || fail "a delay event at 2 ranks" "exit 2" "exit $rc: $(head -c 300 ev.err)"
-grep -qF "events that change a link's delay (the windows' lookahead): not partitioned yet" ev.err || fail "a delay event at 2 ranks" "a sentence: not partitioned yet" "$(head -c 300 ev.err)"
-[[ $(grep -c 'not partitioned yet' ev.err) == 1 ]] || fail "a delay event at 2 ranks" "said once (rank 0)" "$(cat ev.err)"
-[[ ! -e ev/flows.csv ]] || fail "a delay event at 2 ranks" "nothing written" "$(ls ev)"
+W="a lossless link coming back up at 2 ranks"
+[[ $rc == 2 ]] || fail "$W" "exit 2" "exit $rc: $(head -c 300 ev.err)"
+grep -qF "a lossless fabric's links coming back up: not partitioned yet" ev.err || fail "$W" "a sentence: not partitioned yet" "$(head -c 300 ev.err)"
+[[ $(grep -c 'not partitioned yet' ev.err) == 1 ]] || fail "$W" "said once (rank 0)" "$(cat ev.err)"
+[[ ! -e ev/flows.csv ]] || fail "$W" "nothing written" "$(ls ev)"
 
 # Proteus's in_order: delivered, whose destination edge writes the source
 # edge's flow table at once

@@ -22,7 +22,8 @@
  * Windows (YAWNS: Nicol, "The cost of conservative synchronization in
  * parallel discrete event simulations", JACM 1993): the window [W0, W1) has
  * W1 = W0 + lookahead, the lookahead being the smallest delay of a cut link
- * (a packet put on a wire at t arrives no earlier than t + delay). Each rank
+ * (a packet put on a wire at t arrives no earlier than t + delay), the least
+ * each will have through the run (an event may lower it). Each rank
  * runs its events below W1; what they send across cuts arrives at W1 or
  * later; the ranks exchange it (MPI_Alltoallv), and the next W0 is the
  * earliest pending event of all ranks (one MPI_Allgather), which skips idle
@@ -192,15 +193,10 @@ static int unsupported(struct sim *s, struct mp_err *e)
 	const struct experiment *x = s->x;
 	const char *what = NULL, *key = NULL;
 	const struct lb_ops *lb = s->fab.lb;
-	bool delay_ev = false, up_ev = false;
-	for (size_t i = 0; i < x->nevents; i++) {
-		enum link_action a = x->events[i].action;
-		delay_ev |= a == LINK_DELAY || a == LINK_PROC_DELAY;
-		up_ev |= a == LINK_UP;
-	}
-	if (delay_ev)
-		what = "events that change a link's delay (the windows' lookahead)", key = "events";
-	else if (up_ev && x->sw.mode == BUF_LOSSLESS) /* port_link_up reads its peer's PFC state */
+	bool up_ev = false;
+	for (size_t i = 0; i < x->nevents; i++)
+		up_ev |= x->events[i].action == LINK_UP;
+	if (up_ev && x->sw.mode == BUF_LOSSLESS) /* port_link_up reads its peer's PFC state */
 		what = "a lossless fabric's links coming back up", key = "events";
 	else if (s->ccl.nchans && ccl_traced(s))
 		what = "the collective layer's qp_trace.csv (one trace, written by every queue "
@@ -435,27 +431,59 @@ static void keep_mine(struct sim *s)
 	mp_free(k.v);
 }
 
+/* The least delay each port will have (least[i], port_mem's order): its
+ * delay now, or a smaller one an event gives its link (`delay`; a
+ * `proc_delay` adds to the link's and never goes below 0). */
+static simtime_t *least_delays(const struct sim *s)
+{
+	const struct fabric *f = &s->fab;
+	simtime_t *least = mp_malloc((f->nports + 1) * sizeof *least);
+	for (uint32_t i = 0; i < f->nports; i++)
+		least[i] = f->port_mem[i].delay;
+	for (size_t i = 0; i < s->x->nevents; i++) {
+		const struct exp_event *ev = &s->x->events[i];
+		if (ev->action != LINK_DELAY)
+			continue;
+		/* checked when they were scheduled (run.c, schedule_events) */
+		const struct node *n = *ev->node ? fab_find_node(f, ev->node) : NULL;
+		uint32_t one = n ? UINT32_MAX : fab_find_link(f, ev->link);
+		for (uint32_t l = 0; l < f->nlinks; l++) {
+			const struct fab_link_spec *ls = &f->links[l];
+			if (n ? ls->a != n->id && ls->b != n->id : l != one)
+				continue;
+			uint32_t ends[2] = { fab_port_index(f, &f->nodes[ls->a]->ports[ls->pa]),
+					     fab_port_index(f, &f->nodes[ls->b]->ports[ls->pb]) };
+			for (int k = 0; k < 2; k++)
+				least[ends[k]] = ev->u < least[ends[k]] ? ev->u : least[ends[k]];
+		}
+	}
+	return least;
+}
+
 /* The cut links, and the window's width: the smallest delay of a cut link,
- * at most twice the smallest of any link (the last stretch, above). */
+ * at most twice the smallest of any link (the last stretch, above), each the
+ * least it will be through the run (least_delays). */
 static int mark_cut(struct sim *s, struct mp_err *e)
 {
 	struct part *P = s->part;
 	struct fabric *f = &s->fab;
 	simtime_t cut_min = SIMTIME_MAX, any_min = SIMTIME_MAX;
+	simtime_t *least = least_delays(s);
 	for (uint32_t i = 0; i < f->nports; i++) {
 		struct port *pt = &f->port_mem[i];
-		any_min = pt->delay < any_min ? pt->delay : any_min;
+		any_min = least[i] < any_min ? least[i] : any_min;
 		bool cut = P->owner[pt->owner->id] != P->owner[pt->peer_node->id];
 		if (!cut)
 			continue;
-		cut_min = pt->delay < cut_min ? pt->delay : cut_min;
+		cut_min = least[i] < cut_min ? least[i] : cut_min;
 		P->cut_links += P->owner[pt->owner->id] < P->owner[pt->peer_node->id];
 		pt->cut = part_mine(P, pt->owner);
 	}
+	mp_free(least);
 	if (any_min == 0)
 		return exp_errf(e, s->x, "topology",
-				"a link of delay 0: a partitioned run needs every link to take "
-				"time (its lookahead)");
+				"a link of delay 0, now or after an event: a partitioned run needs "
+				"every link to take time (its lookahead)");
 	P->lookahead = cut_min < 2 * any_min ? cut_min : 2 * any_min;
 	return MP_OK;
 }
