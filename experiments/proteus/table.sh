@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# table.sh RESULTS_DIR - the Fig. 10-11 tables of README.md from a run of
-# fig10_11.yaml: per workload and load, each system's mean and p99 FCT with the
+# table.sh RESULTS_DIR - the tables of README.md from a run of fig12_13.yaml
+# (Fig. 12: per system, HoL-blocked flows and reordered packets beside the
+# paper's, PAUSE frames, FCT and the measured load) or of fig10_11.yaml: per workload and load, each system's mean and p99 FCT with the
 # load its point carried (summary.json's load: the busiest fabric tier against
 # what the nominal load implies, the host links against the nominal load), its
 # PAUSE frames, HoL-blocked flows and reordered packets; Fig. 11's p99 slowdown
@@ -11,6 +12,7 @@
 # per finished point); a point that is not there prints as "-". Data Mining is
 # printed only when one of its points is there.
 #   experiments/proteus/table.sh results/proteus_fig10_11
+#   experiments/proteus/table.sh results/proteus_fig12_13
 set -euo pipefail
 python3 - "${1:?usage: table.sh RESULTS_DIR}" <<'PY'
 import csv, json, os, sys
@@ -34,15 +36,47 @@ for n in names:
     if os.path.exists(f):
         pts[n] = json.load(open(f))
 
+def fmt(x, f="%.0f"):
+    return "-" if x is None else f % x
+
+def load_cells(p):
+    ld = p["load"]
+    return ("%.3f / %.3f (%+.0f%%)" % (ld["fabric"], ld["fabric_implied"],
+                                       100 * (ld["fabric"] / ld["fabric_implied"] - 1)),
+            "%.3f / %.2f" % (ld["host"], ld["nominal"]))
+
+def share(pfc, num, den):
+    return "-" if not pfc.get(den) else "%.2f%%" % (100.0 * pfc.get(num, 0) / pfc[den])
+
+# Fig. 12 (fig12_13.yaml's Data Mining points, one sweep key: system)
+FIG12 = {"conga": "35%", "drill": "19%", "hermes": "15%", "mprdma": "11%", "proteus": "0"}
+if any(n.startswith("system-") and "_traffic-" not in n for n in names):
+    rows = SYSTEMS + [(s + "_host0.6", n + ", host load 0.6")
+                      for s, n in SYSTEMS if s in ("conga", "drill", "hermes", "proteus")]
+    print("Data Mining at the paper's 0.6 (host 0.3) (Fig. 12a-b), FCT in us:\n")
+    print("| system | paper HoL-blocked | ours HoL-blocked | reordered packets | PAUSE frames "
+          "| mean FCT | p99 FCT | fabric / implied | host / nominal |")
+    print("|---|---|---:|---:|---:|---:|---:|---|---|")
+    for s, sname in rows:
+        p = pts.get("system-" + s.replace("_", "+"))
+        paper = FIG12.get(s, "")
+        if p is None:
+            print("| %s | %s | - | - | - | - | - | - | - |" % (sname, paper))
+            continue
+        pfc, fct = p.get("pfc", {}), p["flows"]["fct_us"]
+        hol = "%s (%d / %d)" % (share(pfc, "hol_flows", "measured_flows"),
+                                pfc.get("hol_flows", 0), pfc.get("measured_flows", 0))
+        print("| %s | %s | %s | %s | %d | %s | %s | %s | %s |" % (
+            sname, paper, hol, share(pfc, "reordered", "data_pkts"),
+            p["network"]["pause_frames"], fmt(fct["mean"]), fmt(fct["p99"]), *load_cells(p)))
+    sys.exit(0)
+
 def point(sysname, traffic, host):
     # a point's folder writes a "_" inside a swept value as "+" (system-proteus+delivered_...)
     return pts.get("system-%s_traffic-%s_load-%s" % (sysname.replace("_", "+"), traffic, host))
 
 def paper_load(host):
     return "%g" % (2 * float(host))
-
-def fmt(x, f="%.0f"):
-    return "-" if x is None else f % x
 
 traffics = [t for t in TRAFFIC
             if t[0] != "mining" or any(point(s, "mining", h) for s, _ in SYSTEMS for h in HOST_LOADS)]
@@ -59,17 +93,11 @@ for tr, trname in traffics:
             if p is None:
                 print("| %s (%s) | %s | - | - | - | - | - | - | - |" % (paper_load(h), h, sname))
                 continue
-            fct, ld, pfc = p["flows"]["fct_us"], p["load"], p.get("pfc", {})
-            fab = "%.3f / %.3f (%+.0f%%)" % (ld["fabric"], ld["fabric_implied"],
-                                           100 * (ld["fabric"] / ld["fabric_implied"] - 1))
-            reo = hol = "-"
-            if pfc.get("data_pkts"):
-                reo = "%.2f%%" % (100.0 * pfc.get("reordered", 0) / pfc["data_pkts"])
-            if pfc.get("measured_flows"):
-                hol = "%.2f%%" % (100.0 * pfc.get("hol_flows", 0) / pfc["measured_flows"])
-            print("| %s (%s) | %s | %s | %s | %s | %.3f / %.2f | %d | %s | %s |" % (
-                paper_load(h), h, sname, fmt(fct["mean"]), fmt(fct["p99"]), fab,
-                ld["host"], ld["nominal"], p["network"]["pause_frames"], hol, reo))
+            fct, pfc = p["flows"]["fct_us"], p.get("pfc", {})
+            print("| %s (%s) | %s | %s | %s | %s | %s | %d | %s | %s |" % (
+                paper_load(h), h, sname, fmt(fct["mean"]), fmt(fct["p99"]), *load_cells(p),
+                p["network"]["pause_frames"], share(pfc, "hol_flows", "measured_flows"),
+                share(pfc, "reordered", "data_pkts")))
     print()
 
 # Fig. 11: p99 slowdown of the two smallest size groups (summary.json's by_size)
