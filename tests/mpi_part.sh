@@ -53,6 +53,14 @@
 #    packets that cross), Hermes (host state, probes on a host's timer),
 #    Proteus over RoCEv2 on a lossless fabric (pauses, in_order: local), and
 #    HPCC over CONGA (an INT record after the scheme's metadata).
+#  - servers of 4 GPUs (the intra-node fabric, whose transfers share a
+#    server's ports max-min, so a server's GPUs stay on one rank: scheme
+#    "servers"): an AlltoAll over STrack on a leaf-spine of 6 hosts per leaf,
+#    so servers straddle leaves; at 4 ranks servers 0-5 go to ranks 0, 0, 1,
+#    2, 2, 3 and the links of hosts 8-11 (leaf 1, rank 0) and 20-23 (leaf 3,
+#    rank 2) are cut, 8 host links and 4 leaf-spine ones (by ToRs, server 1
+#    would be split and the files differ); a ring AllReduce on a
+#    rail-optimized cluster of 8 servers, whole leaves per rank.
 # The cut, by hand (scheme "tors": ToRs in blocks with their hosts and their
 # pod's aggregation switches, cores dealt out in blocks): at 2 ranks pods 0-1
 # and cores 0-1 on rank 0, each core reaches the other two pods: 4 x 2 = 8
@@ -281,6 +289,43 @@ for x in strack roce dag dagr fail uet ring a2a iter ar drill letflow conga herm
 	[[ $(json "${x}1/summary.json" '"partition" in d, d["run"]["ranks"]' 2>&1) == "False 1" ]] ||
 		fail "$x in one process: summary.json" "ranks 1, no partition object" "$(head -c 300 "${x}1/summary.json")"
 done
+# servers of several GPUs
+cat >srvl.yaml <<'YAML'
+name: srvl
+seed: 11
+topology: {type: leaf_spine, hosts_per_leaf: 6, leaves: 4, spines: 2, host_rate: 100Gbps, fabric_rate: 100Gbps, host_delay: 1us, fabric_delay: 1us}
+server: {gpus: 4, rate: 200Gbps}
+transport: {type: strack}
+collective: {type: alltoall, size: 256KB, ranks: 24}
+ccl: {type: stripe, qps: 2}
+output: {interval: 5us, queues: [max:all], utilisation: [all]}
+YAML
+cat >srvr.yaml <<'YAML'
+name: srvr
+seed: 11
+topology: {type: rail_optimized, servers: 8, gpus: 4, servers_per_leaf: 2, spines: 2, host_rate: 100Gbps, fabric_rate: 100Gbps}
+transport: {type: strack}
+collective: {type: allreduce, algorithm: ring, size: 2MB, ranks: 32, chunk: 64KB}
+ccl: {type: stripe, qps: 2}
+output: {interval: 5us, queues: [max:all], utilisation: [all]}
+YAML
+for x in srvl srvr; do
+	for n in 1 2 4; do ranks "$n" "$x.yaml" "$x$n"; done
+	for n in 2 4; do
+		for f in flows.csv ports.csv timeseries.csv collectives.csv; do
+			cmp -s "${x}1/$f" "$x$n/$f" ||
+				fail "$x at $n ranks: $f" "byte-identical to one process" "$(cmp "${x}1/$f" "$x$n/$f" 2>&1)"
+		done
+	done
+	got=$(awk -F, 'NR > 1 && int($2 / 4) == int($3 / 4) { n++ } END { print n + 0 }' "${x}1/flows.csv")
+	[[ $got -gt 0 ]] || fail "$x: messages inside a server" "some (the intra-node fabric)" "$got"
+done
+got=$(json srvl2/summary.json 'd["partition"]["scheme"], d["partition"]["cut_links"]' 2>&1)
+[[ $got == "servers 4" ]] || fail "srvl at 2 ranks: the cut" "servers 4" "$got"
+got=$(json srvl4/summary.json 'd["partition"]["scheme"], d["partition"]["cut_links"]' 2>&1)
+[[ $got == "servers 12" ]] || fail "srvl at 4 ranks: the cut" "servers 12 (8 host links, 4 leaf-spine)" "$got"
+got=$(json srvr4/summary.json 'd["partition"]["cut_links"]' 2>&1)
+[[ $got == 24 ]] || fail "srvr at 4 ranks: the cut" "24 leaf-spine links, no host link" "$got"
 # the load over the window: the same figures at every rank count
 want=$(json poisson1/summary.json 'd["load"]' 2>&1)
 [[ $want == *"'fabric_tier': 'tier1_up'"* ]] || fail "poisson: summary.json load" "a window's load, tier1_up the busiest" "$want"

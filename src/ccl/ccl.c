@@ -108,7 +108,8 @@ void ccl_init(struct ccl *l, struct tp_world *w, const struct ccl_sched_ops *ops
 	l->nmsgs = nmsgs;
 	l->msgs = mp_calloc(nmsgs ? nmsgs : 1, sizeof *l->msgs);
 	if (intra_on(srv)) {
-		intra_init(&l->intra, w->q, srv, w->fab->nhosts, INTRA_ENTITY_ID(TP_ENTITY_BASE));
+		intra_init(&l->intra, w->q, srv, w->fab->nhosts,
+			   INTRA_ENTITY_ID(TP_ENTITY_BASE, 0));
 		l->intra.done = intra_done;
 		l->intra.ctx = l;
 		l->has_intra = true;

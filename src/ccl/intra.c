@@ -42,14 +42,15 @@ int intra_check(const struct intra_cfg *cfg, uint32_t nhosts, struct mp_err *e)
 }
 
 void intra_init(struct intra *f, struct evq *q, const struct intra_cfg *cfg, uint32_t nhosts,
-		uint32_t entity)
+		uint32_t entity0)
 {
 	memset(f, 0, sizeof *f);
 	f->cfg = cfg;
 	f->q = q;
-	f->evs.id = entity;
 	f->nsrv = (uint32_t)(nhosts / cfg->gpus);
 	f->srv = mp_calloc(f->nsrv ? f->nsrv : 1, sizeof *f->srv);
+	for (uint32_t k = 0; k < f->nsrv; k++)
+		f->srv[k].evs.id = entity0 - k;
 	f->cap = mp_malloc(2 * cfg->gpus * sizeof *f->cap);
 	f->cnt = mp_malloc(2 * cfg->gpus * sizeof *f->cnt);
 }
@@ -132,7 +133,7 @@ static void reschedule(struct intra *f, uint32_t k)
 		if (t < first)
 			first = t;
 	}
-	evq_at(f->q, &f->evs, s->last + first, end_ev, f, ((uint64_t)k << 32) | s->gen);
+	evq_at(f->q, &s->evs, s->last + first, end_ev, f, ((uint64_t)k << 32) | s->gen);
 }
 
 static void deliver_ev(void *obj, uint64_t arg)
@@ -154,7 +155,7 @@ static void end_ev(void *obj, uint64_t arg)
 	uint32_t j = 0;
 	for (uint32_t i = 0; i < s->n; i++) {
 		if (s->x[i].rem == 0)
-			evq_at(f->q, &f->evs, now + f->cfg->latency, deliver_ev, f, s->x[i].id);
+			evq_at(f->q, &s->evs, now + f->cfg->latency, deliver_ev, f, s->x[i].id);
 		else
 			s->x[j++] = s->x[i];
 	}

@@ -48,14 +48,15 @@ struct intra_xfer {
 struct intra_server {
 	struct intra_xfer *x;
 	uint32_t n, cap;
-	uint32_t gen;	/* generation of the pending end-of-transfer event */
-	simtime_t last; /* rates hold since then, ps */
+	uint32_t gen;	   /* generation of the pending end-of-transfer event */
+	simtime_t last;	   /* rates hold since then, ps */
+	struct ev_src evs; /* its events' entity: one per server, so that a
+			    * partitioned run keys them as one process does */
 };
 
 struct intra {
 	const struct intra_cfg *cfg;
 	struct evq *q;
-	struct ev_src evs;
 	struct intra_server *srv;
 	uint32_t nsrv;
 	/* scratch for the max-min shares: per port (egress g, ingress gpus + g) */
@@ -69,8 +70,9 @@ struct intra {
 	void *ctx;
 };
 
-/* Entity id of the intra-node fabric's events (below the connections'). */
-#define INTRA_ENTITY_ID(tp_base) ((tp_base)-1u)
+/* Entity id of server k's events: the ids below the connections', counting
+ * down (k < nhosts / gpus; above the fabric's nodes and ports: run.c checks). */
+#define INTRA_ENTITY_ID(tp_base, k) ((tp_base)-1u - (k))
 
 /* The section against a fabric of `nhosts` hosts: "gpus: expected ...". */
 int intra_check(const struct intra_cfg *cfg, uint32_t nhosts, struct mp_err *e);
@@ -78,8 +80,9 @@ static inline bool intra_on(const struct intra_cfg *cfg)
 {
 	return cfg && cfg->gpus > 1;
 }
+/* Server k's events are entity `entity0` - k. */
 void intra_init(struct intra *f, struct evq *q, const struct intra_cfg *cfg, uint32_t nhosts,
-		uint32_t entity);
+		uint32_t entity0);
 /* Hosts a and b are two GPUs of one server. */
 static inline bool intra_same(const struct intra *f, uint32_t a, uint32_t b)
 {

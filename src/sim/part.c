@@ -54,7 +54,8 @@
  * ToRs are numbered pod by pod), a switch above them to the rank of all its
  * lower neighbours when they share one (a fat tree's aggregation switches stay
  * with their pod), and the others (spines, cores) dealt out in blocks;
- * "round" deals ToRs out one by one (a worse cut, for comparison).
+ * "round" deals ToRs out one by one (a worse cut, for comparison). With
+ * servers of several GPUs, "servers" (place_servers) keeps each server whole.
  * MPSIM_PARTITION chooses; "tors" is the default.
  */
 #include "sim/part.h"
@@ -161,10 +162,42 @@ static void place_upper(struct fabric *f, uint16_t *own, int R)
 	}
 }
 
-static const char *part_scheme(struct fabric *f, uint16_t *own, int R)
+/* Servers of several GPUs (`gpus` consecutive hosts, ccl/intra.h): a
+ * server's transfers share its internal fabric, so its hosts stay on one
+ * rank; servers in blocks, each ToR with its first host (a rail-optimized
+ * leaf holds the same servers' GPUs on every rail, so blocks of whole leaves
+ * cut no host link), a ToR without hosts dealt out in blocks. */
+static void place_servers(struct fabric *f, uint16_t *own, int R, uint32_t gpus, bool round)
+{
+	uint32_t nsrv = f->nhosts / gpus;
+	uint8_t *placed = mp_calloc(f->ntors + 1, 1);
+	for (uint32_t h = 0; h < f->nhosts; h++) {
+		uint32_t k = h / gpus;
+		uint16_t r = (uint16_t)(round ? k % (uint32_t)R : (uint64_t)k * (uint64_t)R / nsrv);
+		own[f->hosts[h]->node.id] = r;
+		for (uint32_t p = 0; p < f->hosts[h]->node.nports && p < f->rails; p++) {
+			uint32_t t = f->host_tor[(size_t)h * f->rails + p];
+			if (!placed[t]) {
+				placed[t] = 1;
+				own[f->tors[t]->node.id] = r;
+			}
+		}
+	}
+	for (uint32_t t = 0; t < f->ntors; t++)
+		if (!placed[t])
+			own[f->tors[t]->node.id] = (uint16_t)((uint64_t)t * (uint64_t)R / f->ntors);
+	mp_free(placed);
+}
+
+static const char *part_scheme(struct fabric *f, uint16_t *own, int R, uint32_t gpus)
 {
 	const char *env = getenv("MPSIM_PARTITION");
 	bool round = env && !strcmp(env, "round");
+	if (gpus > 1) {
+		place_servers(f, own, R, gpus, round);
+		place_upper(f, own, R);
+		return round ? "servers_round" : "servers";
+	}
 	for (uint32_t t = 0; t < f->ntors; t++)
 		own[f->tors[t]->node.id] =
 		    (uint16_t)(round ? t % (uint32_t)R : (uint64_t)t * (uint64_t)R / f->ntors);
@@ -202,8 +235,6 @@ static int unsupported(struct sim *s, struct mp_err *e)
 		what = "the collective layer's qp_trace.csv (one trace, written by every queue "
 		       "pair's sender in the order of events)",
 		key = "ccl";
-	else if (x->server.gpus > 1)
-		what = "servers of several GPUs", key = "server";
 	else if (lb && lb->unpartitioned && (what = lb->unpartitioned(x->lb_params)))
 		key = "lb";
 	if (!what)
@@ -415,6 +446,9 @@ static bool creator_mine(const struct sim *s, uint64_t key)
 		return part_mine(s->part, &s->w.conns[id - TP_ENTITY_BASE]->src->node);
 	if (id > f->nnodes && id - f->nnodes - 1 < f->nports)
 		return part_mine(s->part, f->port_mem[id - f->nnodes - 1].owner);
+	uint32_t k = INTRA_ENTITY_ID(TP_ENTITY_BASE, 0) - id; /* a server's (ccl/intra.h) */
+	if (s->ccl.has_intra && id < TP_ENTITY_BASE && k < s->ccl.intra.nsrv)
+		return part_mine(s->part, &f->hosts[k * s->ccl.intra.cfg->gpus]->node);
 	MP_PANIC("event of entity %u at setup: no rank is known to own it", id);
 }
 
@@ -692,7 +726,7 @@ int part_setup(struct sim *s, struct mp_err *e)
 	P->rank = ranks_rank();
 	P->nranks = ranks_size();
 	P->owner = mp_calloc(f->nnodes, sizeof *P->owner);
-	P->scheme = part_scheme(f, P->owner, P->nranks);
+	P->scheme = part_scheme(f, P->owner, P->nranks, (uint32_t)s->x->server.gpus);
 	P->out = mp_calloc((size_t)P->nranks, sizeof *P->out);
 	/* a packet, its load balancer's metadata and its INT record (HPCC) */
 	P->pkt_bytes = (uint32_t)(sizeof(struct packet) + f->pkt_meta);

@@ -946,11 +946,14 @@ static int build_topology(struct sim *s, struct topo_info *info, struct mp_err *
 	if (sim_plan_fabric(x, e))
 		return e->status;
 	x->topo->build(x->topo_params, &s->fab, info);
-	if (s->fab.nnodes + 1 + 2 * s->fab.nlinks >= TP_ENTITY_BASE)
+	/* the event keys' entities: the nodes', the ports' and, below the
+	 * connections', each server's (ccl/intra.h) */
+	uint64_t nsrv = intra_on(&x->server) ? s->fab.nhosts / x->server.gpus : 0;
+	if (s->fab.nnodes + 1 + 2 * (uint64_t)s->fab.nlinks + nsrv >= TP_ENTITY_BASE)
 		return exp_errf(e, x, "topology",
 				"the fabric has too many ports for mpsim's "
-				"event keys (%u nodes, %u links)",
-				s->fab.nnodes, s->fab.nlinks);
+				"event keys (%u nodes, %u links, %llu servers)",
+				s->fab.nnodes, s->fab.nlinks, (unsigned long long)nsrv);
 	return MP_OK;
 }
 
