@@ -9,6 +9,8 @@
  *    the host links and uplinks carry too; the Poisson count of about 6,250
  *    flows per host varies by ~1.3%), the implied uplink load is 0.5 exactly (one host per leaf: all
  *    traffic crosses; uplink rate = host rate), and no warning is raised;
+ *    the load the arrivals offered is their count x 10 KB over the window
+ *    and the two links, within 3% of 0.5;
  *  - the same with 25 Gb/s uplinks: nominal 0.5 implies 2.0 of the uplinks,
  *    which carry at most 1.0, so the run is flagged low;
  *  - a workload that offers no load (a permutation) reports none.
@@ -52,6 +54,16 @@ static void test_single_link_at_known_load(void **state)
 	assert_true(l->fabric_group == G_T1_UP || l->fabric_group == G_T1_DOWN);
 	assert_true(fabs(l->fabric_implied - 0.5) < 1e-12);
 	assert_false(l->low);
+	/* arrived: the flows that started in the window, 10 KB each, over the
+	 * window and the two hosts' 100 Gb/s, exactly; and within the Poisson
+	 * count's few percent of the nominal 0.5 */
+	size_t n = 0;
+	for (size_t i = 0; i < r.nflows; i++)
+		n += r.flows[i].start >= l->from && r.flows[i].start < l->until;
+	double arrived = 8.0 * 10000.0 * (double)n / (2 * 100e9 * time_to_s(l->until - l->from));
+	print_message("%zu flows arrived: %.6f of the host links\n", n, l->arrived);
+	assert_true(fabs(l->arrived - arrived) < 1e-9);
+	assert_true(fabs(l->arrived - 0.5) < 0.03 * 0.5);
 	run_result_free(&r);
 }
 

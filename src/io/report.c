@@ -529,17 +529,22 @@ static void ports_table(FILE *f, const struct jkv *j)
  * over its statistics window; sim/load.c defines each figure) as one line */
 static void load_para(FILE *f, const struct jkv *j)
 {
-	const char *nom = jget(j, "load.nominal"), *host = jget(j, "load.host"),
-		   *fab = jget(j, "load.fabric"), *tier = jget(j, "load.fabric_tier"),
-		   *imp = jget(j, "load.fabric_implied"), *from = jget(j, "load.from_us"),
-		   *until = jget(j, "load.until_us"), *warn = jget(j, "load.warning");
+	const char *nom = jget(j, "load.nominal"), *arr = jget(j, "load.arrived"),
+		   *host = jget(j, "load.host"), *fab = jget(j, "load.fabric"),
+		   *tier = jget(j, "load.fabric_tier"), *imp = jget(j, "load.fabric_implied"),
+		   *from = jget(j, "load.from_us"), *until = jget(j, "load.until_us"),
+		   *warn = jget(j, "load.warning");
 	if (!nom || !host)
 		return;
 	fprintf(f,
 		"<p class=\"load\">Load over [%.1f us, %.1f us), as fractions of capacity: "
-		"nominal %.3f of each source host's link; measured on the host links %.3f",
+		"nominal %.3f of each source host's link",
 		from ? strtod(from, NULL) : NAN, until ? strtod(until, NULL) : NAN,
-		strtod(nom, NULL), strtod(host, NULL));
+		strtod(nom, NULL));
+	if (arr)
+		fprintf(f, " (%.3f offered by the flows that arrived in the window)",
+			strtod(arr, NULL));
+	fprintf(f, "; measured on the host links %.3f", strtod(host, NULL));
 	if (fab && tier) {
 		fprintf(f, ", on the busiest fabric tier (");
 		esc(f, tier);

@@ -119,7 +119,7 @@ static void json_load(FILE *f, const struct load_rec *l)
 		return;
 	fprintf(f, "  \"load\": {\"from_us\": %.6f, \"until_us\": %.6f, \"nominal\": %.6f, ",
 		time_to_us(l->from), time_to_us(l->until), l->nominal);
-	fprintf(f, "\"host\": %.6f", l->host);
+	fprintf(f, "\"arrived\": %.6f, \"host\": %.6f", l->arrived, l->host);
 	if (l->fabric_group >= 0)
 		fprintf(f, ", \"fabric\": %.6f, \"fabric_tier\": \"%s\"", l->fabric,
 			port_group_names[l->fabric_group]);
@@ -139,8 +139,8 @@ static void print_load(FILE *f, const struct load_rec *l)
 {
 	if (!l->valid)
 		return;
-	fprintf(f, "  load over [%.1f us, %.1f us): nominal %.3f, host links %.3f",
-		time_to_us(l->from), time_to_us(l->until), l->nominal, l->host);
+	fprintf(f, "  load over [%.1f us, %.1f us): nominal %.3f (arrived %.3f), host links %.3f",
+		time_to_us(l->from), time_to_us(l->until), l->nominal, l->arrived, l->host);
 	if (l->fabric_group >= 0)
 		fprintf(f, ", fabric %.3f (%s)", l->fabric, port_group_names[l->fabric_group]);
 	if (isfinite(l->fabric_implied))

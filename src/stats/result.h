@@ -100,6 +100,7 @@ struct load_rec {
 	bool valid;	       /* the workload offers a load and the window is not empty */
 	simtime_t from, until; /* ps */
 	double nominal;	       /* the workload's load, of each source host's link */
+	double arrived;	       /* what the flows that arrived in the window offered */
 	double host;	       /* measured on the source hosts' links */
 	double fabric;	       /* measured on the busiest switch-to-switch tier */
 	int fabric_group;      /* enum port_group of that tier, -1 = none */
