@@ -17,6 +17,9 @@
 #    so the pauses agg0_1 sends core2 cross the cut; with pfc_counters, each
 #    flow's HoL-blocked time the union of its waits at ports of several
 #    ranks (a sum of each rank's would differ);
+#  - that incast with links going down and coming back up while PFC
+#    pauses (a cut one among them), each port coming up reading its peer's
+#    PFC state as one process does;
 #  - STrack on a message DAG (a workload file of dependent messages):
 #    chains on one rank, completions that release a message whose sender is
 #    on another rank (delivered: f waits for a, 0->5, and sends from 12;
@@ -65,10 +68,10 @@
 # pod's aggregation switches, cores dealt out in blocks): at 2 ranks pods 0-1
 # and cores 0-1 on rank 0, each core reaches the other two pods: 4 x 2 = 8
 # cut links; at 4 ranks a pod and a core each: 4 x 3 = 12.
-# What is not partitioned yet (a lossless link coming back up, which reads
-# its peer's PFC state; a completion releasing a message on another rank sooner than the
-# lookahead, directly or through an iteration barrier; Proteus's in_order:
-# delivered) is refused before the run (exit 2), said once.
+# What is not partitioned yet (a completion releasing a message on another
+# rank sooner than the lookahead, directly or through an iteration barrier;
+# a scheduler's qp_trace.csv; Proteus's in_order: delivered) is refused
+# before the run (exit 2), said once.
 set -euo pipefail
 
 MPSIM=${1:?usage: mpi_part.sh MPSIM MPIEXEC}
@@ -148,6 +151,21 @@ output:
   pauses: [all, tier2_up, tier2_down]
   paused: [fabric]
   pfc_counters: true
+YAML
+# a lossless fabric's links going down and coming back up under PFC: a port
+# coming up reads its peer's PFC state (a RESUME lost while the link was
+# down), on a cut link another rank's (windows end at the moment, and the
+# cut ports' pause_sent crosses with the window before: without it the
+# upstream resumes into a full buffer). agg0_1 still pauses core2 at 23 us.
+sed 's/^name: roce/name: up/' roce.yaml >up.yaml
+cat >>up.yaml <<'YAML'
+events:
+  - {at: 20us, link: agg0_1-core2, action: down}
+  - {at: 23us, link: agg0_1-core2, action: up}
+  - {at: 30us, link: agg0_0-core0, action: down}
+  - {at: 60us, link: agg0_0-core0, action: up}
+  - {at: 25us, node: core3, action: down}
+  - {at: 70us, node: core3, action: up}
 YAML
 # a message DAG: at 2 ranks hosts 0-7 are rank 0's, 8-15 rank 1's; at 4,
 # hosts 4r to 4r+3 rank r's. Cross-rank dependencies wait at least the
@@ -271,7 +289,7 @@ workload: {type: poisson, cdf: $DATA/websearch.txt, load: 0.5, duration: 300us}
 output: {fct_from: 50us, fct_until: 250us, interval: 10us, utilisation: [tier1_up]}
 YAML
 
-for x in strack roce dag dagr fail uet ring a2a iter ar drill letflow conga hermes proteus hpcc poisson; do
+for x in strack roce up dag dagr fail uet ring a2a iter ar drill letflow conga hermes proteus hpcc poisson; do
 	for n in 1 2 4; do ranks "$n" "$x.yaml" "$x$n"; done
 	for n in 2 4; do
 		for f in flows.csv ports.csv timeseries.csv collectives.csv; do
@@ -362,19 +380,6 @@ done
 cmp -s hermes01/flows.csv hermes1/flows.csv && fail "hermes: probes" "flows.csv unlike the run without probes" "the same"
 d=$(json proteus1/summary.json 'd["network"]["pause_frames"]' 2>&1)
 [[ $d =~ ^[1-9][0-9]*$ ]] || fail "proteus: PFC pauses" "pause_frames > 0" "$d"
-
-# not partitioned yet: refused before the run, exit 2, nothing written
-sed 's/^name: roce/name: ev/' roce.yaml >ev.yaml
-printf 'events:\n  - {at: 10us, link: edge0_0-agg0_0, action: down}\n  - {at: 20us, link: edge0_0-agg0_0, action: up}\n' >>ev.yaml
-set +e
-launch 2 ev.yaml --out ev --quiet >ev.out 2>ev.err
-rc=$?
-set -e
-W="a lossless link coming back up at 2 ranks"
-[[ $rc == 2 ]] || fail "$W" "exit 2" "exit $rc: $(head -c 300 ev.err)"
-grep -qF "a lossless fabric's links coming back up: not partitioned yet" ev.err || fail "$W" "a sentence: not partitioned yet" "$(head -c 300 ev.err)"
-[[ $(grep -c 'not partitioned yet' ev.err) == 1 ]] || fail "$W" "said once (rank 0)" "$(cat ev.err)"
-[[ ! -e ev/flows.csv ]] || fail "$W" "nothing written" "$(ls ev)"
 
 # Proteus's in_order: delivered, whose destination edge writes the source
 # edge's flow table at once

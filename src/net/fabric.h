@@ -127,6 +127,10 @@ struct fabric {
 	/* ... and a cut port's link went down: what it sent and has not been
 	 * handed over yet is lost on the wire */
 	void (*cut_down)(void *ctx, const struct port *pt);
+	/* ... and a cut port changed the PFC state it holds its upstream in
+	 * (pause_sent), which the upstream's rank reads when their link comes
+	 * back up (port_link_up); NULL: nobody needs it */
+	void (*cut_pfc)(void *ctx, const struct port *pt);
 	void *cut_ctx;
 
 	struct fab_hol *hol; /* NULL: not tracked (fab_hol_enable) */

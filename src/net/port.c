@@ -319,6 +319,8 @@ static void pfc_send(struct fabric *f, struct port *ip, uint8_t cls, bool xon)
 		ip->pause_sent |= (uint8_t)(1u << cls);
 		ip->st.pause_sent++;
 	}
+	if (ip->cut && f->cut_pfc)
+		f->cut_pfc(f->cut_ctx, ip);
 	struct packet *q = ip->pfc_pending;
 	if (q && q->p0 == cls) { /* not sent yet: it says the new state instead */
 		if (!(q->flags & PKT_F_XON) == !xon)

@@ -104,7 +104,9 @@ static void *buf_put(struct part_buf *b, const void *src, size_t n)
  * `key` (a flow id) waited for, to the rank of that message's sender (or to
  * every rank, for a marker). Or, with node PART_POST and a part_post after
  * it, a part of a collective message posted at t on a queue pair whose
- * receiver is on that rank: key = the connection's id << 32 | the tag. */
+ * receiver is on that rank: key = the connection's id << 32 | the tag. Or,
+ * with node PART_PFC and nothing after it, port `key`'s pause_sent (t) at
+ * the window's end, to the rank of its peer (cut_pfc). */
 struct part_msg {
 	simtime_t t;  /* its arrival, ps */
 	uint64_t key; /* its arrival event's key (the sending port's) */
@@ -113,6 +115,7 @@ struct part_msg {
 };
 #define PART_DEP UINT32_MAX
 #define PART_POST (UINT32_MAX - 1)
+#define PART_PFC (UINT32_MAX - 2)
 
 struct part_post {
 	uint64_t bytes, msg_bytes; /* the part's, its message's */
@@ -121,9 +124,9 @@ struct part_post {
 
 static size_t msg_step(const struct part *P, const struct part_msg *m)
 {
-	return sizeof *m + (m->node == PART_DEP	   ? 0
-			    : m->node == PART_POST ? sizeof(struct part_post)
-						   : P->pkt_bytes);
+	return sizeof *m + (m->node == PART_DEP || m->node == PART_PFC ? 0
+			    : m->node == PART_POST		       ? sizeof(struct part_post)
+								       : P->pkt_bytes);
 }
 
 /* ---- cutting the fabric ------------------------------------------------- */
@@ -226,12 +229,7 @@ static int unsupported(struct sim *s, struct mp_err *e)
 	const struct experiment *x = s->x;
 	const char *what = NULL, *key = NULL;
 	const struct lb_ops *lb = s->fab.lb;
-	bool up_ev = false;
-	for (size_t i = 0; i < x->nevents; i++)
-		up_ev |= x->events[i].action == LINK_UP;
-	if (up_ev && x->sw.mode == BUF_LOSSLESS) /* port_link_up reads its peer's PFC state */
-		what = "a lossless fabric's links coming back up", key = "events";
-	else if (s->ccl.nchans && ccl_traced(s))
+	if (s->ccl.nchans && ccl_traced(s))
 		what = "the collective layer's qp_trace.csv (one trace, written by every queue "
 		       "pair's sender in the order of events)",
 		key = "ccl";
@@ -338,6 +336,32 @@ static void cut_down(void *ctx, const struct port *pt)
 	}
 }
 
+static void cut_pfc(void *ctx, const struct port *pt)
+{
+	struct part *P = ctx;
+	uint32_t i = fab_port_index(P->fab, pt);
+	if (!P->pfc_flag[i]) {
+		P->pfc_flag[i] = 1;
+		P->pfc_dirty[P->npfc_dirty++] = i;
+	}
+}
+
+/* The window's PFC states of cut ports (cut_pfc), each to its peer's rank,
+ * which reads it when their link comes back up: at the end of the window
+ * that ends at that moment (part_run), it holds every change before it. */
+static void send_pfc(struct sim *s)
+{
+	struct part *P = s->part;
+	for (uint32_t k = 0; k < P->npfc_dirty; k++) {
+		uint32_t i = P->pfc_dirty[k];
+		const struct port *pt = &s->fab.port_mem[i];
+		struct part_msg m = { .t = pt->pause_sent, .key = i, .node = PART_PFC };
+		PUT(&P->out[P->owner[pt->peer_node->id]], m);
+		P->pfc_flag[i] = 0;
+	}
+	P->npfc_dirty = 0;
+}
+
 static void drop_wire_packet(void *ctx, const struct ev *e)
 {
 	if (port_event_carries_packet(e->fn))
@@ -369,6 +393,7 @@ static void exchange(struct sim *s)
 {
 	struct part *P = s->part;
 	int R = P->nranks;
+	send_pfc(s);
 	void **out = mp_malloc((size_t)R * sizeof *out);
 	size_t *nout = mp_malloc(2 * (size_t)R * sizeof *nout), *nin = nout + R, total = 0;
 	for (int d = 0; d < R; d++) {
@@ -382,6 +407,11 @@ static void exchange(struct sim *s)
 		memcpy(&m, in + off, sizeof m);
 		if (m.node == PART_DEP) { /* checked at setup: t + delay >= this window's end */
 			sim_dep_arrive(s, (uint32_t)m.key, m.t);
+			off += sizeof m;
+			continue;
+		}
+		if (m.node == PART_PFC) { /* read by port_link_up alone */
+			s->fab.port_mem[m.key].pause_sent = (uint8_t)m.t;
 			off += sizeof m;
 			continue;
 		}
@@ -712,6 +742,36 @@ static int check_deps(struct sim *s, struct mp_err *e)
 	return rc ? e->status : MP_OK;
 }
 
+/* Links that come back up on a lossless fabric: port_link_up reads the
+ * peer's pause_sent, which on a cut link is another rank's, so the windows
+ * end at each such moment and the cut ports' changes cross with the window
+ * before (send_pfc). */
+static int time_cmp(const void *a, const void *b)
+{
+	simtime_t x = *(const simtime_t *)a, y = *(const simtime_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void plan_ups(struct sim *s)
+{
+	struct part *P = s->part;
+	const struct experiment *x = s->x;
+	if (x->sw.mode != BUF_LOSSLESS)
+		return;
+	for (size_t i = 0; i < x->nevents; i++)
+		P->nups += x->events[i].action == LINK_UP;
+	if (!P->nups)
+		return;
+	P->ups = mp_malloc(P->nups * sizeof *P->ups);
+	for (size_t i = 0, k = 0; i < x->nevents; i++)
+		if (x->events[i].action == LINK_UP)
+			P->ups[k++] = x->events[i].at;
+	qsort(P->ups, P->nups, sizeof *P->ups, time_cmp);
+	P->pfc_flag = mp_calloc(s->fab.nports + 1, 1);
+	P->pfc_dirty = mp_malloc((s->fab.nports + 1) * sizeof *P->pfc_dirty);
+	s->fab.cut_pfc = cut_pfc;
+}
+
 int part_setup(struct sim *s, struct mp_err *e)
 {
 	const char *env = getenv("MPSIM_PARTITION");
@@ -739,6 +799,8 @@ int part_setup(struct sim *s, struct mp_err *e)
 	f->cut_send = cut_send;
 	f->cut_down = cut_down;
 	f->cut_ctx = P;
+	P->fab = f;
+	plan_ups(s);
 	s->ccl.on_post = post_send; /* its ctx is the sim's */
 	if (f->hol)		    /* a flow's blocked time: the union of every rank's waits */
 		fab_hol_spans(f);
@@ -935,6 +997,10 @@ void part_run(struct sim *s)
 	while (!a.abort && a.min.next_t <= until) {
 		simtime_t w0 = a.min.next_t;
 		simtime_t end = until - w0 < P->lookahead ? until + 1 : w0 + P->lookahead;
+		while (P->next_up < P->nups && P->ups[P->next_up] <= w0)
+			P->next_up++;
+		if (P->next_up < P->nups && P->ups[P->next_up] < end)
+			end = P->ups[P->next_up]; /* plan_ups */
 		P->windows++;
 		if (!x->gen.stop_time && a.rx == s->flows.n) {
 			double t0 = sim_wall_now();
@@ -1335,6 +1401,9 @@ void part_free(struct sim *s)
 		mp_free(P->out[r].v);
 	mp_free(P->out);
 	mp_free(P->owner);
+	mp_free(P->ups);
+	mp_free(P->pfc_dirty);
+	mp_free(P->pfc_flag);
 	mp_free(P->live);
 	if (P->shadow)
 		evq_free(P->shadow);

@@ -21,6 +21,7 @@
 #define MPSIM_SIM_PART_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/err.h"
@@ -51,6 +52,15 @@ struct part {
 	struct evq *shadow;    /* where a queue pair's copied posts schedule (post_arrive) */
 	uint32_t *live;	       /* connections received here not yet delivered whole */
 	uint32_t nlive, nrecv; /* ... how many, of how many received here */
+	/* links that come back up (a lossless fabric's): the windows end at
+	 * each time in ups[], and the cut ports whose pause_sent changed since
+	 * the last exchange (pfc_dirty, flagged in pfc_flag) send it across */
+	struct fabric *fab;
+	simtime_t *ups;
+	size_t nups, next_up;
+	uint32_t *pfc_dirty;
+	uint8_t *pfc_flag;
+	uint32_t npfc_dirty;
 };
 
 /* A node this rank simulates (always, in a one-rank run: p NULL). */
