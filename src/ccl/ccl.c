@@ -13,6 +13,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/err.h"
@@ -246,6 +247,61 @@ void ccl_trace(struct ccl *l, const char *fmt, ...)
 	vsnprintf(l->trace + l->trace_len, (size_t)n + 1, fmt, ap);
 	va_end(ap);
 	l->trace_len += (size_t)n;
+}
+
+struct trace_row {
+	const char *at;
+	size_t len, idx;
+	double t;
+	unsigned long job, src, dst;
+};
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct trace_row *x = a, *y = b;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	if (x->job != y->job)
+		return x->job < y->job ? -1 : 1;
+	if (x->src != y->src)
+		return x->src < y->src ? -1 : 1;
+	if (x->dst != y->dst)
+		return x->dst < y->dst ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+void ccl_trace_sort(struct ccl *l)
+{
+	const char *head_end = l->trace ? memchr(l->trace, '\n', l->trace_len) : NULL;
+	if (!head_end)
+		return;
+	size_t head = (size_t)(head_end - l->trace) + 1, n = 0;
+	for (size_t i = head; i < l->trace_len; i++)
+		n += l->trace[i] == '\n';
+	MP_ASSERT(l->trace[l->trace_len - 1] == '\n'); /* whole rows only */
+	struct trace_row *v = mp_malloc((n ? n : 1) * sizeof *v);
+	size_t k = 0;
+	for (const char *p = l->trace + head, *end = l->trace + l->trace_len; p < end; k++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		char *q;
+		v[k] = (struct trace_row){ .at = p, .len = (size_t)(nl - p) + 1, .idx = k };
+		v[k].t = strtod(p, &q);
+		v[k].job = strtoul(q + 1, &q, 10);
+		v[k].src = strtoul(q + 1, &q, 10);
+		v[k].dst = strtoul(q + 1, &q, 10);
+		p = nl + 1;
+	}
+	qsort(v, n, sizeof *v, row_cmp);
+	char *out = mp_malloc(l->trace_len + 1), *o = out + head;
+	memcpy(out, l->trace, head);
+	for (size_t i = 0; i < n; i++) {
+		memcpy(o, v[i].at, v[i].len);
+		o += v[i].len;
+	}
+	mp_free(v);
+	mp_free(l->trace);
+	l->trace = out;
+	l->trace_cap = l->trace_len + 1;
 }
 
 simtime_t ccl_ideal_fct(const struct ccl *l, const struct ccl_chan *ch, uint64_t bytes)

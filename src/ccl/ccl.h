@@ -182,8 +182,14 @@ uint32_t ccl_part_post(struct ccl_chan *ch, struct ccl_msg *m, uint32_t qp, uint
  * Parts come in the order posted. */
 void ccl_part_mirror(struct ccl *l, struct conn *c, uint32_t tag, uint32_t id, uint64_t msg_bytes,
 		     uint64_t bytes, simtime_t posted);
-/* For schedulers: append printf-formatted text to the layer's trace. */
+/* For schedulers: append printf-formatted text to the layer's trace: a
+ * header line, then rows whose first columns are time_us,job,src,dst. */
 void ccl_trace(struct ccl *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The trace's rows in the order of those four columns, rows equal in them
+ * in the order written: one channel's rows come from its sender alone, so
+ * the order is the same whether one process or several ranks wrote them
+ * (sim/part.c gathers the ranks' rows, header once). */
+void ccl_trace_sort(struct ccl *l);
 /* A message of `bytes` alone on channel ch: first byte out to last byte
  * acknowledged (queue pair 0's path), or its intra-node transfer time. */
 simtime_t ccl_ideal_fct(const struct ccl *l, const struct ccl_chan *ch, uint64_t bytes);

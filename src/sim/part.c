@@ -214,26 +214,12 @@ static const char *part_scheme(struct fabric *f, uint16_t *own, int R, uint32_t 
 
 /* ---- what the partitioned run does not do yet ------------------------------- */
 
-/* The collective scheduler writes qp_trace.csv (its `trace` option). */
-static bool ccl_traced(const struct sim *s)
-{
-	const struct ccl *l = &s->ccl;
-	for (const struct opt_desc *o = l->ops ? l->ops->opts : NULL; o && o->name; o++)
-		if (o->type == OPT_BOOL && !strcmp(o->name, "trace"))
-			return *(const bool *)((const char *)l->params + o->offset);
-	return false;
-}
-
 static int unsupported(struct sim *s, struct mp_err *e)
 {
 	const struct experiment *x = s->x;
 	const char *what = NULL, *key = NULL;
 	const struct lb_ops *lb = s->fab.lb;
-	if (s->ccl.nchans && ccl_traced(s))
-		what = "the collective layer's qp_trace.csv (one trace, written by every queue "
-		       "pair's sender in the order of events)",
-		key = "ccl";
-	else if (lb && lb->unpartitioned && (what = lb->unpartitioned(x->lb_params)))
+	if (lb && lb->unpartitioned && (what = lb->unpartitioned(x->lb_params)))
 		key = "lb";
 	if (!what)
 		return MP_OK;
@@ -1084,7 +1070,7 @@ struct part_flow {
 
 struct part_head {
 	uint64_t processed, peak, nflows_done, no_route, overflow, nports, nsws, nconns, nrows,
-	    cut_pkts, pool_peak, nlost, nflows, nspans;
+	    cut_pkts, pool_peak, nlost, nflows, nspans, ntrace;
 	uint64_t ood[TP_OOD_MAX + 1];
 };
 
@@ -1284,8 +1270,20 @@ static void unpack_port(struct sim *s, const struct part_port *r)
 }
 
 /* One rank's share (a buffer part_pack made) into rank 0's sim. */
+/* A rank's collective-layer trace (ccl_trace) after the others': its
+ * header line only if none came before. */
+static void trace_add(struct part_buf *tr, const char *v, size_t n)
+{
+	const char *nl = n ? memchr(v, '\n', n) : NULL;
+	if (!nl)
+		return;
+	size_t skip = tr->n ? (size_t)(nl - v) + 1 : 0;
+	buf_put(tr, v + skip, n - skip);
+}
+
 static void unpack(struct sim *s, const unsigned char *v, struct part_buf *rows,
-		   struct part_buf *lost, struct part_buf *spans, struct part_head *sum)
+		   struct part_buf *lost, struct part_buf *spans, struct part_buf *trace,
+		   struct part_head *sum)
 {
 	struct part_head h;
 	memcpy(&h, v, sizeof h);
@@ -1328,6 +1326,8 @@ static void unpack(struct sim *s, const unsigned char *v, struct part_buf *rows,
 	}
 	buf_put(spans, v, h.nspans * sizeof(struct hol_span));
 	v += h.nspans * sizeof(struct hol_span);
+	trace_add(trace, (const char *)v, h.ntrace);
+	v += h.ntrace;
 	buf_put(rows, v, h.nrows * sizeof(struct ts_row));
 }
 
@@ -1348,6 +1348,8 @@ static void pack(struct sim *s, struct part_buf *b)
 	pack_conns(s, b, &h);
 	pack_flows(s, b, &h);
 	pack_spans(s, b, &h);
+	h.ntrace = s->ccl.trace_len;
+	buf_put(b, s->ccl.trace, s->ccl.trace_len);
 	memcpy(b->v, &h, sizeof h);
 	buf_put(b, s->ts->rows, s->ts->n * sizeof(struct ts_row));
 }
@@ -1362,16 +1364,20 @@ void part_gather(struct sim *s)
 		mp_free(b.v);
 		return;
 	}
-	struct part_buf rows = { 0 }, lost = { 0 }, spans = { 0 };
+	struct part_buf rows = { 0 }, lost = { 0 }, spans = { 0 }, trace = { 0 };
 	struct part_head sum = { 0 };
-	unpack(s, b.v, &rows, &lost, &spans, &sum);
+	unpack(s, b.v, &rows, &lost, &spans, &trace, &sum);
 	mp_free(b.v);
 	for (int r = 1; r < P->nranks; r++) {
 		size_t n;
 		unsigned char *v = ranks_recv(r, PART_TAG, &n);
-		unpack(s, v, &rows, &lost, &spans, &sum);
+		unpack(s, v, &rows, &lost, &spans, &trace, &sum);
 		mp_free(v);
 	}
+	mp_free(s->ccl.trace); /* every rank's rows (ccl_trace_sort orders them) */
+	s->ccl.trace = (char *)trace.v;
+	s->ccl.trace_len = trace.n;
+	s->ccl.trace_cap = trace.cap;
 	if (s->fab.hol)
 		merge_spans(s, (struct hol_span *)spans.v, spans.n / sizeof(struct hol_span));
 	mp_free(spans.v);

@@ -1438,6 +1438,7 @@ void sim_collect(struct sim *s, struct run_result *r)
 	collect_qps(s, r);
 	collect_colls(s, r);
 	sim_collect_training(s, r);
+	ccl_trace_sort(&s->ccl);
 	r->qp_trace = s->ccl.trace; /* the scheduler's trace, if it kept one */
 	r->qp_trace_len = s->ccl.trace_len;
 	s->ccl.trace = NULL;
