@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# table.sh RESULTS_DIR - the tables of README.md from a run of fig12_13.yaml
+# table.sh RESULTS_DIR... - the tables of README.md from a run of fig12_13.yaml
 # (Fig. 12: per system, HoL-blocked flows and reordered packets beside the
 # paper's, PAUSE frames, FCT and the measured load) or of fig10_11.yaml: per workload and load, each system's mean and p99 FCT with the
 # load its point carried (summary.json's load: the busiest fabric tier against
@@ -9,14 +9,16 @@
 # baselines' over Proteus's; and Proteus against each baseline at Web Search
 # 0.8. The paper's numbers are printed beside ours. RESULTS_DIR is a
 # finished sweep (sweep.csv) or a partial one (RESULTS_DIR.partial-*: a folder
-# per finished point); a point that is not there prints as "-". Data Mining is
-# printed only when one of its points is there.
+# per finished point); several are read as one (a sweep run in pieces); a
+# point that is not there prints as "-". Data Mining is printed only when one
+# of its points is there. The host column gives the load the flows that
+# arrived in the window offered (summary.json's load.arrived, else counted
+# from flows.csv) beside the nominal one.
 #   experiments/proteus/table.sh results/proteus_fig10_11
 #   experiments/proteus/table.sh results/proteus_fig12_13
 set -euo pipefail
-python3 - "${1:?usage: table.sh RESULTS_DIR}" <<'PY'
+python3 - "${@:?usage: table.sh RESULTS_DIR...}" <<'PY'
 import csv, json, os, sys
-d = sys.argv[1]
 SYSTEMS = [("ecmp", "ECMP"), ("conga", "CONGA"), ("drill", "DRILL"), ("hermes", "Hermes"),
            ("mprdma", "MP-RDMA"), ("proteus", "Proteus (paper's rules)"),
            ("proteus_delivered", "Proteus, `delivered` (ours)")]
@@ -25,16 +27,31 @@ TRAFFIC = [("webserver", "Web Server"), ("cachefollower", "Cache Follower"),
 HOST_LOADS = ["0.15", "0.3", "0.4"]  # the paper's 0.3 / 0.6 / 0.8 on the 2:1 fabric
 
 # finished points: sweep.csv's rows with status ok, else every folder with a summary.json
-if os.path.exists(os.path.join(d, "sweep.csv")):
-    names = [r["point"] for r in csv.DictReader(open(os.path.join(d, "sweep.csv")))
-             if r.get("status", "ok") == "ok"]
-else:
-    names = os.listdir(d)
-pts = {}
-for n in names:
-    f = os.path.join(d, n, "summary.json")
-    if os.path.exists(f):
-        pts[n] = json.load(open(f))
+pts, names = {}, []
+for d in sys.argv[1:]:
+    if os.path.exists(os.path.join(d, "sweep.csv")):
+        here = [r["point"] for r in csv.DictReader(open(os.path.join(d, "sweep.csv")))
+                if r.get("status", "ok") == "ok"]
+    else:
+        here = os.listdir(d)
+    for n in here:
+        f = os.path.join(d, n, "summary.json")
+        if os.path.exists(f):
+            pts[n] = json.load(open(f))
+            pts[n]["_dir"] = os.path.join(d, n)
+            names.append(n)
+
+def arrived(p):
+    ld = p["load"]
+    if "arrived" in ld:
+        return ld["arrived"]
+    a, b = ld["from_us"], ld["until_us"]  # as sim/load.c counts it, every host a source
+    rows = csv.DictReader(open(os.path.join(p["_dir"], "flows.csv")))
+    bits = sum(8 * int(r["bytes"]) for r in rows if a <= float(r["start_us"]) < b)
+    rate = next(l.split(":")[1].strip() for l in open(os.path.join(p["_dir"], "config.yaml"))
+                if l.strip().startswith("host_rate:"))
+    assert rate.endswith("Gbps"), rate
+    return bits / ((b - a) * 1e-6 * p["topology"]["hosts"] * float(rate[:-4]) * 1e9)
 
 def fmt(x, f="%.0f"):
     return "-" if x is None else f % x
@@ -43,7 +60,7 @@ def load_cells(p):
     ld = p["load"]
     return ("%.3f / %.3f (%+.0f%%)" % (ld["fabric"], ld["fabric_implied"],
                                        100 * (ld["fabric"] / ld["fabric_implied"] - 1)),
-            "%.3f / %.2f" % (ld["host"], ld["nominal"]))
+            "%.3f / %.2f (%.3f)" % (ld["host"], ld["nominal"], arrived(p)))
 
 def share(pfc, num, den):
     return "-" if not pfc.get(den) else "%.2f%%" % (100.0 * pfc.get(num, 0) / pfc[den])
@@ -55,7 +72,7 @@ if any(n.startswith("system-") and "_traffic-" not in n for n in names):
                       for s, n in SYSTEMS if s in ("conga", "drill", "hermes", "proteus")]
     print("Data Mining at the paper's 0.6 (host 0.3) (Fig. 12a-b), FCT in us:\n")
     print("| system | paper HoL-blocked | ours HoL-blocked | reordered packets | PAUSE frames "
-          "| mean FCT | p99 FCT | fabric / implied | host / nominal |")
+          "| mean FCT | p99 FCT | fabric / implied | host / nominal (arrived) |")
     print("|---|---|---:|---:|---:|---:|---:|---|---|")
     for s, sname in rows:
         p = pts.get("system-" + s.replace("_", "+"))
