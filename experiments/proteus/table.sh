@@ -101,7 +101,7 @@ traffics = [t for t in TRAFFIC
 # Fig. 10: mean and p99 FCT, with each point's measured load
 for tr, trname in traffics:
     print("%s (Fig. 10), FCT in us:\n" % trname)
-    print("| load (host) | system | mean FCT | p99 FCT | fabric / implied | host / nominal "
+    print("| load (host) | system | mean FCT | p99 FCT | fabric / implied | host / nominal (arrived) "
           "| PAUSE frames | HoL-blocked flows | reordered packets |")
     print("|---|---|---:|---:|---|---|---:|---:|---:|")
     for h in HOST_LOADS:
