@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# table.sh RESULTS_DIR... - the tables of README.md from a run of fig12_13.yaml
-# (Fig. 12: per system, HoL-blocked flows and reordered packets beside the
-# paper's, PAUSE frames, FCT and the measured load) or of fig10_11.yaml: per workload and load, each system's mean and p99 FCT with the
+# table.sh RESULTS_DIR... - the tables of README.md from a run of pfc_sources.yaml
+# (per config: PAUSE frames, HoL-blocked flows, FCT, what PFC costs CONGA, the
+# measured load), of fig12_13.yaml (Fig. 12: per system, HoL-blocked flows and
+# reordered packets beside the paper's, PAUSE frames, FCT and the measured
+# load) or of fig10_11.yaml: per workload and load, each system's mean and p99 FCT with the
 # load its point carried (summary.json's load: the busiest fabric tier against
 # what the nominal load implies, the host links against the nominal load), its
 # PAUSE frames, HoL-blocked flows and reordered packets; Fig. 11's p99 slowdown
@@ -16,6 +18,7 @@
 # from flows.csv) beside the nominal one.
 #   experiments/proteus/table.sh results/proteus_fig10_11
 #   experiments/proteus/table.sh results/proteus_fig12_13
+#   experiments/proteus/table.sh results/proteus_pfc_sources
 set -euo pipefail
 python3 - "${@:?usage: table.sh RESULTS_DIR...}" <<'PY'
 import csv, json, os, sys
@@ -64,6 +67,42 @@ def load_cells(p):
 
 def share(pfc, num, den):
     return "-" if not pfc.get(den) else "%.2f%%" % (100.0 * pfc.get(num, 0) / pfc[den])
+
+# pfc_sources.yaml (one sweep key, point: <config>_<case>, or bound_<workload>_<scheme>)
+CONFIGS = ["files", "conweave", "conweave_ecn", "hpcc", "dcqcn_sim", "static_xoff", "no_dcqcn"]
+if any(n.startswith("point-") for n in names):
+    def pt(name):
+        return pts.get("point-" + name.replace("_", "+"))
+    def pfc_cells(p, afct=True, p99=False):
+        if p is None:
+            return "-"
+        c = [str(p["network"]["pause_frames"]),
+             share(p.get("pfc", {}), "hol_flows", "measured_flows")]
+        if afct:
+            c.append(fmt(p["flows"]["fct_us"]["mean"]))
+        if p99:
+            c.append(fmt(p["flows"]["fct_us"]["p99"]))
+        return " / ".join(c)
+    def lossy(c, l):
+        if c is None or l is None:
+            return "-"
+        a, b = c["flows"]["fct_us"]["mean"], l["flows"]["fct_us"]["mean"]
+        return "%s (%+.1f%%)" % (fmt(b), 100 * (a / b - 1))
+    def ld(p):
+        return "-" if p is None else "%.3f / %.3f" % (p["load"]["fabric"], p["load"]["fabric_implied"])
+    print("| config | Web Search, ECMP: pauses / HoL / AFCT / p99 | Web Search, CONGA: pauses / "
+          "HoL / AFCT | CONGA AFCT lossy (what PFC costs) | Data Mining, CONGA: pauses / HoL "
+          "| fabric / implied: Web Search ECMP, CONGA; Data Mining CONGA |")
+    print("|---|---|---|---|---|---|")
+    for c in CONFIGS:
+        e, g, l, m = (pt("%s_%s" % (c, k)) for k in
+                      ("websearch_ecmp", "websearch_conga", "websearch_conga_lossy", "mining_conga"))
+        if not any((e, g, l, m)):
+            continue
+        print("| %s | %s | %s | %s | %s | %s; %s; %s |" % (
+            c, pfc_cells(e, p99=True), pfc_cells(g), lossy(g, l), pfc_cells(m, afct=False),
+            ld(e), ld(g), ld(m)))
+    sys.exit(0)
 
 # Fig. 12 (fig12_13.yaml's Data Mining points, one sweep key: system)
 FIG12 = {"conga": "35%", "drill": "19%", "hermes": "15%", "mprdma": "11%", "proteus": "0"}
