@@ -298,6 +298,7 @@ void ccl_trace_sort(struct ccl *l)
 		memcpy(o, v[i].at, v[i].len);
 		o += v[i].len;
 	}
+	*o = '\0'; /* a string, as ccl_trace keeps it */
 	mp_free(v);
 	mp_free(l->trace);
 	l->trace = out;

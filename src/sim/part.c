@@ -1374,6 +1374,10 @@ void part_gather(struct sim *s)
 		unpack(s, v, &rows, &lost, &spans, &trace, &sum);
 		mp_free(v);
 	}
+	if (trace.n) { /* a string, as ccl_trace keeps it */
+		buf_put(&trace, "", 1);
+		trace.n--;
+	}
 	mp_free(s->ccl.trace); /* every rank's rows (ccl_trace_sort orders them) */
 	s->ccl.trace = (char *)trace.v;
 	s->ccl.trace_len = trace.n;
