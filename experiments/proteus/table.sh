@@ -33,8 +33,10 @@ HOST_LOADS = ["0.15", "0.3", "0.4"]  # the paper's 0.3 / 0.6 / 0.8 on the 2:1 fa
 pts, names = {}, []
 for d in sys.argv[1:]:
     if os.path.exists(os.path.join(d, "sweep.csv")):
-        here = [r["point"] for r in csv.DictReader(open(os.path.join(d, "sweep.csv")))
-                if r.get("status", "ok") == "ok"]
+        # the first column is the point's folder (a sweep key named `point`
+        # repeats the name for its value); a failed point has no summary.json
+        rows = list(csv.reader(open(os.path.join(d, "sweep.csv"))))
+        here = [r[0] for r in rows[1:]]
     else:
         here = os.listdir(d)
     for n in here:
