@@ -728,16 +728,16 @@ static int check_deps(struct sim *s, struct mp_err *e)
 	return rc ? e->status : MP_OK;
 }
 
-/* Links that come back up on a lossless fabric: port_link_up reads the
- * peer's pause_sent, which on a cut link is another rank's, so the windows
- * end at each such moment and the cut ports' changes cross with the window
- * before (send_pfc). */
 static int time_cmp(const void *a, const void *b)
 {
 	simtime_t x = *(const simtime_t *)a, y = *(const simtime_t *)b;
 	return x < y ? -1 : x > y;
 }
 
+/* Links that come back up on a lossless fabric: port_link_up reads the
+ * peer's pause_sent, which on a cut link is another rank's, so the windows
+ * end at each such moment and the cut ports' changes cross with the window
+ * before (send_pfc). */
 static void plan_ups(struct sim *s)
 {
 	struct part *P = s->part;
@@ -1269,7 +1269,6 @@ static void unpack_port(struct sim *s, const struct part_port *r)
 	memcpy(pt->paused_at, r->paused_at, sizeof r->paused_at);
 }
 
-/* One rank's share (a buffer part_pack made) into rank 0's sim. */
 /* A rank's collective-layer trace (ccl_trace) after the others': its
  * header line only if none came before. */
 static void trace_add(struct part_buf *tr, const char *v, size_t n)
@@ -1280,6 +1279,8 @@ static void trace_add(struct part_buf *tr, const char *v, size_t n)
 	size_t skip = tr->n ? (size_t)(nl - v) + 1 : 0;
 	buf_put(tr, v + skip, n - skip);
 }
+
+/* One rank's share (a buffer part_pack made) into rank 0's sim. */
 
 static void unpack(struct sim *s, const unsigned char *v, struct part_buf *rows,
 		   struct part_buf *lost, struct part_buf *spans, struct part_buf *trace,
