@@ -381,6 +381,15 @@ done
 cmp -s hermes01/flows.csv hermes1/flows.csv && fail "hermes: probes" "flows.csv unlike the run without probes" "the same"
 d=$(json proteus1/summary.json 'd["network"]["pause_frames"]' 2>&1)
 [[ $d =~ ^[1-9][0-9]*$ ]] || fail "proteus: PFC pauses" "pause_frames > 0" "$d"
+# its counts of decisions (summary.json's lb), each switch's on its rank,
+# summed: the same at every rank count, and Algorithm 2 acted
+want=$(json proteus1/summary.json 'd["lb"]' 2>&1)
+for n in 2 4; do
+	got=$(json "proteus$n/summary.json" 'd["lb"]' 2>&1)
+	[[ $got == "$want" ]] || fail "proteus at $n ranks: summary.json's lb" "$want" "$got"
+done
+d=$(json proteus1/summary.json 'd["lb"]["moves"] > 0 and d["lb"]["waits"] + d["lb"]["reroutes"] > 0 and d["lb"]["probes"] > 0' 2>&1)
+[[ $d == True ]] || fail "proteus: counts" "moves, Algorithm 2's waits or reroutes, and probes" "$want"
 
 # Proteus's in_order: delivered, whose destination edge writes the source
 # edge's flow table at once

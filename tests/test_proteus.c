@@ -327,6 +327,21 @@ static void test_fig10_in_order_lossless(void **state)
 		assert_int_equal(r2.flows[i].blocked, r.flows[i].blocked);
 	}
 	assert_memory_equal(&pc, &pc2, sizeof pc);
+	/* summary.json's lb: the same counts, by name */
+	const struct {
+		const char *name;
+		uint64_t v;
+	} want[] = { { "flows", pc.flows },	 { "moves", pc.moves },
+		     { "waits", pc.waits },	 { "reroutes", pc.reroutes },
+		     { "held", pc.held },	 { "stuck", pc.stuck },
+		     { "kicks", pc.kicks },	 { "probes", pc.probes },
+		     { "feedback", pc.feedback } };
+	assert_string_equal(r.lb.scheme, "proteus");
+	assert_int_equal(r.lb.n, sizeof want / sizeof want[0]);
+	for (unsigned i = 0; i < r.lb.n; i++) {
+		assert_string_equal(r.lb.name[i], want[i].name);
+		assert_int_equal(r.lb.v[i], want[i].v);
+	}
 	run_result_free(&r2);
 	run_result_free(&r);
 }

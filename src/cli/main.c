@@ -179,8 +179,16 @@ static int cmd_list(const char *what)
 	}
 	if (all || !strcmp(what, "lbs")) {
 		printf("== lb: type ==\n\n");
-		for (const struct lb_ops *const *o = lb_registry; *o; o++)
+		for (const struct lb_ops *const *o = lb_registry; *o; o++) {
 			list_table("lb", (*o)->name, (*o)->summary, (*o)->opts);
+			const struct lb_counter *c = (*o)->counters;
+			if (!c || !c->name)
+				continue;
+			printf("    counted in summary.json's lb:\n");
+			for (; c->name; c++)
+				printf("      %-10s %s\n", c->name, c->what);
+			printf("\n");
+		}
 	}
 	if (all || !strcmp(what, "workloads")) {
 		printf("== workload: type ==\n\n");

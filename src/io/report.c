@@ -561,6 +561,30 @@ static void load_para(FILE *f, const struct jkv *j)
 	}
 }
 
+/* summary.json's "lb" (the load balancer's counts of its decisions) as one
+ * line, its counters in the order the file has them */
+static void lb_para(FILE *f, const struct jkv *j)
+{
+	const char *scheme = jget(j, "lb.scheme");
+	if (!scheme)
+		return;
+	fputs("<p class=\"lb\">Load balancer ", f);
+	esc(f, scheme);
+	fputs(", decisions counted over the run:", f);
+	bool first = true;
+	for (size_t i = 0; i < j->n; i++) {
+		const char *k = j->k[i];
+		if (strncmp(k, "lb.", 3) || !strcmp(k, "lb.scheme"))
+			continue;
+		fputs(first ? " " : ", ", f);
+		esc(f, k + 3);
+		fputc(' ', f);
+		esc(f, j->v[i]);
+		first = false;
+	}
+	fputs(".</p>\n", f);
+}
+
 /* A run's flows: how many completed, and FCT and slowdown by size. */
 static void flows_section(FILE *f, const struct jkv *jp)
 {
@@ -637,6 +661,7 @@ static int run_page(FILE *f, const char *dir, const char *up)
 	      f);
 	flows_section(f, &j);
 	load_para(f, &j);
+	lb_para(f, &j);
 	if (jget(&j, "collectives.count")) {
 		fputs("<h3>Collectives</h3>\n", f);
 		kv_table(f, &j, "collectives.", "collectives");

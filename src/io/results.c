@@ -241,6 +241,12 @@ static int write_summary(FILE *f, const struct experiment *x, const struct run_r
 			r->nmeasured, ps.hol, ps.blocked_us_mean, (unsigned long long)ps.data_pkts,
 			(unsigned long long)ps.reordered);
 	}
+	if (r->lb.scheme) {
+		fprintf(f, "  \"lb\": {\"scheme\": \"%s\"", r->lb.scheme);
+		for (unsigned i = 0; i < r->lb.n; i++)
+			fprintf(f, ", \"%s\": %llu", r->lb.name[i], (unsigned long long)r->lb.v[i]);
+		fputs("},\n", f);
+	}
 	json_load(f, &r->load);
 	json_ports(f, r);
 	training_json(f, r);
@@ -526,6 +532,13 @@ void results_print_table(FILE *f, const struct experiment *x, const struct run_r
 			r->nmeasured, time_to_us(x->out.fct_from),
 			x->out.fct_until ? time_to_us(x->out.fct_until) : INFINITY);
 	print_load(f, &r->load);
+	if (r->lb.scheme) {
+		fprintf(f, "  %s:", r->lb.scheme);
+		for (unsigned i = 0; i < r->lb.n; i++)
+			fprintf(f, "%s %s %llu", i ? "," : "", r->lb.name[i],
+				(unsigned long long)r->lb.v[i]);
+		fputc('\n', f);
+	}
 	if (r->pfc_counters) {
 		struct pfc_summary ps;
 		pfc_summarize(r, &ps);

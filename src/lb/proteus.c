@@ -780,6 +780,30 @@ static void pr_fini(struct fabric *f)
 	f->lb_priv = NULL;
 }
 
+/* summary.json's `lb`: struct proteus_counts' counts, in its order */
+static const struct lb_counter pr_counters[] = {
+	{ "flows", "new flows routed by SelectPath at a source edge (Algorithm 1, lines 3-4)" },
+	{ "moves", "running flows moved to a path faster by less than their packet gap "
+		   "(Algorithm 1, lines 6-7)" },
+	{ "waits", "packets that met a paused egress and waited (Algorithm 2, t_td > t_qd)" },
+	{ "reroutes", "packets rerouted at a paused egress (Algorithm 2, t_td <= t_qd)" },
+	{ "held", "packets kept on their path at a paused egress by in_order" },
+	{ "stuck", "packets that found no usable alternative at a paused egress" },
+	{ "kicks", "paths marked inactive at a source edge until their egress resumes" },
+	{ "probes", "probe packets sent on paths idle for probe_interval" },
+	{ "feedback", "path states piggybacked back to a source edge" },
+	{ NULL, NULL }
+};
+
+static void pr_counts(const struct fabric *f, uint64_t *v)
+{
+	const struct proteus_counts *c = &((const struct pr_state *)f->lb_priv)->cnt;
+	const uint64_t w[] = { c->flows, c->moves, c->waits,  c->reroutes, c->held,
+			       c->stuck, c->kicks, c->probes, c->feedback };
+	for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
+		v[i] += w[i];
+}
+
 const struct lb_ops proteus_lb_ops = {
 	.name = "proteus",
 	.summary = "Proteus (IEEE/ACM ToN 2024): edge path states from one-way delay and "
@@ -795,6 +819,8 @@ const struct lb_ops proteus_lb_ops = {
 	.sw_rx = pr_sw_rx,
 	.sw_tx = pr_sw_tx,
 	.unpartitioned = pr_unpartitioned,
+	.counters = pr_counters,
+	.counts = pr_counts,
 };
 
 const struct proteus_counts *proteus_counts(const struct fabric *f)

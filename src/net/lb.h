@@ -19,6 +19,12 @@ struct opt_desc;
 struct port;
 struct sw;
 
+/* A scheme's count of one kind of decision it took (summary.json's `lb`). */
+struct lb_counter {
+	const char *name, *what;
+};
+#define LB_MAX_COUNTERS 12
+
 /* A scheme is a table of functions plus its own state. Only `choose` is
  * required; the hooks are optional (NULL: never called, and a run without them
  * pays one predictable branch per hook site). Path-aware schemes carry their
@@ -68,6 +74,12 @@ struct lb_ops {
 	 * are that host's. NULL: true of every configuration; else NULL when
 	 * true of `params`, or why not (a phrase, for the refusal). */
 	const char *(*unpartitioned)(const void *params);
+	/* what it decided, counted over the run (summary.json's `lb`, the printed
+	 * summary, report.html): its counters, at most LB_MAX_COUNTERS, ended by
+	 * one with a NULL name, and `counts`, which adds this rank's values in
+	 * that order into v (a partitioned run sums its ranks'). NULL: none. */
+	const struct lb_counter *counters;
+	void (*counts)(const struct fabric *f, uint64_t *v);
 };
 /* Bytes of a packet object with the scheme's metadata (whole cache lines). */
 size_t lb_pkt_size(const struct lb_ops *lb);

@@ -1072,6 +1072,7 @@ struct part_head {
 	uint64_t processed, peak, nflows_done, no_route, overflow, nports, nsws, nconns, nrows,
 	    cut_pkts, pool_peak, nlost, nflows, nspans, ntrace;
 	uint64_t ood[TP_OOD_MAX + 1];
+	uint64_t lb[LB_MAX_COUNTERS]; /* the load balancer's counts (lb_ops.counts) */
 };
 
 static void pack_ports(struct sim *s, struct part_buf *b, struct part_head *h)
@@ -1298,6 +1299,8 @@ static void unpack(struct sim *s, const unsigned char *v, struct part_buf *rows,
 	sum->cut_pkts += h.cut_pkts;
 	for (size_t i = 0; i <= TP_OOD_MAX; i++)
 		sum->ood[i] += h.ood[i];
+	for (size_t i = 0; i < LB_MAX_COUNTERS; i++)
+		sum->lb[i] += h.lb[i];
 	for (uint64_t i = 0; i < h.nports; i++, v += sizeof(struct part_port)) {
 		struct part_port r;
 		memcpy(&r, v, sizeof r);
@@ -1344,6 +1347,8 @@ static void pack(struct sim *s, struct part_buf *b)
 			       .nrows = s->ts->n,
 			       .cut_pkts = s->part->cut_pkts };
 	memcpy(h.ood, s->w.ood_hist, sizeof h.ood);
+	if (s->fab.lb && s->fab.lb->counts)
+		s->fab.lb->counts(&s->fab, h.lb);
 	buf_put(b, NULL, sizeof h);
 	pack_ports(s, b, &h);
 	pack_conns(s, b, &h);
@@ -1399,6 +1404,8 @@ void part_gather(struct sim *s)
 	s->fab.no_route_drops = sum.no_route;
 	s->fab.lossless_overflow = sum.overflow;
 	memcpy(s->w.ood_hist, sum.ood, sizeof sum.ood);
+	memcpy(s->lb_sum, sum.lb, sizeof sum.lb);
+	s->lb_summed = true;
 	P->cut_pkts_all = sum.cut_pkts;
 	sim_ts_combine(s, (struct ts_row *)rows.v, rows.n / sizeof(struct ts_row));
 }

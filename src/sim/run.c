@@ -1426,6 +1426,26 @@ static void collect_net(struct sim *s, struct run_result *r)
 	t->drops_no_route = f->no_route_drops;
 }
 
+/* The load balancer's counts of its decisions, with their names. */
+static void collect_lb(struct sim *s, struct run_result *r)
+{
+	const struct lb_ops *lb = s->fab.lb;
+	if (!lb || !lb->counters || !lb->counts)
+		return;
+	uint64_t v[LB_MAX_COUNTERS] = { 0 };
+	if (s->lb_summed)
+		memcpy(v, s->lb_sum, sizeof v);
+	else
+		lb->counts(&s->fab, v);
+	struct lb_rec *l = &r->lb;
+	l->scheme = lb->name;
+	for (; l->n < LB_MAX_COUNTERS && l->n < RES_LB_MAX && lb->counters[l->n].name; l->n++) {
+		l->name[l->n] = lb->counters[l->n].name;
+		l->what[l->n] = lb->counters[l->n].what;
+		l->v[l->n] = v[l->n];
+	}
+}
+
 void sim_collect(struct sim *s, struct run_result *r)
 {
 	memset(r, 0, sizeof *r);
@@ -1444,6 +1464,7 @@ void sim_collect(struct sim *s, struct run_result *r)
 	s->ccl.trace = NULL;
 	collect_ood(s, r);
 	collect_net(s, r);
+	collect_lb(s, r);
 	collect_ports(s, r);
 	struct fabric *f = &s->fab;
 	sim_load_collect(s, r);

@@ -69,6 +69,10 @@ struct sim {
 	struct mp_err err;
 	struct sim_load *load; /* sim/load.c: the window's byte snapshots, or NULL */
 	struct part *part;     /* sim/part.c: this rank's partition; NULL in one process */
+	/* partitioned, on rank 0 after part_gather: the load balancer's counts
+	 * summed over the ranks (sim_collect reads them instead of its own) */
+	uint64_t lb_sum[LB_MAX_COUNTERS];
+	bool lb_summed;
 };
 
 /* A message's release event is the one event of entity s->rel_base + its

@@ -146,6 +146,15 @@ struct train_summary {
 	simtime_t compute, comm, exposed; /* the slowest rank's totals (ps) */
 };
 
+/* The load balancer's counts of its decisions (net/lb.h's counters). */
+#define RES_LB_MAX 12
+struct lb_rec {
+	const char *scheme; /* NULL: the scheme counts nothing */
+	unsigned n;
+	const char *name[RES_LB_MAX], *what[RES_LB_MAX];
+	uint64_t v[RES_LB_MAX];
+};
+
 struct run_result {
 	struct port_rec *ports;
 	size_t nports;
@@ -170,6 +179,7 @@ struct run_result {
 	size_t ntrain_names;
 	struct train_summary training;
 	struct net_totals net;
+	struct lb_rec lb;
 	struct load_rec load;
 	struct ts_buf ts;
 	simtime_t sim_end; /* simulated time when the run stopped, ps */
