@@ -5,7 +5,8 @@
 # user's own files (mpsim removes only what it wrote), an unwritable place and
 # a name too long found before the first event (nothing on stdout: no run).
 # Sweeps: a point killed by a signal leaves the others in place and its reason
-# in sweep.csv, --resume reruns only it; variant names that share a folder and
+# in sweep.csv, --resume reruns only it; --only runs the points picked and
+# --resume adds others; variant names that share a folder and
 # values that are equal are refused; SIGHUP stops the children and keeps what
 # completed; a closed stdout does not kill the sweep. Legal values that would
 # abort or exhaust the machine are sentences with exit status 2: 2^32 packets
@@ -130,6 +131,47 @@ cmp -s kept100.csv res/sw/size-100KB/flows.csv || fail "--resume" "the kept poin
 run resume2 run sw.yaml -j 1 --out res/sw --resume --set workload.senders=3 --quiet
 [[ $rc == 0 && $(awk -F, 'NR > 1 { print $3 }' res/sw/sweep.csv | sort -u) == 3 ]] ||
 	fail "--resume, changed" "every point rerun with 3 flows" "exit $rc; $(cut -d, -f1-3 res/sw/sweep.csv)"
+
+# --only: the points picked run, the others are marked and absent; --resume
+# with another pick adds to the folder, keeping what it has
+cat >only.yaml <<'EOF'
+name: only
+topology: {type: star, hosts: 5, link_rate: 100Gbps}
+transport: {type: ref}
+workload: {type: incast, senders: 4, receiver: 0, size: 100KB}
+sweep:
+  workload.size: [100KB, 200KB, 300KB]
+  workload.senders: [2, 4]
+EOF
+run only run only.yaml -j 1 --out res/only --only size=200KB --only size=300KB --only workload.senders=4
+[[ $rc == 0 ]] || fail "--only" "exit 0" "exit $rc: $(cat only.err)"
+[[ $(ls res/only | grep -c '^size-') == 2 && -s res/only/size-200KB_senders-4/flows.csv &&
+	-s res/only/size-300KB_senders-4/flows.csv ]] ||
+	fail "--only" "the two picked points, nothing else" "$(ls res/only)"
+[[ $(grep -c '"not run: not picked by --only"' res/only/sweep.csv) == 4 ]] ||
+	fail "--only" "4 rows marked not picked in sweep.csv" "$(cat res/only/sweep.csv)"
+grep -qF '4 of 6 points were not picked by --only' only.out || fail "--only" "the points left out said" "$(tail -3 only.out)"
+cp res/only/size-200KB_senders-4/flows.csv kept200.csv
+run only2 run only.yaml -j 1 --out res/only --only senders=2 --only size=100KB --resume
+[[ $rc == 0 ]] || fail "--only --resume" "exit 0" "exit $rc: $(cat only2.err)"
+grep -qF '(2 kept from the earlier run); --only: 1 of them left to run' only2.out ||
+	fail "--only --resume" "2 kept, 1 to run" "$(head -2 only2.out)"
+[[ $(ls res/only | grep -c '^size-') == 3 && -s res/only/size-100KB_senders-2/flows.csv ]] ||
+	fail "--only --resume" "the kept two and the new one" "$(ls res/only)"
+cmp -s kept200.csv res/only/size-200KB_senders-4/flows.csv || fail "--only --resume" "the kept point untouched" "differs"
+# a key or value the sweep lacks, a file without a sweep: exit 2, nothing written
+for bad in size=400KB sizes=100KB size; do
+	run onlybad run only.yaml --out res/onlybad --only "$bad"
+	[[ $rc == 2 && ! -e res/onlybad && ! -s onlybad.out ]] || fail "--only $bad" "exit 2, nothing written" "exit $rc: $(ls res)"
+done
+grep -qF -- "--only size: expected KEY=VALUE with KEY one of the swept keys of only.yaml: workload.size (line 6), workload.senders (line 7)" onlybad.err ||
+	fail "--only size" "the swept keys and their lines" "$(cat onlybad.err)"
+run onlybad run only.yaml --out res/onlybad --only size=400KB
+grep -qF -- "--only size=400KB: only.yaml:6: workload.size has no value '400KB' (its values: 100KB, 200KB, 300KB)" onlybad.err ||
+	fail "--only size=400KB" "file:line, the key and its values" "$(cat onlybad.err)"
+run onlysingle run small.yaml --out res/onlysingle --only size=100KB
+[[ $rc == 2 && ! -e res/onlysingle ]] && grep -qF "small.yaml has no sweep" onlysingle.err ||
+	fail "--only without a sweep" "exit 2, a sentence" "exit $rc: $(cat onlysingle.err)"
 
 # variant names that share a folder, values that are equal
 cat >col.yaml <<'EOF'

@@ -24,6 +24,7 @@ static const char usage_text[] =
     "\n"
     "USAGE\n"
     "  mpsim run EXPERIMENT.yaml [--out DIR] [--seed N] [--jobs N] [--set key.path=value ...]\n"
+    "            [--only KEY=VALUE ...] [--resume]\n"
     "  mpsim validate EXPERIMENT.yaml [--set key.path=value ...]\n"
     "  mpsim plot RESULTS_DIR\n"
     "  mpsim index [EXPERIMENTS_DIR [RESULTS_DIR]]\n"
@@ -63,6 +64,9 @@ static const char usage_text[] =
     "  --resume             keep what an earlier run into the same folder completed\n"
     "                       with the same configuration; run only the points of a\n"
     "                       sweep that are missing or failed\n"
+    "  --only KEY=VALUE     run only a sweep's points where swept KEY has VALUE\n"
+    "                       (repeatable: values of one key, any; of several keys,\n"
+    "                       all); with --resume, add them to an earlier run's folder\n"
     "  --no-plots           no plots at the end of a run (report.html is still written)\n"
     "  --progress           a plain progress line, also without a terminal (batch logs)\n"
     "\n"
@@ -88,7 +92,8 @@ static const char usage_text[] =
 static const char run_usage[] =
     "usage: mpsim run EXPERIMENT.yaml [--out DIR] [--seed N] [--jobs N] [--set key.path=value "
     "...]\n"
-    "                 [--threads N] [--quiet] [--no-plots] [--progress]\n"
+    "                 [--threads N] [--quiet] [--no-plots] [--progress] [--resume]\n"
+    "                 [--only KEY=VALUE ...]\n"
     "  Check the experiment file (every sweep point first), simulate, print the summary\n"
     "  table (and the paper's numbers beside ours) and write the results folder\n"
     "  (default results/<name>): summary.json, flows.csv, ports.csv, timeseries.csv,\n"
@@ -103,6 +108,8 @@ static const char run_usage[] =
     "  --threads N          a file without a sweep: its one run partitioned over N\n"
     "                       threads, with the same results as one thread\n"
     "  --quiet, -q          no summary table\n"
+    "  --resume             keep the points an earlier run into the folder completed\n"
+    "  --only KEY=VALUE     only a sweep's points where swept KEY has VALUE (repeatable)\n"
     "  --no-plots           skip the plots (report.html is still written)\n"
     "  --progress           a plain progress line every 10 s, also without a terminal\n"
     "                       (batch logs); each names its sweep point\n"
@@ -209,8 +216,8 @@ static int cmd_list(const char *what)
 struct args {
 	const char *cmd, *file, *out;
 	int64_t seed;
-	char **sets;
-	size_t nsets;
+	char **sets, **only;
+	size_t nsets, nonly;
 	unsigned jobs, threads;
 	bool quiet, resume, no_plots, progress, help;
 };
@@ -237,10 +244,12 @@ static int parse_args(int argc, char **argv, struct args *a)
 	a->cmd = argv[1];
 	a->seed = -1;
 	a->sets = mp_calloc((size_t)argc, sizeof *a->sets);
+	a->only = mp_calloc((size_t)argc, sizeof *a->only);
 	for (int i = 2; i < argc; i++) {
 		const char *s = argv[i];
 		if (!strcmp(s, "--out") || !strcmp(s, "--seed") || !strcmp(s, "--set") ||
-		    !strcmp(s, "--jobs") || !strcmp(s, "-j") || !strcmp(s, "--threads")) {
+		    !strcmp(s, "--jobs") || !strcmp(s, "-j") || !strcmp(s, "--threads") ||
+		    !strcmp(s, "--only")) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "mpsim: %s needs a value\n", s);
 				return 2;
@@ -284,6 +293,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 					return 2;
 				}
 				a->seed = (int64_t)x;
+			} else if (!strcmp(s, "--only")) {
+				a->only[a->nonly++] = (char *)v;
 			} else {
 				a->sets[a->nsets++] = (char *)v;
 			}
@@ -331,6 +342,8 @@ static int cmd_run(struct args *a, bool run)
 				.resume = a->resume,
 				.no_plots = a->no_plots,
 				.progress = a->progress,
+				.only = a->only,
+				.nonly = a->nonly,
 				.run = run };
 	return batch_main(&b);
 }
@@ -432,6 +445,7 @@ int main(int argc, char **argv)
 	else if (!rc)
 		rc = cmd_run(&a, !strcmp(cmd, "run"));
 	mp_free(a.sets);
+	mp_free(a.only);
 	ranks_finalize();
 	return rc;
 }

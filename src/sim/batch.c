@@ -63,6 +63,7 @@ struct point_out {
 	bool ok;
 	bool reused;   /* --resume: completed in an earlier run, kept */
 	bool in_tmp;   /* reused from a killed run's partial folder: moved in already */
+	bool skip;     /* not picked by --only: not run */
 	int status;    /* exit status when it failed (0 when ok) */
 	char why[120]; /* what happened to a point that is not ok */
 };
@@ -819,7 +820,7 @@ static void point_reap(struct dispatch *d, size_t p, const char *dir, int code, 
 static void mark_interrupted(const struct sweep *sw, struct point_out *po)
 {
 	for (size_t p = 0; p < sw->npoints; p++)
-		if (!po[p].ok && !po[p].status) {
+		if (!po[p].ok && !po[p].status && !po[p].skip) {
 			snprintf(po[p].why, sizeof po[p].why,
 				 "not run: the sweep was interrupted by signal %d (%s)",
 				 (int)stop_signal, strsignal(stop_signal));
@@ -945,7 +946,7 @@ static int dispatch_run(struct dispatch *d)
 static size_t next_point(struct dispatch *d)
 {
 	size_t p = d->next;
-	while (p < d->sw->npoints && (d->po[p].ok || (d->handed && d->handed[p])))
+	while (p < d->sw->npoints && (d->po[p].ok || d->po[p].skip || (d->handed && d->handed[p])))
 		p++;
 	d->next = p;
 	return p;
@@ -1497,7 +1498,7 @@ static size_t resume_sweep(const struct batch_args *a, const struct sweep *sw, c
 
 /* The sweep's first line: its points and how many run at once. */
 static void sweep_announce(const struct batch_args *a, const struct sweep *sw, const char *name,
-			   size_t kept, bool mpi)
+			   size_t kept, size_t left, bool mpi)
 {
 	if (a->quiet)
 		return;
@@ -1509,6 +1510,8 @@ static void sweep_announce(const struct batch_args *a, const struct sweep *sw, c
 		       a->jobs ? a->jobs : default_jobs());
 	if (a->resume)
 		printf(" (%zu kept from the earlier run)", kept);
+	if (a->nonly)
+		printf("; --only: %zu of them left to run", left);
 	printf("\n");
 }
 
@@ -1560,12 +1563,20 @@ static int commit_sweep(const struct batch_args *a, const struct sweep *sw,
 		wrc = e.status;
 	} else {
 		wrc = finish_folder(a, outdir);
+		size_t nskip = 0;
+		for (size_t p = 0; p < sw->npoints; p++)
+			nskip += po[p].skip;
+		if (nskip && !a->quiet)
+			printf(
+			    "\n  %zu of %zu points were not picked by --only and are not in %s/ "
+			    "(sweep.csv marks them): `mpsim run %s --out %s --resume` adds them\n",
+			    nskip, sw->npoints, outdir, a->file, outdir);
 		if (rc)
 			fprintf(stderr,
 				"mpsim: %zu of %zu points did not complete (sweep.csv says why); "
 				"the others are in %s/, and `mpsim run %s --out %s --resume` runs "
 				"only what is missing\n",
-				sw->npoints - nok, sw->npoints, outdir, a->file, outdir);
+				sw->npoints - nok - nskip, sw->npoints, outdir, a->file, outdir);
 		else if (!a->quiet)
 			printf("\n  results in %s/ (report.html, sweep.csv,%s a folder per "
 			       "point)\n",
@@ -1581,7 +1592,7 @@ static int commit_sweep(const struct batch_args *a, const struct sweep *sw,
  * other ranks, whose goodbyes are taken after the commit), then the
  * commit. Returns the sweep's exit status. */
 static int run_sweep(const struct batch_args *a, const struct sweep *sw, const char *name,
-		     struct point_out *po, bool mpi)
+		     struct point_out *po, const bool *pick, bool mpi)
 {
 	char given[4400], outdir[4096], tmp[4400];
 	struct mp_err e = { 0 };
@@ -1594,7 +1605,15 @@ static int run_sweep(const struct batch_args *a, const struct sweep *sw, const c
 		return e.status;
 	}
 	size_t kept = a->resume ? resume_sweep(a, sw, outdir, tmp, po) : 0;
-	sweep_announce(a, sw, name, kept, mpi);
+	for (size_t p = 0; p < sw->npoints; p++)
+		if (!pick[p] && !po[p].ok) {
+			po[p].skip = true;
+			snprintf(po[p].why, sizeof po[p].why, "not run: not picked by --only");
+		}
+	size_t left = 0;
+	for (size_t p = 0; p < sw->npoints; p++)
+		left += !po[p].ok && !po[p].skip;
+	sweep_announce(a, sw, name, kept, left, mpi);
 	if (mpi) {
 		int64_t go = 0;
 		ranks_bcast(&go, sizeof go);
@@ -1620,6 +1639,69 @@ static int batch_rank(const struct batch_args *a, const struct sweep *sw)
 	return fin ? (int)fin : rc;
 }
 
+/* --only KEY=VALUE...: pick[p] says whether point p runs. KEY is a swept key
+ * (dotted, or its label); VALUE one of its values as the file spells it.
+ * Anything else is an error before anything runs: MP_EUSER and a sentence. */
+static int only_pick(const struct batch_args *a, const struct sweep *sw, bool *pick)
+{
+	for (size_t p = 0; p < sw->npoints; p++)
+		pick[p] = true;
+	if (!a->nonly)
+		return 0;
+	if (!sw->nkeys) {
+		fprintf(stderr, "mpsim: --only: %s has no sweep; --only picks a sweep's points\n",
+			a->file);
+		return MP_EUSER;
+	}
+	bool **want = mp_calloc(sw->nkeys, sizeof *want);
+	int rc = 0;
+	for (size_t i = 0; i < a->nonly && !rc; i++) {
+		const char *arg = a->only[i], *eq = strchr(arg, '=');
+		size_t k = 0, v = 0, kl = eq ? (size_t)(eq - arg) : 0;
+		while (eq && k < sw->nkeys &&
+		       !((strlen(sw->keys[k].key) == kl && !strncmp(sw->keys[k].key, arg, kl)) ||
+			 (strlen(sw->keys[k].label) == kl && !strncmp(sw->keys[k].label, arg, kl))))
+			k++;
+		if (!eq || k == sw->nkeys) {
+			fprintf(
+			    stderr,
+			    "mpsim: --only %s: expected KEY=VALUE with KEY one of the swept keys "
+			    "of %s:",
+			    arg, a->file);
+			for (size_t j = 0; j < sw->nkeys; j++)
+				fprintf(stderr, "%s %s (line %d)", j ? "," : "", sw->keys[j].key,
+					sw->keys[j].line);
+			fputc('\n', stderr);
+			rc = MP_EUSER;
+			break;
+		}
+		const struct sweep_key *sk = &sw->keys[k];
+		while (v < sk->nvalues && strcmp(sk->values[v], eq + 1))
+			v++;
+		if (v == sk->nvalues) {
+			fprintf(stderr,
+				"mpsim: --only %s: %s:%d: %s has no value '%s' (its values:", arg,
+				a->file, sk->line, sk->key, eq + 1);
+			for (size_t j = 0; j < sk->nvalues; j++)
+				fprintf(stderr, "%s %s", j ? "," : "", sk->values[j]);
+			fputs(")\n", stderr);
+			rc = MP_EUSER;
+			break;
+		}
+		if (!want[k])
+			want[k] = mp_calloc(sk->nvalues, sizeof *want[k]);
+		want[k][v] = true;
+	}
+	for (size_t p = 0; p < sw->npoints && !rc; p++)
+		for (size_t k = 0; k < sw->nkeys; k++)
+			if (want[k] && !want[k][sweep_value_at(sw, p, k)])
+				pick[p] = false;
+	for (size_t k = 0; k < sw->nkeys; k++)
+		mp_free(want[k]);
+	mp_free(want);
+	return rc;
+}
+
 /* Rank 0, or alone: check the points (validate stops there), then the
  * single run or the sweep. Under MPI the other ranks wait for rank 0's go
  * or its end: a failure before the go is their status too, and so is the
@@ -1628,12 +1710,14 @@ static int batch_here(const struct batch_args *a, const struct sweep *sw, bool m
 {
 	char name[256] = "experiment";
 	struct point_out *po = mp_calloc(sw->npoints, sizeof *po);
-	int rc = 0;
+	bool *pick = mp_calloc(sw->npoints, sizeof *pick);
+	int rc = only_pick(a, sw, pick);
 	/* a single run is checked as it is built; a sweep checks every point first */
-	if (sw->nkeys || !a->run)
+	if (!rc && (sw->nkeys || !a->run))
 		rc = check_points(a, sw, name, sizeof name);
 	if (!rc && a->run)
-		rc = sw->nkeys ? run_sweep(a, sw, name, po, mpi) : run_single(a, sw, po);
+		rc = sw->nkeys ? run_sweep(a, sw, name, po, pick, mpi) : run_single(a, sw, po);
+	mp_free(pick);
 	if (mpi) {
 		int64_t v = rc;
 		ranks_bcast(&v, sizeof v);

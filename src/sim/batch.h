@@ -29,6 +29,10 @@ struct batch_args {
 	bool resume;   /* keep what an earlier run of this file into the folder completed */
 	bool no_plots; /* no figures at the end (report.html is still written) */
 	bool progress; /* a plain progress line (for logs), even without a terminal */
+	/* --only KEY=VALUE: a sweep's points to run (the others are not run;
+	 * with several values of one key, any of them; of several keys, all) */
+	char **only;
+	size_t nonly;
 };
 
 /* Returns the exit status (0, 2 bad input, 3 internal, 4 I/O). */
