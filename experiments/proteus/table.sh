@@ -106,18 +106,40 @@ if any(n.startswith("point-") for n in names):
             ld(e), ld(g), ld(m)))
     sys.exit(0)
 
-# Fig. 12 (fig12_13.yaml's Data Mining points, one sweep key: system)
+def point(sysname, traffic, host):
+    # a point's folder writes a "_" inside a swept value as "+" (system-proteus+delivered_...)
+    return pts.get("system-%s_traffic-%s_load-%s" % (sysname.replace("_", "+"), traffic, host))
+
+def paper_load(host):
+    return "%g" % (2 * float(host))
+
+# Fig. 12 (Data Mining at the paper's 0.6): the host-0.3 rows are fig10_11.yaml's
+# Data Mining points at 0.3 (the same runs), the host-0.6 rows fig12_13.yaml's
 FIG12 = {"conga": "35%", "drill": "19%", "hermes": "15%", "mprdma": "11%", "proteus": "0"}
-if any(n.startswith("system-") and "_traffic-" not in n for n in names):
-    rows = SYSTEMS + [(s + "_host0.6", n + ", host load 0.6")
-                      for s, n in SYSTEMS if s in ("conga", "drill", "hermes", "proteus")]
+fig12_rows = [(s, n, point(s, "mining", "0.3")) for s, n in SYSTEMS] + \
+    [(s, n + ", host load 0.6", pts.get("system-%s+host0.6" % s.replace("_", "+")))
+     for s, n in SYSTEMS if s in ("conga", "drill", "hermes", "proteus")]
+
+def uplinks(p):
+    # the leaf uplinks over the whole run (ports.csv's tier1_up): how evenly the bytes
+    # spread (coefficient of variation of utilisation), mean and deepest queue, ECN marks
+    rows = [r for r in csv.DictReader(open(os.path.join(p["_dir"], "ports.csv")))
+            if r["group"] == "tier1_up"]
+    u = [float(r["utilisation"]) for r in rows]
+    mu = sum(u) / len(u)
+    cov = (sum((x - mu) ** 2 for x in u) / len(u)) ** 0.5 / mu if mu else float("nan")
+    return (cov, sum(float(r["mean_queue_bytes"]) for r in rows) / len(rows),
+            max(int(r["max_queue_bytes"]) for r in rows), sum(int(r["ecn_marks"]) for r in rows))
+
+def fig12():
+    if not any(p for _, _, p in fig12_rows):
+        return
     print("Data Mining at the paper's 0.6 (host 0.3) (Fig. 12a-b), FCT in us:\n")
     print("| system | paper HoL-blocked | ours HoL-blocked | reordered packets | PAUSE frames "
           "| mean FCT | p99 FCT | fabric / implied | host / nominal (arrived) |")
     print("|---|---|---:|---:|---:|---:|---:|---|---|")
-    for s, sname in rows:
-        p = pts.get("system-" + s.replace("_", "+"))
-        paper = FIG12.get(s, "")
+    for s, sname, p in fig12_rows:
+        paper = FIG12.get(s, "") if "host load" not in sname else ""
         if p is None:
             print("| %s | %s | - | - | - | - | - | - | - |" % (sname, paper))
             continue
@@ -127,14 +149,31 @@ if any(n.startswith("system-") and "_traffic-" not in n for n in names):
         print("| %s | %s | %s | %s | %d | %s | %s | %s | %s |" % (
             sname, paper, hol, share(pfc, "reordered", "data_pkts"),
             p["network"]["pause_frames"], fmt(fct["mean"]), fmt(fct["p99"]), *load_cells(p)))
+    print()
+    print("The leaf uplinks over the whole run (ports.csv's tier1_up), and Proteus's moves "
+          "(summary.json's lb):\n")
+    print("| system | utilisation CoV | mean queue, B | deepest queue, B | ECN marks "
+          "| flows >= 100 MB, mean Gb/s | Algorithm 1 moves / new flows |")
+    print("|---|---:|---:|---:|---:|---:|---|")
+    for s, sname, p in fig12_rows:
+        if p is None:
+            continue
+        cov, mq, xq, ecn = uplinks(p)
+        big = [r for r in csv.DictReader(open(os.path.join(p["_dir"], "flows.csv")))
+               if int(r["bytes"]) >= 100e6 and r["fct_us"] and
+               (p["load"]["from_us"] <= float(r["start_us"]) < p["load"]["until_us"])]
+        gbps = (sum(8e-3 * int(r["bytes"]) / float(r["fct_us"]) for r in big) / len(big)
+                if big else None)
+        lb = p.get("lb", {})
+        mv = "%d / %d" % (lb["moves"], lb["flows"]) if "moves" in lb else ""
+        print("| %s | %.2f | %.0f | %d | %d | %s | %s |" % (sname, cov, mq, xq, ecn,
+                                                       fmt(gbps, "%.1f"), mv))
+    print()
+
+if not any("_traffic-" in n for n in names):
+    fig12()
     sys.exit(0)
 
-def point(sysname, traffic, host):
-    # a point's folder writes a "_" inside a swept value as "+" (system-proteus+delivered_...)
-    return pts.get("system-%s_traffic-%s_load-%s" % (sysname.replace("_", "+"), traffic, host))
-
-def paper_load(host):
-    return "%g" % (2 * float(host))
 
 traffics = [t for t in TRAFFIC
             if t[0] != "mining" or any(point(s, "mining", h) for s, _ in SYSTEMS for h in HOST_LOADS)]
@@ -221,4 +260,6 @@ for s, sname in SYSTEMS[:5]:
         label, "" if pa is None else "%d%%" % pa, better(prot, base, "mean"),
         "" if pp is None else "%d%%" % pp, better(prot, base, "p99"),
         better(deliv, base, "mean"), better(deliv, base, "p99")))
+
+fig12()
 PY
