@@ -118,6 +118,15 @@ EOF2
 		[ "$figs" = "ratio_1 " ] || fail "ratio figures (old paper.csv)" "ratio_1 alone" "$figs"
 		cmp -s "$r/plots/ratio_1.dat" "$T/old/plots/ratio_1.dat" ||
 			fail "ratio_1.dat (old paper.csv)" "the same data" "$(diff "$r/plots/ratio_1.dat" "$T/old/plots/ratio_1.dat" | head -5)"
+		# a sweep run in part (--only): the line with no ratio keeps its block
+		# (gnuplot's index skips a block of comments alone, and ecmp's
+		# line would be drawn from nothing) and is left out of the plot
+		"$MPSIM" run "$T/ratios.yaml" --out "$T/ronly" -q -j 2 --only system=ecmp >"$T/log" 2>&1 ||
+			fail "ratio sweep, --only" "runs" "$(tail -3 "$T/log")"
+		n=$(gnuplot -e "set print '-'; stats '$T/ronly/plots/ratio_1.dat' index 1 using 1:2 nooutput; print STATS_records" 2>/dev/null || true)
+		[ "$n" = 1 ] || fail "ratio_1.dat, --only" "ecmp's ratio at gnuplot's index 1" "$n: $(cat "$T/ronly/plots/ratio_1.dat")"
+		grep -q "'ratio_1.dat' index 1 using" "$T/ronly/plots/plot.gp" && ! grep -q "'ratio_1.dat' index 0 using" "$T/ronly/plots/plot.gp" ||
+			fail "ratio_1, --only" "ecmp's line alone drawn" "$(grep ratio_1.dat "$T/ronly/plots/plot.gp")"
 	else
 		fail "ratio sweep" "runs" "$(tail -3 "$T/log")"
 	fi

@@ -1323,7 +1323,19 @@ static bool *ratio_kept_lines(const struct sweepdata *sd, const struct csv *pape
 	return keep;
 }
 
-/* DAT: ours, one block per line. */
+/* Line l has a ratio at some point (a sweep run with --only may have none). */
+static bool ratio_line_drawn(const struct sweepdata *sd, const struct ratio_lines *rl, size_t l)
+{
+	for (size_t r = 0; r < sd->t.nrows; r++)
+		if (rl->rl[r] == l && !isnan(rl->ours[r]))
+			return true;
+	return false;
+}
+
+/* DAT: ours, one block per line. A line without a ratio keeps its block
+ * with one undefined point: gnuplot's `index` does not count a block of
+ * comments alone, and the blocks after it would be drawn under the wrong
+ * line. */
 static int ratio_write_ours(struct plotter *pl, const struct sweepdata *sd, const char *rname,
 			    const struct ratio_lines *rl, const char *dat)
 {
@@ -1340,6 +1352,8 @@ static int ratio_write_ours(struct plotter *pl, const struct sweepdata *sd, cons
 		for (size_t r = 0; r < sd->t.nrows; r++)
 			if (rl->rl[r] == l && !isnan(rl->ours[r]))
 				fprintf(d, "%.9g %.9g\n", sd->x[r], rl->ours[r]);
+		if (!ratio_line_drawn(sd, rl, l))
+			fputs("0 nan\n", d);
 	}
 	return pl_close(pl, d, dat) ? -1 : 0;
 }
@@ -1396,7 +1410,7 @@ static void ratio_plot(struct plotter *pl, const struct sweepdata *sd, const str
 		fprintf(pl->gp, "set yrange [0:*]\n");
 	fprintf(pl->gp, "plot 1 with lines lc rgb '#888888' dt 2 notitle");
 	for (size_t l = 0; l < rl->nlines; l++) {
-		if (keep && !keep[l])
+		if ((keep && !keep[l]) || !ratio_line_drawn(sd, rl, l))
 			continue;
 		fprintf(pl->gp,
 			", \\\n  '%s' index %zu using 1:2 with linespoints lt %zu lw 2 pt 7 "
