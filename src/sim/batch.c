@@ -1605,14 +1605,14 @@ static int run_sweep(const struct batch_args *a, const struct sweep *sw, const c
 		return e.status;
 	}
 	size_t kept = a->resume ? resume_sweep(a, sw, outdir, tmp, po) : 0;
-	for (size_t p = 0; p < sw->npoints; p++)
+	size_t left = 0;
+	for (size_t p = 0; p < sw->npoints; p++) {
 		if (!pick[p] && !po[p].ok) {
 			po[p].skip = true;
 			snprintf(po[p].why, sizeof po[p].why, "not run: not picked by --only");
 		}
-	size_t left = 0;
-	for (size_t p = 0; p < sw->npoints; p++)
 		left += !po[p].ok && !po[p].skip;
+	}
 	sweep_announce(a, sw, name, kept, left, mpi);
 	if (mpi) {
 		int64_t go = 0;

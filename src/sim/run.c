@@ -1426,6 +1426,8 @@ static void collect_net(struct sim *s, struct run_result *r)
 	t->drops_no_route = f->no_route_drops;
 }
 
+_Static_assert(RES_LB_MAX == LB_MAX_COUNTERS, "stats/result.h's lb_rec holds every counter");
+
 /* The load balancer's counts of its decisions, with their names. */
 static void collect_lb(struct sim *s, struct run_result *r)
 {
@@ -1439,9 +1441,8 @@ static void collect_lb(struct sim *s, struct run_result *r)
 		lb->counts(&s->fab, v);
 	struct lb_rec *l = &r->lb;
 	l->scheme = lb->name;
-	for (; l->n < LB_MAX_COUNTERS && l->n < RES_LB_MAX && lb->counters[l->n].name; l->n++) {
+	for (; l->n < LB_MAX_COUNTERS && lb->counters[l->n].name; l->n++) {
 		l->name[l->n] = lb->counters[l->n].name;
-		l->what[l->n] = lb->counters[l->n].what;
 		l->v[l->n] = v[l->n];
 	}
 }

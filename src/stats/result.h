@@ -146,12 +146,13 @@ struct train_summary {
 	simtime_t compute, comm, exposed; /* the slowest rank's totals (ps) */
 };
 
-/* The load balancer's counts of its decisions (net/lb.h's counters). */
+/* The load balancer's counts of its decisions (net/lb.h's counters; sim/run.c
+ * checks that RES_LB_MAX is LB_MAX_COUNTERS). */
 #define RES_LB_MAX 12
 struct lb_rec {
 	const char *scheme; /* NULL: the scheme counts nothing */
 	unsigned n;
-	const char *name[RES_LB_MAX], *what[RES_LB_MAX];
+	const char *name[RES_LB_MAX];
 	uint64_t v[RES_LB_MAX];
 };
 
