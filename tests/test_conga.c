@@ -3,7 +3,8 @@
  * - a flowlet stays on its uplink however the tables change under it, and a
  *   flow changes uplink only after a gap longer than the flowlet timeout, and
  *   then only to a strictly better one (packets injected at the source leaf of
- *   a 2x2 leaf-spine at set times; the Congestion-To-Leaf table set by hand);
+ *   a 2x2 leaf-spine at set times; the Congestion-To-Leaf table set by hand),
+ *   and summary.json's counts of those decisions are exact;
  * - the Congestion-To-Leaf tables converge to the true utilisation of each
  *   path (the larger of its two links) on a leaf-spine with one slowed
  *   uplink, fed back only through the packets of the reverse direction;
@@ -207,6 +208,24 @@ static void test_flowlet(void **state)
 	for (uint32_t i = 0; i < NPKT; i++)
 		assert_int_equal(R.up[i], i < 50 ? first : other);
 	assert_int_equal(switches, 1);
+	/* summary.json's counts: new flowlets at psn 0, 50 and 150; one move
+	 * (psn 50); one coin (psn 0, every metric 0); one repeat (psn 150 took
+	 * psn 50's uplink); nothing came back from leaf1 to feed back */
+	static const struct {
+		const char *name;
+		uint64_t want;
+	} want[] = { { "flowlets", 3 },
+		     { "moves", 1 },
+		     { "ties", 1 },
+		     { "repeats", 1 },
+		     { "feedback", 0 } };
+	uint64_t v[LB_MAX_COUNTERS] = { 0 };
+	conga_lb_ops.counts(&R.f, v);
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		assert_string_equal(conga_lb_ops.counters[i].name, want[i].name);
+		assert_int_equal(v[i], want[i].want);
+	}
+	assert_null(conga_lb_ops.counters[5].name);
 	rig_free(&R);
 }
 

@@ -65,6 +65,12 @@
  * Beyond two tiers (a fat tree), a switch whose choice is among different
  * switches hashes (LBTag, source leaf, destination leaf), so a tag names one
  * next switch at every tier (ours: the paper designs for leaf-spine).
+ *
+ * Counts (summary.json's `lb`, conga_counters): new flowlets, how many moved,
+ * how many were placed by the tie rule's coin, how many took the uplink the
+ * leaf's previous new flowlet took (herding: the leaves' new flowlets crowd
+ * onto the uplink that looks least loaded until its DRE catches up), and the
+ * metrics fed back.
  */
 #include "lb/conga.h"
 
@@ -138,6 +144,10 @@ struct conga {
 	uint32_t *fb_next;	     /* [leaf][destination leaf]: round robin */
 	struct flowlet_table *fl;    /* per leaf */
 	uint8_t *metric;	     /* scratch: one per uplink (choose) */
+	uint16_t *prev;		     /* per leaf: the uplink its last new flowlet took */
+	struct {
+		uint64_t flowlets, moves, ties, repeats, feedback;
+	} cnt; /* summary.json's `lb` (conga_counters) */
 };
 
 static inline uint32_t tor_of(const struct fabric *f, uint32_t host, uint8_t rail)
@@ -218,6 +228,7 @@ static uint16_t conga_choose(struct fabric *f, struct sw *s, const struct packet
 			keep |= had && cand[i] == fl->port;
 		}
 	}
+	uint16_t last = fl->port;
 	if (!keep) {
 		uint64_t k = nbest > 1 ? rng_below(&s->rng, nbest) : 0;
 		for (unsigned i = 0; i < n; i++)
@@ -226,6 +237,11 @@ static uint16_t conga_choose(struct fabric *f, struct sw *s, const struct packet
 				break;
 			}
 	}
+	c->cnt.flowlets++;
+	c->cnt.moves += had && fl->port != last;
+	c->cnt.ties += !keep && nbest > 1;
+	c->cnt.repeats += c->prev[src] == fl->port;
+	c->prev[src] = fl->port;
 	return fl->port;
 }
 
@@ -255,6 +271,7 @@ static void piggyback(struct conga *c, uint32_t leaf, uint32_t dst, struct conga
 	m->fb_metric = row[pick].ce;
 	row[pick].changed = false;
 	*next = (pick + 1) % c->width;
+	c->cnt.feedback++;
 }
 
 static void conga_sw_rx(struct fabric *f, struct sw *s, uint16_t in_idx, struct packet *p)
@@ -316,6 +333,7 @@ static void conga_fini(struct fabric *f)
 	mp_free(c->from_leaf);
 	mp_free(c->fb_next);
 	mp_free(c->metric);
+	mp_free(c->prev);
 	mp_free(c);
 	f->lb_priv = NULL;
 }
@@ -360,11 +378,34 @@ static int conga_init(struct fabric *f, struct mp_err *e)
 	c->dre = mp_calloc(f->nports ? f->nports : 1, sizeof *c->dre);
 	c->metric = mp_calloc(c->maxports ? c->maxports : 1, 1);
 	c->fl = mp_calloc(c->ntors ? c->ntors : 1, sizeof *c->fl);
+	c->prev = mp_malloc((c->ntors ? c->ntors : 1) * sizeof *c->prev);
+	for (uint32_t t = 0; t < c->ntors; t++)
+		c->prev[t] = UINT16_MAX;
 	/* an entry idle ten gaps may be forgotten: the flow then only loses
 	 * its preference for its last uplink on ties (ours) */
 	for (uint32_t t = 0; t < c->ntors; t++)
 		flowlet_init(&c->fl[t], 256, 10 * c->gap);
 	return MP_OK;
+}
+
+/* summary.json's `lb`: struct conga's cnt, in its order */
+static const struct lb_counter conga_counters[] = {
+	{ "flowlets", "new flowlets placed on an uplink at a source leaf" },
+	{ "moves", "new flowlets that left their flow's last uplink for a strictly better one" },
+	{ "ties", "new flowlets placed at random among equally good uplinks" },
+	{ "repeats", "new flowlets placed on the uplink the leaf's previous new flowlet took "
+		     "(about flowlets / uplinks when a leaf spreads them evenly)" },
+	{ "feedback", "Congestion-From-Leaf metrics piggybacked to the leaf they describe" },
+	{ NULL, NULL }
+};
+
+static void conga_counts(const struct fabric *f, uint64_t *v)
+{
+	const struct conga *c = f->lb_priv;
+	const uint64_t w[] = { c->cnt.flowlets, c->cnt.moves, c->cnt.ties, c->cnt.repeats,
+			       c->cnt.feedback };
+	for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
+		v[i] += w[i];
 }
 
 const struct lb_ops conga_lb_ops = {
@@ -379,6 +420,8 @@ const struct lb_ops conga_lb_ops = {
 	.choose = conga_choose,
 	.sw_rx = conga_sw_rx,
 	.sw_tx = conga_sw_tx,
+	.counters = conga_counters,
+	.counts = conga_counts,
 };
 
 /* ---- for tests -------------------------------------------------------------- */
