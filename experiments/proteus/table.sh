@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# table.sh RESULTS_DIR... - the tables of README.md from a run of pfc_sources.yaml
+# table.sh RESULTS_DIR... - the tables of README.md from a run of fig5_pfc.yaml
+# (per workload and scheme: FCT with PFC on and off, PAUSE frames, HoL-blocked flows,
+# reordered packets, the lossy run's drops, the measured load), of pfc_sources.yaml
 # (per config: PAUSE frames, HoL-blocked flows, FCT, what PFC costs CONGA, the
 # measured load), of fig12_13.yaml (Fig. 12: per system, HoL-blocked flows and
 # reordered packets beside the paper's, PAUSE frames, FCT and the measured
@@ -16,6 +18,7 @@
 # of its points is there. The host column gives the load the flows that
 # arrived in the window offered (summary.json's load.arrived, else counted
 # from flows.csv) beside the nominal one.
+#   experiments/proteus/table.sh results/proteus_fig5
 #   experiments/proteus/table.sh results/proteus_fig10_11
 #   experiments/proteus/table.sh results/proteus_fig12_13
 #   experiments/proteus/table.sh results/proteus_pfc_sources
@@ -69,6 +72,33 @@ def load_cells(p):
 
 def share(pfc, num, den):
     return "-" if not pfc.get(den) else "%.2f%%" % (100.0 * pfc.get(num, 0) / pfc[den])
+
+# fig5_pfc.yaml (system x switch.mode x traffic): what PFC costs each scheme
+FIG5_SYSTEMS = [s for s in SYSTEMS if s[0] != "mprdma"]
+if any("_mode-" in n for n in names):
+    def pct(a, b):
+        return "%+.1f%%" % (100.0 * (a - b) / b) if b else "-"
+    print("| workload | scheme | AFCT on / off | p99 on / off | PAUSE frames | HoL-blocked "
+          "| reordered | lossy drops / MB resent | fabric load on / implied |")
+    print("|---|---|---|---|---:|---:|---:|---|---|")
+    for tr, trname in (t for t in TRAFFIC if t[0] in ("webserver", "websearch")):
+        for s, sname in FIG5_SYSTEMS:
+            on, off = (pts.get("system-%s_mode-%s_traffic-%s" % (s.replace("_", "+"), m, tr))
+                       for m in ("lossless", "lossy"))
+            if on is None or off is None:
+                print("| %s | %s | - | - | - | - | - | - | - |" % (trname, sname))
+                continue
+            a1, a0 = on["flows"]["fct_us"]["mean"], off["flows"]["fct_us"]["mean"]
+            p1, p0 = on["flows"]["fct_us"]["p99"], off["flows"]["fct_us"]["p99"]
+            f = "%.1f" if a1 < 100 else "%.0f"
+            pf, n0 = on.get("pfc", {}), off["network"]
+            print("| %s | %s | %s / %s (%s) | %.0f / %.0f (%s) | %d | %s | %s | %d / %.1f "
+                  "| %.3f / %.3f |" % (
+                      trname, sname, f % a1, f % a0, pct(a1, a0), p1, p0, pct(p1, p0),
+                      on["network"]["pause_frames"], share(pf, "hol_flows", "measured_flows"),
+                      share(pf, "reordered", "data_pkts"), n0["drops_buffer"],
+                      n0["retx_bytes"] / 1e6, on["load"]["fabric"], on["load"]["fabric_implied"]))
+    sys.exit(0)
 
 # pfc_sources.yaml (one sweep key, point: <config>_<case>, or bound_<workload>_<scheme>)
 CONFIGS = ["files", "conweave", "conweave_ecn", "hpcc", "dcqcn_sim", "static_xoff", "no_dcqcn"]
