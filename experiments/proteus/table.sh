@@ -70,14 +70,16 @@ def load_cells(p):
                                        100 * (ld["fabric"] / ld["fabric_implied"] - 1)),
             "%.3f / %.2f (%.3f)" % (ld["host"], ld["nominal"], arrived(p)))
 
+def pct(a, b):
+    # a against b, as a change
+    return "%+.1f%%" % (100.0 * (a - b) / b) if b else "-"
+
 def share(pfc, num, den):
     return "-" if not pfc.get(den) else "%.2f%%" % (100.0 * pfc.get(num, 0) / pfc[den])
 
 # fig5_pfc.yaml (system x switch.mode x traffic): what PFC costs each scheme
 FIG5_SYSTEMS = [s for s in SYSTEMS if s[0] != "mprdma"]
 if any("_mode-" in n for n in names):
-    def pct(a, b):
-        return "%+.1f%%" % (100.0 * (a - b) / b) if b else "-"
     print("| workload | scheme | AFCT on / off | p99 on / off | PAUSE frames | HoL-blocked "
           "| reordered | lossy drops / MB resent | fabric load on / implied |")
     print("|---|---|---|---|---:|---:|---:|---|---|")
@@ -119,7 +121,7 @@ if any(n.startswith("point-") for n in names):
         if c is None or l is None:
             return "-"
         a, b = c["flows"]["fct_us"]["mean"], l["flows"]["fct_us"]["mean"]
-        return "%s (%+.1f%%)" % (fmt(b), 100 * (a / b - 1))
+        return "%s (%s)" % (fmt(b), pct(a, b))
     def ld(p):
         return "-" if p is None else "%.3f / %.3f" % (p["load"]["fabric"], p["load"]["fabric_implied"])
     print("| config | Web Search, ECMP: pauses / HoL / AFCT / p99 | Web Search, CONGA: pauses / "
