@@ -9,7 +9,10 @@
  *   and a file name never (a hostile time-series family).
  * - A write that fails (/dev/full) is an MP_EIO that says why, and leaves no
  *   half-written file; so is a figure gnuplot could not write (it says
- *   nothing and exits 0). */
+ *   nothing and exits 0).
+ * - A sweep's metric figure with more lines than a legend holds draws only
+ *   the lines the paper gives values on, with their legend (the Proteus
+ *   paper's Fig. 12a: five systems on Data Mining out of 28 lines). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -219,6 +222,80 @@ static void test_hostile_names(void **state)
 	remove(p);
 }
 
+/* The block of plot.gp that draws figure `name`, cut at the next figure */
+static char *figure_block(char *gp, const char *name)
+{
+	char head[64];
+	snprintf(head, sizeof head, "\n# %s\n", name);
+	char *fig = strstr(gp, head);
+	assert_non_null(fig);
+	char *next = strstr(fig + strlen(head), "\n# ");
+	if (next)
+		*next = '\0';
+	return fig;
+}
+
+static size_t count(const char *s, const char *what)
+{
+	size_t n = 0;
+	for (; (s = strstr(s, what)) != NULL; s += strlen(what))
+		n++;
+	return n;
+}
+
+/* 7 systems x 2 workloads over 2 loads: 14 lines. The paper gives hol_flows
+ * on two of them: its figure draws those two, with a legend; mean_fct, which
+ * the paper does not give, keeps all 14 and no legend. */
+static void test_sweep_paper_lines(void **state)
+{
+	(void)state;
+	static const char *const sys[] = { "ecmp",   "conga",	"drill",  "hermes",
+					   "mprdma", "proteus", "letflow" };
+	char p[256];
+	snprintf(p, sizeof p, "%s/s", root);
+	assert_int_equal(mkdir(p, 0777), 0);
+	snprintf(p, sizeof p, "%s/s/sweep.csv", root);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs("point,system,traffic,workload.load,mean_fct_us,hol_flows,status\n", f);
+	int i = 0;
+	for (size_t k = 0; k < 7; k++)
+		for (int t = 0; t < 2; t++)
+			for (int l = 0; l < 2; l++, i++)
+				fprintf(f, "p%d,%s,%s,%s,%d,%g,\"ok\"\n", i, sys[k],
+					t ? "mining" : "websearch", l ? "0.3" : "0.15", 100 + i,
+					0.01 * i);
+	assert_int_equal(fclose(f), 0);
+	put("s/paper.csv",
+	    "point,metric,unit,paper,ours,ours_over_paper,note\n"
+	    "\"system=conga traffic=mining load=0.3\",hol_flows,,0.35,0.07,0.2,\"CONGA\"\n"
+	    "\"system=drill traffic=mining load=0.3\",hol_flows,,0.19,0.11,0.58,\"DRILL\"\n");
+	struct mp_err e = { 0 };
+	snprintf(p, sizeof p, "%s/s", root);
+	assert_int_equal(plot_dir(p, false, &e), MP_OK);
+	char *gp = slurp("s/plots/plot.gp");
+	assert_non_null(gp);
+	char *hol = figure_block(gp, "sweep_hol_flows");
+	assert_int_equal(count(hol, "'sweep_hol_flows.dat' index"), 2);
+	/* the lines keep their data blocks, their colours numbered afresh (conga
+	 * mining is block 3, drill mining block 5), the paper's marks in them */
+	assert_non_null(strstr(hol, "index 3 using 1:2 with linespoints lt 1"));
+	assert_non_null(strstr(hol, "index 5 using 1:2 with linespoints lt 2"));
+	char *marks = slurp("s/plots/sweep_hol_flows_paper.dat");
+	assert_non_null(marks);
+	assert_non_null(strstr(marks, "\n1 0.35 1\n1 0.19 2\n"));
+	mp_free(marks);
+	assert_non_null(strstr(hol, "title 'conga mining'"));
+	assert_non_null(strstr(hol, "title 'drill mining'"));
+	assert_null(strstr(hol, "unset key"));
+	mp_free(gp);
+	gp = slurp("s/plots/plot.gp");
+	char *fct = figure_block(gp, "sweep_mean_fct");
+	assert_int_equal(count(fct, "'sweep_mean_fct.dat' index"), 14);
+	assert_non_null(strstr(fct, "unset key"));
+	mp_free(gp);
+}
+
 /* A full disk: the write's error names the file and why, the command's
  * status is MP_EIO, and nothing half-written stays. */
 static void test_full_disk(void **state)
@@ -273,7 +350,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fct_cdf_ms), cmocka_unit_test(test_fct_cdf_us),
 		cmocka_unit_test(test_cct_cdf_ms), cmocka_unit_test(test_hostile_names),
-		cmocka_unit_test(test_full_disk),
+		cmocka_unit_test(test_full_disk),  cmocka_unit_test(test_sweep_paper_lines),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1039,10 +1039,12 @@ static bool col_range(const struct sweepdata *sd, int col, double *lo, double *h
 	return any;
 }
 
-/* PDAT: the paper's plain values of metric m at their points, widening
- * lo..hi; how many (-1 on a write error). */
+/* PDAT: the paper's plain values of metric m at their points, each with the
+ * line type lt[] of its line, widening lo..hi; how many (-1 on a write
+ * error). */
 static long metric_write_paper(struct plotter *pl, const struct sweepdata *sd, int m,
-			       const struct csv *paper, const char *pdat, double *lo, double *hi)
+			       const struct csv *paper, const size_t *lt, const char *pdat,
+			       double *lo, double *hi)
 {
 	FILE *pd = NULL;
 	long npaper = 0;
@@ -1057,7 +1059,7 @@ static long metric_write_paper(struct plotter *pl, const struct sweepdata *sd, i
 				return -1;
 			if (!npaper)
 				fprintf(pd, "# x  the paper's value  line\n");
-			fprintf(pd, "%.9g %.9g %zu\n", sd->x[r], pv, sd->line[r] + 1);
+			fprintf(pd, "%.9g %.9g %zu\n", sd->x[r], pv, lt[sd->line[r]]);
 			npaper++;
 			*lo = fmin(*lo, pv);
 			*hi = fmax(*hi, pv);
@@ -1065,6 +1067,26 @@ static long metric_write_paper(struct plotter *pl, const struct sweepdata *sd, i
 		}
 	}
 	return pd && pl_close(pl, pd, pdat) ? -1 : npaper;
+}
+
+/* The lines the paper gives a value of metric `name` on (line_of[r]: row r's
+ * line, of nlines), when it gives any: the other lines would only crowd
+ * them. NULL when it gives none. */
+static bool *paper_lines(const struct sweepdata *sd, const struct csv *paper, const char *name,
+			 const size_t *line_of, size_t nlines)
+{
+	bool *keep = mp_calloc(nlines + 1, sizeof *keep), any = false;
+	for (size_t p = 0; paper && p < paper->nrows; p++)
+		for (size_t r = 0; r < sd->t.nrows && !strcmp(csv_at(paper, p, 1), name); r++)
+			if (point_is_row(sd, csv_at(paper, p, 0), r)) {
+				keep[line_of[r]] = any = true;
+				break;
+			}
+	if (!any) {
+		mp_free(keep);
+		keep = NULL;
+	}
+	return keep;
 }
 
 /* DAT: column col, one block per line; -1 on a write error. */
@@ -1089,7 +1111,9 @@ static int metric_write_dat(struct plotter *pl, const struct sweepdata *sd, int 
 
 /* Figure sweep_<metric> of metric m (sweep.csv's column col) against x, a
  * line per value of the other keys, with the paper's values of it; drawn
- * when it varies or the paper names it. */
+ * when it varies or the paper names it. More lines than a legend holds: only
+ * those the paper gives values on, where it gives any (five systems on one
+ * workload, say, not all 28 lines of seven systems by four workloads). */
 static void metric_figure(struct plotter *pl, const struct sweepdata *sd, int m, int col,
 			  const struct csv *paper)
 {
@@ -1099,14 +1123,27 @@ static void metric_figure(struct plotter *pl, const struct sweepdata *sd, int m,
 	snprintf(name, sizeof name, "sweep_%s", metric_defs[m].name);
 	snprintf(dat, sizeof dat, "%s.dat", name);
 	snprintf(pdat, sizeof pdat, "%s_paper.dat", name);
-	long npaper = metric_write_paper(pl, sd, m, paper, pdat, &lo, &hi);
-	if (npaper < 0 || !any || (!varies && !npaper) || metric_write_dat(pl, sd, col, dat))
+	bool *keep = sd->nlines > PLOT_MAX_KEY
+			 ? paper_lines(sd, paper, metric_defs[m].name, sd->line, sd->nlines)
+			 : NULL;
+	/* a line's type, so its colour: the kept lines numbered afresh, as
+	 * gnuplot's colours repeat after eight */
+	size_t *lt = mp_calloc(sd->nlines + 1, sizeof *lt), ndrawn = 0;
+	for (size_t l = 0; l < sd->nlines; l++)
+		lt[l] = !keep || keep[l] ? ++ndrawn : 0;
+	long npaper = metric_write_paper(pl, sd, m, paper, lt, pdat, &lo, &hi);
+	if (npaper < 0 || !any || (!varies && !npaper) || metric_write_dat(pl, sd, col, dat)) {
+		mp_free(lt);
+		mp_free(keep);
 		return;
+	}
 	const char *u = metric_unit((enum metric_id)m);
 	char title[256], ylabel[96], xlabel[128], caption[400];
 	snprintf(title, sizeof title, "%s against %s%s", metric_defs[m].name,
 		 sd->nkeys ? sd->t.head[sd->xk + 1] : "the run",
-		 npaper ? "\nlines: ours; large open marks: the paper" : "");
+		 !npaper ? ""
+		 : keep	 ? "\nlines: ours where the paper has values; large open marks: the paper"
+			 : "\nlines: ours; large open marks: the paper");
 	snprintf(ylabel, sizeof ylabel, "%s%s%s%s", metric_defs[m].name, *u ? " (" : "",
 		 *u ? (!strcmp(u, "Gbps") ? "Gb/s" : u) : "", *u ? ")" : "");
 	snprintf(xlabel, sizeof xlabel, "%s", sd->nkeys ? sd->t.head[sd->xk + 1] : "");
@@ -1119,15 +1156,17 @@ static void metric_figure(struct plotter *pl, const struct sweepdata *sd, int m,
 		set_log_if_wide(pl->gp, "y", lo, hi);
 	else
 		fprintf(pl->gp, "set yrange [0:*]\n");
-	if (sd->nlines > PLOT_MAX_KEY)
+	if (ndrawn > PLOT_MAX_KEY)
 		fprintf(pl->gp, "unset key\n");
 	/* systems along x have no order: marks only, a line would join them */
 	fprintf(pl->gp, "plot ");
-	for (size_t l = 0; l < sd->nlines; l++) {
-		fprintf(pl->gp, "%s'%s' index %zu using 1:2 with ", l ? ", \\\n  " : "", dat, l);
+	for (size_t l = 0, b = 0; l < sd->nlines; l++) {
+		if (keep && !keep[l])
+			continue;
+		fprintf(pl->gp, "%s'%s' index %zu using 1:2 with ", b++ ? ", \\\n  " : "", dat, l);
 		fprintf(pl->gp,
 			sd->xnum ? "linespoints lt %zu lw 2 pt 7" : "points lt %zu pt 7 ps 1.8",
-			l + 1);
+			lt[l]);
 		fprintf(pl->gp, " title ");
 		gp_str(pl->gp, sd->lines[l]);
 	}
@@ -1138,6 +1177,8 @@ static void metric_figure(struct plotter *pl, const struct sweepdata *sd, int m,
 			pdat);
 	fprintf(pl->gp, "\n");
 	fig_end(pl, name);
+	mp_free(lt);
+	mp_free(keep);
 }
 
 /* ---- a ratio between points ---- */
@@ -1303,26 +1344,6 @@ static void ratio_lines_free(struct ratio_lines *rl)
 	mp_free(rl->ours);
 }
 
-/* The lines the paper speaks of (its points' lines), when it names any: the
- * other systems' ratios to the reference would only crowd them. NULL when
- * it names none. */
-static bool *ratio_kept_lines(const struct sweepdata *sd, const struct csv *paper,
-			      const char *rname, const struct ratio_lines *rl)
-{
-	bool *keep = mp_calloc(rl->nlines + 1, sizeof *keep), any = false;
-	for (size_t p = 0; p < paper->nrows; p++)
-		for (size_t r = 0; r < sd->t.nrows && !strcmp(csv_at(paper, p, 1), rname); r++)
-			if (point_is_row(sd, csv_at(paper, p, 0), r)) {
-				keep[rl->rl[r]] = any = true;
-				break;
-			}
-	if (!any) {
-		mp_free(keep);
-		keep = NULL;
-	}
-	return keep;
-}
-
 /* Line l has a ratio at some point (a sweep run with --only may have none). */
 static bool ratio_line_drawn(const struct sweepdata *sd, const struct ratio_lines *rl, size_t l)
 {
@@ -1445,7 +1466,7 @@ static void ratio_figure(struct plotter *pl, const struct sweepdata *sd, const s
 	bool *keep = NULL;
 	long npaper;
 	if (!ratio_write_ours(pl, sd, rname, &rl, dat)) {
-		keep = ratio_kept_lines(sd, paper, rname, &rl);
+		keep = paper_lines(sd, paper, rname, rl.rl, rl.nlines);
 		npaper = ratio_write_paper(pl, sd, paper, rname, &rl, pdat);
 		if (npaper >= 0)
 			ratio_plot(pl, sd, &rt, rname, &rl, keep, npaper > 0, name, dat, pdat);
