@@ -3,7 +3,8 @@
 # (per workload and scheme: FCT with PFC on and off, PAUSE frames, HoL-blocked flows,
 # reordered packets, the lossy run's drops, the measured load), of pfc_sources.yaml
 # (per config: PAUSE frames, HoL-blocked flows, FCT, what PFC costs CONGA, the
-# measured load), of fig12_13.yaml (Fig. 12: per system, HoL-blocked flows and
+# measured load), of fig9_link_speed.yaml (per link speed: each system's FCT and
+# PAUSE frames, DRILL over Proteus beside the paper's), of fig12_13.yaml (Fig. 12: per system, HoL-blocked flows and
 # reordered packets beside the paper's, PAUSE frames, FCT and the measured
 # load) or of fig10_11.yaml: per workload and load, each system's mean and p99 FCT with the
 # load its point carried (summary.json's load: the busiest fabric tier against
@@ -22,6 +23,7 @@
 #   experiments/proteus/table.sh results/proteus_fig10_11
 #   experiments/proteus/table.sh results/proteus_fig12_13
 #   experiments/proteus/table.sh results/proteus_pfc_sources
+#   experiments/proteus/table.sh results/proteus_fig9
 set -euo pipefail
 python3 - "${@:?usage: table.sh RESULTS_DIR...}" <<'PY'
 import csv, json, os, sys
@@ -100,6 +102,31 @@ if any("_mode-" in n for n in names):
                       on["network"]["pause_frames"], share(pf, "hol_flows", "measured_flows"),
                       share(pf, "reordered", "data_pkts"), n0["drops_buffer"],
                       n0["retx_bytes"] / 1e6, on["load"]["fabric"], on["load"]["fabric_implied"]))
+    sys.exit(0)
+
+# fig9_link_speed.yaml (system x gbps): per link speed, each system's mean / p99 FCT and
+# PAUSE frames, and the load the paper's Proteus point carried
+if any("_gbps-" in n for n in names):
+    F9 = [s for s in SYSTEMS if s[0] not in ("hermes", "mprdma")]
+    print("| Gb/s | " + " | ".join(n for _, n in F9) + " | PAUSE frames: " +
+          "ECMP / CONGA / DRILL / Proteus / `delivered`" +
+          " | DRILL / Proteus AFCT, p99 (paper at 10: 1.25, 1.30) | load: host / nominal; fabric / implied |")
+    print("|---|" + "---|" * len(F9) + "---|---|---|")
+    for g in ("10", "25", "40", "100"):
+        ps = [pts.get("system-%s_gbps-%s" % (s.replace("_", "+"), g)) for s, _ in F9]
+        if not any(ps):
+            continue
+        cells = ["-" if p is None else "%.0f / %.0f" % (p["flows"]["fct_us"]["mean"],
+                                                          p["flows"]["fct_us"]["p99"]) for p in ps]
+        pauses = " / ".join("-" if p is None else str(p["network"]["pause_frames"]) for p in ps)
+        d, pr = ps[2], ps[3]
+        ratio = "-" if d is None or pr is None else "%.2f, %.2f" % (
+            d["flows"]["fct_us"]["mean"] / pr["flows"]["fct_us"]["mean"],
+            d["flows"]["fct_us"]["p99"] / pr["flows"]["fct_us"]["p99"])
+        ld = "-" if pr is None else "%.3f / %.1f; %.3f / %.3f" % (
+            pr["load"]["host"], pr["load"]["nominal"], pr["load"]["fabric"],
+            pr["load"]["fabric_implied"])
+        print("| %s | %s | %s | %s | %s |" % (g, " | ".join(cells), pauses, ratio, ld))
     sys.exit(0)
 
 # pfc_sources.yaml (one sweep key, point: <config>_<case>, or bound_<workload>_<scheme>)
