@@ -978,7 +978,17 @@ static void sweep_xaxis(struct plotter *pl, const struct sweepdata *sd, const ch
 		fprintf(f, "set logscale x\n");
 	else if (lo <= hi)
 		fprintf(f, "set xrange [%.9g:%.9g]\n", lo - 0.5, hi + 0.5);
-	if (sd->nx > 6)
+	/* many values: upright and small, one under each tick (at -30 degrees
+	 * 40 names ran into each other), the figure taller by the longest */
+	if (sd->nx > 16) {
+		size_t longest = 0;
+		for (size_t i = 0; i < sd->nx; i++)
+			longest = strlen(sd->xvals[i]) > longest ? strlen(sd->xvals[i]) : longest;
+		fprintf(f,
+			"set terminal pngcairo noenhanced size 680,%zu font 'DejaVu Sans,10'\n"
+			"set xtics rotate by -90 font ',7'\nset bmargin %zu\n",
+			440 + 5 * longest, 3 + longest * 2 / 5);
+	} else if (sd->nx > 6)
 		fprintf(f, "set xtics rotate by -30\n");
 	/* room at both ends, so a mark on the first or last value is whole */
 	fprintf(f, "set offsets graph 0.05, graph 0.05, graph 0.08, 0\n");
