@@ -4,9 +4,9 @@
 # reordered packets, the lossy run's drops, the measured load), of pfc_sources.yaml
 # (per config: PAUSE frames, HoL-blocked flows, FCT, what PFC costs CONGA, the
 # measured load), of fig9_link_speed.yaml (per link speed: each system's FCT and
-# PAUSE frames, DRILL over Proteus beside the paper's), of fig12_13.yaml (Fig. 12: per system, HoL-blocked flows and
-# reordered packets beside the paper's, PAUSE frames, FCT and the measured
-# load) or of fig10_11.yaml: per workload and load, each system's mean and p99 FCT with the
+# PAUSE frames, DRILL over Proteus beside the paper's), of fig12_13.yaml (Fig. 12:
+# per system, HoL-blocked flows and reordered packets beside the paper's, PAUSE
+# frames, FCT and the measured load) or of fig10_11.yaml: per workload and load, each system's mean and p99 FCT with the
 # load its point carried (summary.json's load: the busiest fabric tier against
 # what the nominal load implies, the host links against the nominal load), its
 # PAUSE frames, HoL-blocked flows and reordered packets; Fig. 11's p99 slowdown
@@ -119,7 +119,7 @@ if any("_gbps-" in n for n in names):
         cells = ["-" if p is None else "%.0f / %.0f" % (p["flows"]["fct_us"]["mean"],
                                                           p["flows"]["fct_us"]["p99"]) for p in ps]
         pauses = " / ".join("-" if p is None else str(p["network"]["pause_frames"]) for p in ps)
-        d, pr = ps[2], ps[3]
+        d, pr = (ps[[k for k, _ in F9].index(s)] for s in ("drill", "proteus"))
         ratio = "-" if d is None or pr is None else "%.2f, %.2f" % (
             d["flows"]["fct_us"]["mean"] / pr["flows"]["fct_us"]["mean"],
             d["flows"]["fct_us"]["p99"] / pr["flows"]["fct_us"]["p99"])
