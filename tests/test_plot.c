@@ -12,7 +12,9 @@
  *   nothing and exits 0).
  * - A sweep's metric figure with more lines than a legend holds draws only
  *   the lines the paper gives values on, with their legend (the Proteus
- *   paper's Fig. 12a: five systems on Data Mining out of 28 lines). */
+ *   paper's Fig. 12a: five systems on Data Mining out of 28 lines).
+ * - A sweep over many values of x writes their names upright, in a figure
+ *   tall enough for them. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -293,6 +295,37 @@ static void test_sweep_paper_lines(void **state)
 	char *fct = figure_block(gp, "sweep_mean_fct");
 	assert_int_equal(count(fct, "'sweep_mean_fct.dat' index"), 14);
 	assert_non_null(strstr(fct, "unset key"));
+	/* 2 values of x: their names at -30 degrees, if at all, not upright */
+	assert_null(strstr(fct, "rotate by -90"));
+	mp_free(gp);
+}
+
+/* A sweep over 20 values of x, named "point-00" to "point-19" (8
+ * characters): the names upright and small under their ticks, the PNG taller
+ * by the longest, room below for them (at -30 degrees 40 names ran into each
+ * other). */
+static void test_sweep_many_x(void **state)
+{
+	(void)state;
+	char p[256];
+	snprintf(p, sizeof p, "%s/m", root);
+	assert_int_equal(mkdir(p, 0777), 0);
+	snprintf(p, sizeof p, "%s/m/sweep.csv", root);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs("point,point,mean_fct_us,status\n", f);
+	for (int i = 0; i < 20; i++)
+		fprintf(f, "point-%02d,point-%02d,%d,\"ok\"\n", i, i, 100 + 7 * i);
+	assert_int_equal(fclose(f), 0);
+	struct mp_err e = { 0 };
+	snprintf(p, sizeof p, "%s/m", root);
+	assert_int_equal(plot_dir(p, false, &e), MP_OK);
+	char *gp = slurp("m/plots/plot.gp");
+	assert_non_null(gp);
+	char *fig = figure_block(gp, "sweep_mean_fct");
+	assert_non_null(strstr(fig, "set xtics rotate by -90 font ',7'\nset bmargin 6\n"));
+	assert_non_null(strstr(fig, "size 680,480 "));
+	assert_null(strstr(fig, "rotate by -30"));
 	mp_free(gp);
 }
 
@@ -348,9 +381,10 @@ static void test_full_disk(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fct_cdf_ms), cmocka_unit_test(test_fct_cdf_us),
-		cmocka_unit_test(test_cct_cdf_ms), cmocka_unit_test(test_hostile_names),
-		cmocka_unit_test(test_full_disk),  cmocka_unit_test(test_sweep_paper_lines),
+		cmocka_unit_test(test_fct_cdf_ms),   cmocka_unit_test(test_fct_cdf_us),
+		cmocka_unit_test(test_cct_cdf_ms),   cmocka_unit_test(test_hostile_names),
+		cmocka_unit_test(test_full_disk),    cmocka_unit_test(test_sweep_paper_lines),
+		cmocka_unit_test(test_sweep_many_x),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -31,6 +31,9 @@
 
 #define PLOT_MAX_POINTS 4000
 #define PLOT_MAX_KEY 12 /* more lines than this: no legend, the count in the title */
+/* the PNG's terminal, of a height in pixels */
+#define PNG_TERMINAL "set terminal pngcairo noenhanced size 680,%zu font 'DejaVu Sans,10'\n"
+#define PNG_HEIGHT 440
 
 bool plot_have_gnuplot(char *path, size_t n)
 {
@@ -117,7 +120,7 @@ static void fig_begin(struct plotter *pl, const char *name, const char *title, c
 {
 	FILE *f = pl->gp;
 	fprintf(f, "\n# %s\nreset\nset encoding utf8\nset grid lc rgb '#dddddd'\n", name);
-	fprintf(f, "set terminal pngcairo noenhanced size 680,440 font 'DejaVu Sans,10'\n");
+	fprintf(f, PNG_TERMINAL, (size_t)PNG_HEIGHT);
 	fprintf(f, "set output '%s.png'\nset title ", name);
 	gp_str(f, title);
 	fprintf(f, "\nset xlabel ");
@@ -984,10 +987,9 @@ static void sweep_xaxis(struct plotter *pl, const struct sweepdata *sd, const ch
 		size_t longest = 0;
 		for (size_t i = 0; i < sd->nx; i++)
 			longest = strlen(sd->xvals[i]) > longest ? strlen(sd->xvals[i]) : longest;
-		fprintf(f,
-			"set terminal pngcairo noenhanced size 680,%zu font 'DejaVu Sans,10'\n"
-			"set xtics rotate by -90 font ',7'\nset bmargin %zu\n",
-			440 + 5 * longest, 3 + longest * 2 / 5);
+		fprintf(f, PNG_TERMINAL, PNG_HEIGHT + 5 * longest);
+		fprintf(f, "set xtics rotate by -90 font ',7'\nset bmargin %zu\n",
+			3 + longest * 2 / 5);
 	} else if (sd->nx > 6)
 		fprintf(f, "set xtics rotate by -30\n");
 	/* room at both ends, so a mark on the first or last value is whole */
