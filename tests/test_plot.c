@@ -14,7 +14,9 @@
  *   the lines the paper gives values on, with their legend (the Proteus
  *   paper's Fig. 12a: five systems on Data Mining out of 28 lines).
  * - A sweep over many values of x writes their names upright, in a figure
- *   tall enough for them. */
+ *   tall enough for them
+ * - A ratio figure's y axis spans the lines it draws, not those it leaves
+ *   out. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -300,6 +302,36 @@ static void test_sweep_paper_lines(void **state)
 	mp_free(gp);
 }
 
+/* A ratio figure draws the lines the paper gives ratios on, and its y range
+ * is theirs: a line left out (b over a on y, 100x) does not make the axis
+ * logarithmic (fig10_11.yaml's CONGA / Proteus drawn on 0.1-100). */
+static void test_ratio_range(void **state)
+{
+	(void)state;
+	char p[256];
+	snprintf(p, sizeof p, "%s/q", root);
+	assert_int_equal(mkdir(p, 0777), 0);
+	put("q/sweep.csv", "point,system,traffic,workload.load,mean_fct_us,status\n"
+			   "a-x-1,a,x,1,100,\"ok\"\na-x-2,a,x,2,100,\"ok\"\n"
+			   "a-y-1,a,y,1,10,\"ok\"\na-y-2,a,y,2,10,\"ok\"\n"
+			   "b-x-1,b,x,1,110,\"ok\"\nb-x-2,b,x,2,130,\"ok\"\n"
+			   "b-y-1,b,y,1,1000,\"ok\"\nb-y-2,b,y,2,1000,\"ok\"\n");
+	put("q/paper.csv",
+	    "point,metric,unit,paper,ours,ours_over_paper,note,ratio_of,ratio_point\n"
+	    "\"system=a traffic=x load=2\",\"mean_fct of system=b\",x,1.5,1.3,"
+	    "0.87,\"b / a\",\"system\",\"b-x-2\"\n");
+	struct mp_err e = { 0 };
+	snprintf(p, sizeof p, "%s/q", root);
+	assert_int_equal(plot_dir(p, false, &e), MP_OK);
+	char *gp = slurp("q/plots/plot.gp");
+	assert_non_null(gp);
+	char *fig = figure_block(gp, "ratio_0");
+	assert_int_equal(count(fig, "'ratio_0.dat' index"), 1);
+	assert_non_null(strstr(fig, "title 'a x'"));
+	assert_null(strstr(fig, "logscale"));
+	mp_free(gp);
+}
+
 /* A sweep over 20 values of x, named "point-00" to "point-19" (8
  * characters): the names upright and small under their ticks, the PNG taller
  * by the longest, room below for them (at -30 degrees 40 names ran into each
@@ -384,7 +416,7 @@ int main(void)
 		cmocka_unit_test(test_fct_cdf_ms),   cmocka_unit_test(test_fct_cdf_us),
 		cmocka_unit_test(test_cct_cdf_ms),   cmocka_unit_test(test_hostile_names),
 		cmocka_unit_test(test_full_disk),    cmocka_unit_test(test_sweep_paper_lines),
-		cmocka_unit_test(test_sweep_many_x),
+		cmocka_unit_test(test_sweep_many_x), cmocka_unit_test(test_ratio_range),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1356,6 +1356,18 @@ static void ratio_lines_free(struct ratio_lines *rl)
 	mp_free(rl->ours);
 }
 
+/* rl's lo..hi over the positive ratios of the kept lines alone */
+static void ratio_range(const struct sweepdata *sd, struct ratio_lines *rl, const bool *keep)
+{
+	rl->lo = INFINITY;
+	rl->hi = 0;
+	for (size_t r = 0; r < sd->t.nrows; r++)
+		if (keep[rl->rl[r]] && isfinite(rl->ours[r]) && rl->ours[r] > 0) {
+			rl->lo = fmin(rl->lo, rl->ours[r]);
+			rl->hi = fmax(rl->hi, rl->ours[r]);
+		}
+}
+
 /* Line l has a ratio at some point (a sweep run with --only may have none). */
 static bool ratio_line_drawn(const struct sweepdata *sd, const struct ratio_lines *rl, size_t l)
 {
@@ -1479,6 +1491,8 @@ static void ratio_figure(struct plotter *pl, const struct sweepdata *sd, const s
 	long npaper;
 	if (!ratio_write_ours(pl, sd, rname, &rl, dat)) {
 		keep = paper_lines(sd, paper, rname, rl.rl, rl.nlines);
+		if (keep) /* the range of the lines drawn, not of those left out */
+			ratio_range(sd, &rl, keep);
 		npaper = ratio_write_paper(pl, sd, paper, rname, &rl, pdat);
 		if (npaper >= 0)
 			ratio_plot(pl, sd, &rt, rname, &rl, keep, npaper > 0, name, dat, pdat);
