@@ -226,6 +226,27 @@ static void test_hostile_names(void **state)
 	remove(p);
 }
 
+/* folder `sub` of the test's root, made */
+static void subdir(const char *sub)
+{
+	char p[256];
+	snprintf(p, sizeof p, "%s/%s", root, sub);
+	assert_int_equal(mkdir(p, 0777), 0);
+}
+
+/* the figures of results folder `sub`: its plot.gp */
+static char *plot_of(const char *sub)
+{
+	char p[256], gp[256];
+	struct mp_err e = { 0 };
+	snprintf(p, sizeof p, "%s/%s", root, sub);
+	assert_int_equal(plot_dir(p, false, &e), MP_OK);
+	snprintf(gp, sizeof gp, "%s/plots/plot.gp", sub);
+	char *text = slurp(gp);
+	assert_non_null(text);
+	return text;
+}
+
 /* The block of plot.gp that draws figure `name`, cut at the next figure */
 static char *figure_block(char *gp, const char *name)
 {
@@ -256,8 +277,7 @@ static void test_sweep_paper_lines(void **state)
 	static const char *const sys[] = { "ecmp",   "conga",	"drill",  "hermes",
 					   "mprdma", "proteus", "letflow" };
 	char p[256];
-	snprintf(p, sizeof p, "%s/s", root);
-	assert_int_equal(mkdir(p, 0777), 0);
+	subdir("s");
 	snprintf(p, sizeof p, "%s/s/sweep.csv", root);
 	FILE *f = fopen(p, "w");
 	assert_non_null(f);
@@ -274,11 +294,7 @@ static void test_sweep_paper_lines(void **state)
 	    "point,metric,unit,paper,ours,ours_over_paper,note\n"
 	    "\"system=conga traffic=mining load=0.3\",hol_flows,,0.35,0.07,0.2,\"CONGA\"\n"
 	    "\"system=drill traffic=mining load=0.3\",hol_flows,,0.19,0.11,0.58,\"DRILL\"\n");
-	struct mp_err e = { 0 };
-	snprintf(p, sizeof p, "%s/s", root);
-	assert_int_equal(plot_dir(p, false, &e), MP_OK);
-	char *gp = slurp("s/plots/plot.gp");
-	assert_non_null(gp);
+	char *gp = plot_of("s");
 	char *hol = figure_block(gp, "sweep_hol_flows");
 	assert_int_equal(count(hol, "'sweep_hol_flows.dat' index"), 2);
 	/* the lines keep their data blocks, their colours numbered afresh (conga
@@ -308,9 +324,7 @@ static void test_sweep_paper_lines(void **state)
 static void test_ratio_range(void **state)
 {
 	(void)state;
-	char p[256];
-	snprintf(p, sizeof p, "%s/q", root);
-	assert_int_equal(mkdir(p, 0777), 0);
+	subdir("q");
 	put("q/sweep.csv", "point,system,traffic,workload.load,mean_fct_us,status\n"
 			   "a-x-1,a,x,1,100,\"ok\"\na-x-2,a,x,2,100,\"ok\"\n"
 			   "a-y-1,a,y,1,10,\"ok\"\na-y-2,a,y,2,10,\"ok\"\n"
@@ -320,11 +334,7 @@ static void test_ratio_range(void **state)
 	    "point,metric,unit,paper,ours,ours_over_paper,note,ratio_of,ratio_point\n"
 	    "\"system=a traffic=x load=2\",\"mean_fct of system=b\",x,1.5,1.3,"
 	    "0.87,\"b / a\",\"system\",\"b-x-2\"\n");
-	struct mp_err e = { 0 };
-	snprintf(p, sizeof p, "%s/q", root);
-	assert_int_equal(plot_dir(p, false, &e), MP_OK);
-	char *gp = slurp("q/plots/plot.gp");
-	assert_non_null(gp);
+	char *gp = plot_of("q");
 	char *fig = figure_block(gp, "ratio_0");
 	assert_int_equal(count(fig, "'ratio_0.dat' index"), 1);
 	assert_non_null(strstr(fig, "title 'a x'"));
@@ -340,8 +350,7 @@ static void test_sweep_many_x(void **state)
 {
 	(void)state;
 	char p[256];
-	snprintf(p, sizeof p, "%s/m", root);
-	assert_int_equal(mkdir(p, 0777), 0);
+	subdir("m");
 	snprintf(p, sizeof p, "%s/m/sweep.csv", root);
 	FILE *f = fopen(p, "w");
 	assert_non_null(f);
@@ -349,11 +358,7 @@ static void test_sweep_many_x(void **state)
 	for (int i = 0; i < 20; i++)
 		fprintf(f, "point-%02d,point-%02d,%d,\"ok\"\n", i, i, 100 + 7 * i);
 	assert_int_equal(fclose(f), 0);
-	struct mp_err e = { 0 };
-	snprintf(p, sizeof p, "%s/m", root);
-	assert_int_equal(plot_dir(p, false, &e), MP_OK);
-	char *gp = slurp("m/plots/plot.gp");
-	assert_non_null(gp);
+	char *gp = plot_of("m");
 	char *fig = figure_block(gp, "sweep_mean_fct");
 	assert_non_null(strstr(fig, "set xtics rotate by -90 font ',7'\nset bmargin 6\n"));
 	assert_non_null(strstr(fig, "size 680,480 "));
