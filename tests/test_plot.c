@@ -234,6 +234,19 @@ static void subdir(const char *sub)
 	assert_int_equal(mkdir(p, 0777), 0);
 }
 
+/* folder `sub`, made, and its sweep.csv opened with the header `head`
+ * written: the caller writes the rows and closes it */
+static FILE *sweep_csv(const char *sub, const char *head)
+{
+	char p[256];
+	subdir(sub);
+	snprintf(p, sizeof p, "%s/%s/sweep.csv", root, sub);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(head, f);
+	return f;
+}
+
 /* the figures of results folder `sub`: its plot.gp */
 static char *plot_of(const char *sub)
 {
@@ -276,12 +289,8 @@ static void test_sweep_paper_lines(void **state)
 	(void)state;
 	static const char *const sys[] = { "ecmp",   "conga",	"drill",  "hermes",
 					   "mprdma", "proteus", "letflow" };
-	char p[256];
-	subdir("s");
-	snprintf(p, sizeof p, "%s/s/sweep.csv", root);
-	FILE *f = fopen(p, "w");
-	assert_non_null(f);
-	fputs("point,system,traffic,workload.load,mean_fct_us,hol_flows,status\n", f);
+	FILE *f =
+	    sweep_csv("s", "point,system,traffic,workload.load,mean_fct_us,hol_flows,status\n");
 	int i = 0;
 	for (size_t k = 0; k < 7; k++)
 		for (int t = 0; t < 2; t++)
@@ -349,12 +358,7 @@ static void test_ratio_range(void **state)
 static void test_sweep_many_x(void **state)
 {
 	(void)state;
-	char p[256];
-	subdir("m");
-	snprintf(p, sizeof p, "%s/m/sweep.csv", root);
-	FILE *f = fopen(p, "w");
-	assert_non_null(f);
-	fputs("point,point,mean_fct_us,status\n", f);
+	FILE *f = sweep_csv("m", "point,point,mean_fct_us,status\n");
 	for (int i = 0; i < 20; i++)
 		fprintf(f, "point-%02d,point-%02d,%d,\"ok\"\n", i, i, 100 + 7 * i);
 	assert_int_equal(fclose(f), 0);
